@@ -1,0 +1,117 @@
+"""The configuration model: a TOML file where every key is optional.
+
+Unknown keys are an error that names the key, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_TOPICS = [
+    "ai-agent",
+    "ai-agents",
+    "coding-agent",
+    "autonomous-agents",
+    "llm-agent",
+    "agentic-ai",
+    "multi-agent",
+]
+
+
+class ConfigError(Exception):
+    """The configuration file cannot be used; the message names the file and the key."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class GitHubConfig(_Section):
+    api_url: str = "https://api.github.com"
+    min_interval_s: float = Field(2.0, ge=0)
+    secondary_wait_s: float = Field(60, ge=0)
+    max_retries: int = Field(5, ge=0)
+    timeout_s: float = Field(30, gt=0)
+    # A rate-limit wait longer than this stops the crawl cleanly (resumable) instead of sleeping.
+    max_wait_s: float = Field(900, ge=0)
+    user_agent: str = "agentrank-crawler (+https://github.com/agentrank/agentrank)"
+
+
+class CrawlConfig(_Section):
+    topics: list[str] = Field(default_factory=lambda: list(DEFAULT_TOPICS))
+    keywords: list[str] = Field(default_factory=lambda: ["autonomous agent"])
+    min_stars: int = Field(200, ge=0)
+
+
+class ClassifyConfig(_Section):
+    # Below this probability a model prediction is shown as uncertain.
+    uncertain_below: float = Field(0.45, ge=0, le=1)
+
+
+class ExportConfig(_Section):
+    path: str = "agentrank-export.json"
+
+
+class ScheduleConfig(_Section):
+    day_of_week: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"] = "mon"
+    hour: int = Field(6, ge=0, le=23)
+    minute: int = Field(0, ge=0, le=59)
+    misfire_grace_s: int = Field(6 * 24 * 3600, ge=1)
+
+
+class CorrectionsConfig(_Section):
+    path: str = "corrections.toml"
+
+
+class ServeConfig(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8001, ge=0, le=65535)
+
+
+class Config(_Section):
+    github: GitHubConfig = Field(default_factory=GitHubConfig)
+    crawl: CrawlConfig = Field(default_factory=CrawlConfig)
+    classify: ClassifyConfig = Field(default_factory=ClassifyConfig)
+    export: ExportConfig = Field(default_factory=ExportConfig)
+    schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    corrections: CorrectionsConfig = Field(default_factory=CorrectionsConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
+
+
+def _describe(error: ValidationError, path: Path | None) -> str:
+    first = error.errors()[0]
+    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    where = f"{path}: " if path else ""
+    if first["type"] == "extra_forbidden":
+        return f"{where}unknown key '{key}'"
+    return f"{where}bad value for '{key}': {first['msg']}"
+
+
+def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, str] | None = None) -> Config:
+    """Read the TOML file (if any) and apply environment overrides.
+
+    ``path`` None means no file: every setting takes its default. ``GITHUB_API_URL`` in the
+    environment overrides ``github.api_url``.
+    """
+    environ = dict(os.environ if environ is None else environ)
+    data: dict = {}
+    file_path = Path(path) if path else None
+    if file_path is not None:
+        try:
+            data = tomllib.loads(file_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{file_path}: config file not found") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{file_path}: not valid TOML: {e}") from None
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(_describe(e, file_path)) from None
+    if environ.get("GITHUB_API_URL"):
+        config.github.api_url = environ["GITHUB_API_URL"]
+    return config

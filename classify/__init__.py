@@ -1,0 +1,1 @@
+"""Assigning one category per repo from its name, description and topics."""

@@ -1,0 +1,74 @@
+"""Opening the database: pragmas, migrations, and the one way to write."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlite_utils
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class DatabaseError(Exception):
+    """The database file cannot be opened or used; the message says why."""
+
+
+def open_db(path: str | Path, *, migrate: bool = True) -> sqlite_utils.Database:
+    """Open (or create) the database with WAL, a busy timeout and foreign keys, then migrate it."""
+    path = Path(path)
+    if path.exists() and path.is_dir():
+        raise DatabaseError(f"{path} is a directory, not a database file")
+    if not path.parent.exists():
+        raise DatabaseError(f"cannot create {path}: directory {path.parent} does not exist")
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        db = sqlite_utils.Database(conn)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA foreign_keys = ON")
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        if migrate:
+            from db.migrations import migrate as apply_migrations
+
+            apply_migrations(db)
+    except sqlite3.DatabaseError as e:
+        raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}") from None
+    return db
+
+
+def memory_db() -> sqlite_utils.Database:
+    """A migrated in-memory database, for tests and benchmarks."""
+    db = sqlite_utils.Database(memory=True)
+    db.execute("PRAGMA foreign_keys = ON")
+    from db.migrations import migrate as apply_migrations
+
+    apply_migrations(db)
+    return db
+
+
+@contextmanager
+def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One write transaction, opened with BEGIN IMMEDIATE.
+
+    A deferred BEGIN that reads and then writes fails at once with "database is locked" when
+    another connection is writing, whatever the busy timeout; IMMEDIATE takes the write lock
+    up front and so waits for it. Nested use becomes a savepoint.
+    """
+    conn = db.conn
+    if conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        raise
+    else:
+        conn.commit()

@@ -1,0 +1,168 @@
+"""Writing repositories: current state in ``repos``, history in ``snapshots`` and ``repo_names``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlite_utils
+
+from db.connection import write_transaction
+from db.listing import unlisted_reason
+
+# The columns of ``repos`` that a validated item sets (see crawler.items.parse_item).
+ITEM_COLUMNS = (
+    "id", "node_id", "full_name", "name", "owner_login", "owner_id", "owner_type", "owner_avatar_url",
+    "html_url", "description", "homepage", "language", "topics", "license_key", "license_name",
+    "license_spdx", "stars", "forks", "open_issues", "size_kb", "default_branch", "created_at",
+    "pushed_at", "updated_at", "archived", "fork",
+)  # fmt: skip
+# A change in any of these makes a seen repo count as "updated".
+_TRACKED = ("full_name", "description", "homepage", "language", "topics", "license_spdx", "stars", "forks",
+            "pushed_at", "archived", "fork")  # fmt: skip
+
+
+@dataclass
+class SaveCounts:
+    items: int = 0
+    saved: int = 0
+    new: int = 0
+    updated: int = 0
+    renamed: int = 0
+    listed: int = 0
+    new_ids: list[int] = field(default_factory=list)
+
+    def add(self, other: "SaveCounts") -> None:
+        for name in ("items", "saved", "new", "updated", "renamed", "listed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.new_ids.extend(other.new_ids)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"items": self.items, "saved": self.saved, "new": self.new, "updated": self.updated,
+                "renamed": self.renamed, "listed": self.listed}  # fmt: skip
+
+
+def _existing(db: sqlite_utils.Database, ids: list[int]) -> dict[int, dict[str, Any]]:
+    found: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        sql = "select * from repos where id in ({})".format(", ".join("?" for _ in chunk))
+        for row in db.query(sql, chunk):
+            found[row["id"]] = row
+    return found
+
+
+def save_repos(
+    db: sqlite_utils.Database,
+    records: Iterable[dict[str, Any]],
+    *,
+    run_id: int,
+    seen_at: str,
+    min_stars: int,
+    source: str,
+    matched: bool = True,
+    exclusions: dict[int, str] | None = None,
+) -> SaveCounts:
+    """Upsert validated repo records and their snapshot for this run, in one transaction.
+
+    Records are keyed by GitHub's numeric id, so a renamed repo keeps its row and history and its
+    old name is kept in ``repo_names``. Duplicate ids in one batch collapse to the last one.
+    """
+    exclusions = exclusions or {}
+    batch: dict[int, dict[str, Any]] = {}
+    counts = SaveCounts()
+    for record in records:
+        counts.items += 1
+        batch[record["id"]] = record
+    if not batch:
+        return counts
+    with write_transaction(db):
+        existing = _existing(db, list(batch))
+        rows, snapshots, names = [], [], []
+        for repo_id, record in batch.items():
+            old = existing.get(repo_id)
+            row = {column: record.get(column) for column in ITEM_COLUMNS}
+            was_matched = bool(old and old["matched"])
+            row["matched"] = int(matched or was_matched)
+            reason = unlisted_reason(
+                matched=bool(row["matched"]),
+                stars=row["stars"],
+                fork=bool(row["fork"]),
+                archived=bool(row["archived"]),
+                min_stars=min_stars,
+                excluded=exclusions.get(repo_id),
+            )
+            row.update(
+                listed=int(reason is None),
+                unlisted_reason=reason,
+                last_seen_at=seen_at,
+                last_seen_run=run_id,
+                missing_since_run=None,
+            )
+            if old is None:
+                row.update(first_seen_at=seen_at, first_seen_run=run_id, source=source)
+                counts.new += 1
+                counts.new_ids.append(repo_id)
+            else:
+                if any(old.get(c) != row.get(c) for c in _TRACKED):
+                    counts.updated += 1
+                if old["full_name"] != row["full_name"]:
+                    counts.renamed += 1
+                    names.append({"repo_id": repo_id, "full_name": old["full_name"], "last_seen_at": seen_at})
+            names.append({"repo_id": repo_id, "full_name": row["full_name"], "first_seen_at": seen_at,
+                          "last_seen_at": seen_at})  # fmt: skip
+            counts.listed += row["listed"]
+            rows.append(row)
+            snapshots.append({
+                "run_id": run_id, "repo_id": repo_id, "full_name": row["full_name"], "stars": row["stars"],
+                "forks": row["forks"], "pushed_at": row["pushed_at"], "observed_at": seen_at,
+            })  # fmt: skip
+        # upsert_all fills keys missing from some records with NULL, so rows that carry
+        # first_seen_* (new repos) go in a separate call from rows that must keep theirs.
+        db["repos"].upsert_all([r for r in rows if "first_seen_at" in r], pk="id")
+        db["repos"].upsert_all([r for r in rows if "first_seen_at" not in r], pk="id")
+        db["snapshots"].upsert_all(snapshots, pk=("run_id", "repo_id"))
+        for name in names:
+            # first_seen_at of a name is set once, when the row is created.
+            db.execute(
+                "insert into repo_names (repo_id, full_name, first_seen_at, last_seen_at) values (?, ?, ?, ?) "
+                "on conflict (repo_id, full_name) do update set last_seen_at = excluded.last_seen_at",
+                [name["repo_id"], name["full_name"], name.get("first_seen_at") or name["last_seen_at"],
+                 name["last_seen_at"]],
+            )  # fmt: skip
+        counts.saved = len(rows)
+    return counts
+
+
+def save_rejects(db: sqlite_utils.Database, run_id: int, rejects: Iterable[dict[str, Any]]) -> int:
+    """Record items that failed validation, one row each with its reason."""
+    rows = [
+        {
+            "run_id": run_id,
+            "item_ref": r.get("item_ref"),
+            "repo_id": r.get("repo_id"),
+            "full_name": r.get("full_name"),
+            "reason": r["reason"],
+        }
+        for r in rejects
+    ]
+    if rows:
+        with write_transaction(db):
+            db["rejects"].insert_all(rows, pk="id")
+    return len(rows)
+
+
+def find_repo(db: sqlite_utils.Database, full_name: str) -> dict[str, Any] | None:
+    """A repo by its current name, or by a name it had before (renames keep the id)."""
+    rows = list(db.query("select * from repos where full_name = ? collate nocase", [full_name]))
+    if rows:
+        return rows[0]
+    rows = list(
+        db.query(
+            "select repos.* from repo_names join repos on repos.id = repo_names.repo_id "
+            "where repo_names.full_name = ? collate nocase order by repo_names.last_seen_at desc limit 1",
+            [full_name],
+        )
+    )
+    return rows[0] if rows else None

@@ -1,0 +1,105 @@
+"""The ``runs`` table: every crawl, import, classify, score, export and refresh leaves a row."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlite_utils
+
+from db.connection import write_transaction
+
+RUN_COUNT_COLUMNS = ("items", "saved", "new", "updated", "rejected", "listed")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def iso(value: datetime) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def start_run(
+    db: sqlite_utils.Database,
+    kind: str,
+    *,
+    parent_id: int | None = None,
+    started_at: datetime | None = None,
+    as_of: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> int:
+    with write_transaction(db):
+        return int(
+            db["runs"]
+            .insert(
+                {
+                    "kind": kind,
+                    "parent_id": parent_id,
+                    "started_at": iso(started_at or utcnow()),
+                    "status": "running",
+                    "as_of": as_of,
+                    "details": json.dumps(details or {}, sort_keys=True),
+                },
+                pk="id",
+            )
+            .last_pk
+        )
+
+
+def update_run(db: sqlite_utils.Database, run_id: int, **values: Any) -> None:
+    if "details" in values and not isinstance(values["details"], str):
+        values["details"] = json.dumps(values["details"], sort_keys=True, ensure_ascii=False)
+    with write_transaction(db):
+        db["runs"].update(run_id, values)
+
+
+def finish_run(
+    db: sqlite_utils.Database,
+    run_id: int,
+    status: str,
+    *,
+    error: str | None = None,
+    counts: dict[str, int] | None = None,
+    details: dict[str, Any] | None = None,
+    finished_at: datetime | None = None,
+) -> None:
+    values: dict[str, Any] = {"status": status, "finished_at": iso(finished_at or utcnow()), "error": error}
+    counts = dict(counts or {})
+    for column in RUN_COUNT_COLUMNS:
+        if column in counts:
+            values[column] = counts.pop(column)
+    merged = json.loads(get_run(db, run_id).get("details") or "{}")
+    merged.update(counts)
+    merged.update(details or {})
+    values["details"] = merged
+    update_run(db, run_id, **values)
+
+
+def get_run(db: sqlite_utils.Database, run_id: int) -> dict[str, Any]:
+    return dict(db["runs"].get(run_id))
+
+
+def latest_run(db: sqlite_utils.Database, kinds: tuple[str, ...], status: str | None = "ok") -> dict[str, Any] | None:
+    where = "kind in ({})".format(", ".join("?" for _ in kinds))
+    params: list[Any] = list(kinds)
+    if status is not None:
+        where += " and status = ?"
+        params.append(status)
+    rows = list(db["runs"].rows_where(where, params, order_by="id desc", limit=1))
+    return rows[0] if rows else None
+
+
+def mark_interrupted(db: sqlite_utils.Database, kinds: tuple[str, ...] | None = None) -> int:
+    """Runs still 'running' when no process holds the lock were killed; say so.
+
+    Call only while holding the run lock.
+    """
+    sql = "update runs set status = 'interrupted', finished_at = coalesce(finished_at, ?) where status = 'running'"
+    params: list[Any] = [iso(utcnow())]
+    if kinds:
+        sql += " and kind in ({})".format(", ".join("?" for _ in kinds))
+        params.extend(kinds)
+    with write_transaction(db):
+        return db.execute(sql, params).rowcount

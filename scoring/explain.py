@@ -1,0 +1,236 @@
+"""A repo's score breakdown for its maker: each component's input, where it stands, the points
+it brings, and the concrete change that would move it.
+
+One implementation, used by ``agentrank explain`` and by the maker's page in Datasette. It works
+on the stored score rows of one run, so what it says always matches the published numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS
+
+STEP_SHARE = 0.10  # "pass the next 10 % of listed repos"
+
+
+def _plural(n: int | float, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def _days(d: float) -> str:
+    whole = max(0, math.floor(d))
+    return "less than a day" if whole == 0 else _plural(whole, "day")
+
+
+def _target_value(others_sorted: np.ndarray, smaller: int, step: int) -> tuple[int, float] | None:
+    """The value to beat so that ``step`` more repos sit strictly below; None at the top."""
+    n_others = len(others_sorted)
+    if smaller >= n_others:
+        return None
+    target = min(smaller + step, n_others)
+    return target, float(others_sorted[target - 1])
+
+
+def _percentile_advice(
+    name: str, unit: str, current: int, others_sorted: np.ndarray, n: int, weight: float, percentile: float
+) -> list[str]:
+    smaller = int(np.searchsorted(others_sorted, current, side="left"))
+    if n == 1:
+        return [f"the only listed repo sits at the 100th percentile; more {unit}s change nothing yet"]
+    advice = []
+    step = max(1, math.ceil(STEP_SHARE * (n - 1)))
+    nxt = _target_value(others_sorted, smaller, 1)
+    if nxt is None:
+        return [f"more {unit}s than every other listed repo: {name} is at its maximum of 100"]
+    # Passing a repo means having strictly more than it (ties share the lower rank).
+    need_one = int(nxt[1]) + 1 - current
+    gain_one = 100.0 * (nxt[0] / (n - 1)) - percentile
+    advice.append(
+        f"{_plural(need_one, 'more ' + unit)} to pass the next listed repo "
+        f"(+{gain_one:.1f} percentile, +{weight * gain_one:.2f} points)"
+    )
+    decile = _target_value(others_sorted, smaller, step)
+    if decile is not None and decile[0] > nxt[0]:
+        need = int(decile[1]) + 1 - current
+        gain = 100.0 * (decile[0] / (n - 1)) - percentile
+        advice.append(
+            f"{_plural(need, 'more ' + unit)} to pass {_step_phrase(decile[0], len(others_sorted))} "
+            f"(+{gain:.1f} percentile, +{weight * gain:.2f} points)"
+        )
+    return advice
+
+
+def _step_phrase(target: int, n_others: int) -> str:
+    if target >= n_others:
+        return "every other listed repo"
+    return f"the next {int(STEP_SHARE * 100)} % of listed repos"
+
+
+def _activity_advice(days: float | None, activity: float) -> list[str]:
+    weight = WEIGHTS["activity"]
+    if days is None:
+        return [f"GitHub reports no push; a push would raise activity to 100 (+{weight * 100:.2f} points)"]
+    advice = []
+    for bound, points in ACTIVITY_BUCKETS:
+        if days <= bound:
+            lower = next((p for b, p in ACTIVITY_BUCKETS if b > bound), 0.0)
+            if points == 100.0:
+                advice.append(f"a push in the next {_days(bound - days)} keeps activity at 100")
+            else:
+                advice.append(f"a push now raises activity from {points:g} to 100 (+{weight * (100 - points):.2f} points)")
+            advice.append(
+                f"without a push, activity drops from {points:g} to {lower:g} in {_days(bound - days)} "
+                f"(−{weight * (points - lower):.2f} points)"
+            )
+            return advice
+    return [f"a push now raises activity from 0 to 100 (+{weight * 100:.2f} points)"]
+
+
+def _openness_advice(spdx: str | None, osi: bool) -> list[str]:
+    if osi:
+        return [f"{spdx} is OSI-approved: openness is at its maximum of 100"]
+    gain = f"+{WEIGHTS['openness'] * 100:.0f} points"
+    if not spdx:
+        return [f"GitHub detected no licence; adding an OSI-approved one such as MIT or Apache-2.0 gives {gain}"]
+    if spdx.upper() == "NOASSERTION":
+        return [
+            "GitHub found a licence file but could not identify it (NOASSERTION); using the unmodified text "
+            f"of an OSI-approved licence lets GitHub detect its SPDX id ({gain})"
+        ]
+    return [f"{spdx} is not OSI-approved; an OSI-approved licence such as MIT or Apache-2.0 gives {gain}"]
+
+
+def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The breakdown of one stored score row against its run's population.
+
+    ``population`` holds the run's ``stars``, ``forks`` and ``stars_per_day`` arrays (all repos,
+    this one included).
+    """
+    n = len(population["stars"])
+
+    def others(column: str, value: float) -> np.ndarray:
+        values = np.sort(np.asarray(population[column]))
+        index = int(np.searchsorted(values, value, side="left"))
+        return np.delete(values, index) if index < len(values) and values[index] == value else values
+
+    components = []
+    components.append({
+        "component": "popularity",
+        "input": {"stars": row["stars"]},
+        "measure": "percentile of ln(1 + stars) among listed repos",
+        "value": math.log1p(row["stars"]),
+        "percentile": row["popularity"],
+        "advice": _percentile_advice(
+            "popularity", "star", row["stars"], others("stars", row["stars"]), n, WEIGHTS["popularity"],
+            row["popularity"],
+        ),
+    })  # fmt: skip
+    components.append({
+        "component": "adoption",
+        "input": {"forks": row["forks"]},
+        "measure": "percentile of ln(1 + forks) among listed repos",
+        "value": math.log1p(row["forks"]),
+        "percentile": row["adoption"],
+        "advice": _percentile_advice(
+            "adoption", "fork", row["forks"], others("forks", row["forks"]), n, WEIGHTS["adoption"], row["adoption"]
+        ),
+    })  # fmt: skip
+    days = row.get("days_since_push")
+    bucket = next((f"≤ {b:g} days" for b, _ in ACTIVITY_BUCKETS if days is not None and days <= b), "> 365 days")
+    components.append({
+        "component": "activity",
+        "input": {"pushed_at": row.get("pushed_at"), "days_since_push": days},
+        "measure": "days since the last push, in buckets (≤7: 100, ≤30: 85, ≤90: 60, ≤180: 35, ≤365: 15, else 0)",
+        "value": days,
+        "bucket": "no push" if days is None else bucket,
+        "advice": _activity_advice(days, row["activity"]),
+    })  # fmt: skip
+    age = row["age_days"]
+    effective_age = max(age, MIN_AGE_DAYS)
+    momentum_others = others("stars_per_day", row["stars_per_day"])
+    smaller = int(np.searchsorted(momentum_others, row["stars_per_day"], side="left"))
+    momentum_advice = []
+    nxt = _target_value(momentum_others, smaller, max(1, math.ceil(STEP_SHARE * (n - 1)))) if n > 1 else None
+    if n == 1:
+        momentum_advice.append("the only listed repo sits at the 100th percentile")
+    elif nxt is None:
+        momentum_advice.append("more stars per day than every other listed repo: momentum is at its maximum of 100")
+    else:
+        need = math.floor(nxt[1] * effective_age) + 1 - row["stars"]
+        gain = 100.0 * (nxt[0] / (n - 1)) - row["momentum"]
+        momentum_advice.append(
+            f"{_plural(max(need, 1), 'more star')} at the same age to pass "
+            f"{_step_phrase(nxt[0], len(momentum_others))} on stars per day (+{gain:.1f} percentile, "
+            f"+{WEIGHTS['momentum'] * gain:.2f} points)"
+        )
+    momentum_advice.append(
+        "stars per day is averaged over the repo's whole life"
+        + (" (counted as 30 days until it is 30 days old)" if age < MIN_AGE_DAYS else "")
+        + ", so it falls as the repo ages unless stars keep coming"
+    )
+    components.append({
+        "component": "momentum",
+        "input": {"stars": row["stars"], "created_at": row["created_at"], "age_days": age},
+        "measure": "percentile of stars / max(age in days, 30) among listed repos",
+        "value": row["stars_per_day"],
+        "percentile": row["momentum"],
+        "advice": momentum_advice,
+    })  # fmt: skip
+    osi = bool(row["license_osi"])
+    components.append({
+        "component": "openness",
+        "input": {"license_spdx": row.get("license_spdx"), "osi_approved": osi},
+        "measure": "100 when the licence's SPDX id is OSI-approved, else 0",
+        "value": 100.0 if osi else 0.0,
+        "advice": _openness_advice(row.get("license_spdx"), osi),
+    })  # fmt: skip
+    for item in components:
+        name = item["component"]
+        item["score"] = row[name]
+        item["weight"] = WEIGHTS[name]
+        item["points"] = WEIGHTS[name] * row[name]
+    return {
+        "repo_id": row["repo_id"],
+        "full_name": row["full_name"],
+        "run_id": row["run_id"],
+        "as_of": row["as_of"],
+        "method_version": row["method_version"],
+        "score": row["score"],
+        "rank": row["rank"],
+        "listed_count": n,
+        "components": components,
+    }
+
+
+def format_breakdown(breakdown: dict[str, Any]) -> str:
+    """The breakdown as text for a terminal."""
+    repo = breakdown["repo"]
+    lines = [repo["full_name"]]
+    category = breakdown.get("category")
+    if category:
+        note = " (uncertain)" if category.get("uncertain") else ""
+        lines.append(f"category: {category['category']}{note}, from the {category['source']}")
+    if breakdown.get("score") is None:
+        reason = repo.get("unlisted_reason") or "not in the scored run"
+        lines.append(f"not scored in run {breakdown.get('run_id')}: {reason}")
+        return "\n".join(lines)
+    lines.append(
+        f"AgentRank Score {breakdown['score']:.1f} — rank {breakdown['rank']:,} of {breakdown['listed_count']:,} "
+        f"listed repos, as of {breakdown['as_of']} (method v{breakdown['method_version']}, run {breakdown['run_id']})"
+    )
+    for c in breakdown["components"]:
+        inputs = ", ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in c["input"].items())
+        where = f"percentile {c['percentile']:.1f}" if "percentile" in c else c.get("bucket", "")
+        if c["component"] == "openness":
+            where = "OSI-approved" if c["input"]["osi_approved"] else "not OSI-approved"
+        lines.append("")
+        lines.append(
+            f"{c['component']:<10} {c['score']:5.1f} × {c['weight']:.2f} = {c['points']:5.2f} points   "
+            f"({where}; {inputs})"
+        )
+        lines.extend(f"           → {advice}" for advice in c["advice"])
+    return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""The AgentRank Score, exactly as ``design.md`` defines method version 1.
+
+Everything is relative to the listed set L (N repos) and one instant ``as_of``:
+
+- percentile(x_i) = 100 * (r_i - 1) / (N - 1) with r_i = 1 + #{j : x_j < x_i} (ties share the
+  lowest rank, like SQL's ``percent_rank()``); 100 when N = 1;
+- popularity = percentile of ln(1 + stars), adoption = percentile of ln(1 + forks);
+- momentum = percentile of stars / max(age_days, 30);
+- activity from the days since the last push, in buckets;
+- openness = 100 for an OSI-approved SPDX licence, else 0;
+- score = 0.30 popularity + 0.20 adoption + 0.25 activity + 0.15 momentum + 0.10 openness;
+- rank by score desc, then stars desc, then full_name asc (then id, should two names be equal).
+
+The arithmetic is done in the same order as the SQL in :mod:`scoring.sql`, so both give the same
+doubles, not merely close ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+METHOD_VERSION = "1"
+WEIGHTS = {"popularity": 0.30, "adoption": 0.20, "activity": 0.25, "momentum": 0.15, "openness": 0.10}
+COMPONENTS = tuple(WEIGHTS)
+# (upper bound in days since the last push, inclusive; activity points). Older pushes score 0.
+ACTIVITY_BUCKETS = ((7.0, 100.0), (30.0, 85.0), (90.0, 60.0), (180.0, 35.0), (365.0, 15.0))
+MIN_AGE_DAYS = 30.0
+SECONDS_PER_DAY = 86400.0
+
+
+@dataclass
+class ScoreInputs:
+    """Column arrays for the listed set; timestamps as UTC epoch seconds."""
+
+    repo_id: np.ndarray  # int64, the last tie-break so the rank order is total
+    full_name: np.ndarray  # str
+    stars: np.ndarray  # int64
+    forks: np.ndarray  # int64
+    created_epoch: np.ndarray  # int64
+    pushed_epoch: np.ndarray  # float64, NaN when GitHub reports no push
+    osi: np.ndarray  # bool
+    as_of_epoch: int
+
+    def __len__(self) -> int:
+        return len(self.stars)
+
+
+def percentile(values: np.ndarray) -> np.ndarray:
+    """100 * (number of strictly smaller values) / (N - 1); 100 when N = 1."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0)
+    if n == 1:
+        return np.full(1, 100.0)
+    smaller = np.searchsorted(np.sort(values), values, side="left")
+    # (r - 1) / (N - 1) first, then * 100: the order percent_rank() * 100.0 uses in SQL.
+    return 100.0 * (smaller / (n - 1))
+
+
+def activity_points(days_since_push: np.ndarray) -> np.ndarray:
+    """Bucket points for fractional days since the last push; NaN (no push) scores 0."""
+    days = np.asarray(days_since_push, dtype=float)
+    conditions = [days <= bound for bound, _ in ACTIVITY_BUCKETS]
+    return np.select(conditions, [points for _, points in ACTIVITY_BUCKETS], default=0.0)
+
+
+def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
+    """Every component, the score and the rank for each repo (arrays aligned with the inputs)."""
+    stars = inputs.stars.astype(np.int64)
+    forks = inputs.forks.astype(np.int64)
+    age_days = (inputs.as_of_epoch - inputs.created_epoch.astype(np.int64)) / SECONDS_PER_DAY
+    days_since_push = np.maximum(0.0, (inputs.as_of_epoch - inputs.pushed_epoch) / SECONDS_PER_DAY)
+    stars_per_day = stars / np.maximum(age_days, MIN_AGE_DAYS)
+
+    # ln(1 + x) is strictly increasing, so ranking the integers gives the same percentiles and
+    # avoids two huge star counts colliding in floating point.
+    popularity = percentile(stars)
+    adoption = percentile(forks)
+    momentum = percentile(stars_per_day)
+    activity = activity_points(days_since_push)
+    openness = np.where(inputs.osi.astype(bool), 100.0, 0.0)
+    score = (
+        WEIGHTS["popularity"] * popularity
+        + WEIGHTS["adoption"] * adoption
+        + WEIGHTS["activity"] * activity
+        + WEIGHTS["momentum"] * momentum
+        + WEIGHTS["openness"] * openness
+    )
+    rank = np.empty(len(stars), dtype=np.int64)
+    if len(stars):
+        names = np.asarray(inputs.full_name, dtype=str)
+        name_order = np.empty(len(names), dtype=np.int64)
+        name_order[np.argsort(names, kind="stable")] = np.arange(len(names))
+        order = np.lexsort((inputs.repo_id.astype(np.int64), name_order, -stars, -score))
+        rank[order] = np.arange(1, len(stars) + 1)
+    return {
+        "age_days": age_days,
+        "days_since_push": days_since_push,
+        "stars_per_day": stars_per_day,
+        "popularity": popularity,
+        "adoption": adoption,
+        "activity": activity,
+        "momentum": momentum,
+        "openness": openness,
+        "score": score,
+        "rank": rank,
+    }
