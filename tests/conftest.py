@@ -1,0 +1,69 @@
+"""Shared fixtures: real SQLite files, real items shaped like GitHub's, the CLI as a user runs it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from agentrank import pipeline
+from agentrank.cli import cli
+from crawler.population import SyntheticRepo, generate_population, to_search_item
+from db.connection import open_db
+
+REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "agentrank.db"
+
+
+@pytest.fixture
+def db(db_path: Path):
+    database = open_db(db_path)
+    pipeline.prepare(database)
+    yield database
+    database.close()
+
+
+@pytest.fixture(scope="session")
+def population() -> list[SyntheticRepo]:
+    return generate_population(600, seed=7, reference=REFERENCE)
+
+
+def make_item(**overrides: Any) -> dict[str, Any]:
+    """A valid search item shaped like GitHub's, with fields overridden."""
+    repo = generate_population(1, seed=overrides.pop("seed", 1), reference=REFERENCE)[0]
+    repo.stars, repo.archived, repo.fork = 500, False, False
+    item = to_search_item(repo)
+    item.update(overrides)
+    return item
+
+
+@pytest.fixture
+def item_factory():
+    return make_item
+
+
+@pytest.fixture
+def run_cli(db_path: Path):
+    """Invoke the CLI on the test database; returns the click Result."""
+
+    def invoke(*args: str, expect: int | None = 0, env: dict[str, str] | None = None):
+        runner = CliRunner()
+        result = runner.invoke(cli, ["--db", str(db_path), *args], env=env, catch_exceptions=False)
+        if expect is not None:
+            assert result.exit_code == expect, (result.output, result.stderr if hasattr(result, "stderr") else "")
+        return result
+
+    return invoke
+
+
+def write_json(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
