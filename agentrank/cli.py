@@ -74,6 +74,7 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
     "AgentRank: the most-starred open-source AI agents on GitHub, scored 0-100 from public data."
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     ctx.obj = State(db_path, config_path)
+    ctx.obj.config  # a bad config file fails every command, before it does anything
 
 
 @cli.command(name="import")
@@ -193,3 +194,7 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
     port = free_port(host, port)
     click.echo(f"Datasette: http://{host}:{port}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
     run_datasette(result.db_path, host, port)
+
+
+if __name__ == "__main__":
+    cli()

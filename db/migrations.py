@@ -230,5 +230,6 @@ def m002_agents_view(db: sqlite_utils.Database) -> None:
         join repos r on r.id = s.repo_id
         left join repo_categories c on c.repo_id = s.repo_id
         where p.id = 1
+        order by s.rank
         """,
     )

@@ -13,26 +13,36 @@ from scoring.licenses import SPDX_LIST_VERSION, is_osi_approved
 from scoring.score import METHOD_VERSION, ScoreInputs
 
 _INPUTS_SQL = """
-select id, full_name, stars, forks, created_at, pushed_at, license_spdx,
-       cast(strftime('%s', created_at) as integer) as created_epoch,
-       cast(strftime('%s', pushed_at) as integer) as pushed_epoch
+select id, full_name, stars, forks, created_at, pushed_at, license_spdx
 from repos where listed = 1
 """
+
+
+def _epochs(timestamps: list[str | None]) -> np.ndarray:
+    """UTC epoch seconds of stored 'YYYY-MM-DDTHH:MM:SSZ' timestamps, NaN for None.
+
+    numpy parses a million of these in a fraction of the time SQLite's strftime takes.
+    """
+    present = np.array([t is not None for t in timestamps], dtype=bool)
+    parsed = np.array([t[:19] for t in timestamps if t is not None], dtype="datetime64[s]").astype(np.int64)
+    out = np.full(len(timestamps), np.nan)
+    out[present] = parsed
+    return out
 
 
 def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[ScoreInputs, dict[str, list[Any]]]:
     """The listed repos as score inputs, plus the raw columns the score rows keep."""
     rows = db.execute(_INPUTS_SQL).fetchall()
-    columns = list(zip(*rows)) if rows else [()] * 9
-    ids, names, stars, forks, created, pushed, licences, created_epoch, pushed_epoch = columns
+    columns = list(zip(*rows)) if rows else [()] * 7
+    ids, names, stars, forks, created, pushed, licences = columns
     osi_of = {spdx: is_osi_approved(spdx) for spdx in set(licences)}
     inputs = ScoreInputs(
         repo_id=np.asarray(ids, dtype=np.int64),
         full_name=np.asarray(names, dtype=str),
         stars=np.asarray(stars, dtype=np.int64),
         forks=np.asarray(forks, dtype=np.int64),
-        created_epoch=np.asarray(created_epoch, dtype=np.int64),
-        pushed_epoch=np.asarray([np.nan if p is None else p for p in pushed_epoch], dtype=float),
+        created_epoch=_epochs(list(created)).astype(np.int64),
+        pushed_epoch=_epochs(list(pushed)),
         osi=np.asarray([osi_of[spdx] for spdx in licences], dtype=bool),
         as_of_epoch=as_of_epoch,
     )

@@ -1,0 +1,46 @@
+"""Run every benchmark in bench/ and print one table of figures.
+
+Each ``bench/*.py`` module has a ``main()`` that prints its own details and returns a list of
+``(figure, value)`` rows for the summary table.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"bench_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> int:
+    sys.path.insert(0, str(HERE.parent))
+    rows: list[tuple[str, str, str]] = []
+    for path in sorted(HERE.glob("*.py")):
+        if path.name == "run_all.py" or path.name.startswith("_"):
+            continue
+        print(f"\n=== {path.name} ===", flush=True)
+        started = time.perf_counter()
+        figures = _load(path).main() or []
+        rows.extend((path.stem, figure, value) for figure, value in figures)
+        print(f"({path.name} took {time.perf_counter() - started:.1f} s)")
+    width_b = max((len(r[0]) for r in rows), default=5)
+    width_f = max((len(r[1]) for r in rows), default=6)
+    print("\n" + "bench".ljust(width_b), "figure".ljust(width_f), "value")
+    print("-" * (width_b + width_f + 20))
+    for bench, figure, value in rows:
+        print(bench.ljust(width_b), figure.ljust(width_f), value)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""Scoring time at 10k, 100k and 1M repos; import throughput; peak memory.
+
+Each case runs in a fresh child process so its peak RSS (ru_maxrss) is its own.
+
+    python bench/score_import.py
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def case_compute(n: int) -> dict:
+    import numpy as np
+
+    from scoring.score import ScoreInputs, compute_scores
+
+    rng = np.random.default_rng(n)
+    as_of = 1_796_000_000
+    inputs = ScoreInputs(
+        repo_id=np.arange(n),
+        full_name=np.array([f"owner{i % 50_000}/repo{i}" for i in range(n)]),
+        stars=(200 / (1 - rng.random(n))).astype(np.int64),
+        forks=rng.integers(0, 5000, n),
+        created_epoch=as_of - rng.integers(86400, 86400 * 4000, n),
+        pushed_epoch=(as_of - rng.integers(0, 86400 * 800, n)).astype(float),
+        osi=rng.random(n) < 0.7,
+        as_of_epoch=as_of,
+    )
+    started = time.perf_counter()
+    compute_scores(inputs)
+    return {"seconds": time.perf_counter() - started, "peak_mb": _peak_mb()}
+
+
+def case_db_score(n: int) -> dict:
+    """End to end through SQLite: read the listed set, score, write every score row."""
+    import numpy as np
+
+    from agentrank import pipeline
+    from db.connection import open_db
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = open_db(Path(tmp) / "bench.db")
+        rng = np.random.default_rng(n)
+        rows = (
+            (i + 1, f"owner{i % 50_000}/repo{i}", int(200 / (1 - rng.random())), int(rng.integers(0, 5000)),
+             "2024-01-01T00:00:00Z", f"2026-{rng.integers(1, 12):02d}-01T00:00:00Z", "MIT" if i % 3 else None)
+            for i in range(n)
+        )  # fmt: skip
+        with db.conn:
+            db.conn.executemany(
+                "insert into repos (id, full_name, stars, forks, created_at, pushed_at, license_spdx, archived, fork,"
+                " matched, listed, topics) values (?, ?, ?, ?, ?, ?, ?, 0, 0, 1, 1, '[]')",
+                rows,
+            )
+        started = time.perf_counter()
+        pipeline.score(db, as_of="2026-11-30T06:00:00Z")
+        return {"seconds": time.perf_counter() - started, "peak_mb": _peak_mb()}
+
+
+def case_import(n: int) -> dict:
+    from agentrank import pipeline
+    from agentrank.config import load_config
+    from crawler.population import generate_population, to_search_item
+    from db.connection import open_db
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "items.json"
+        path.write_text(json.dumps([to_search_item(r) for r in generate_population(n, seed=3)]))
+        db = open_db(Path(tmp) / "bench.db")
+        started = time.perf_counter()
+        pipeline.import_files(db, [path], load_config(None, environ={}))
+        seconds = time.perf_counter() - started
+        return {"seconds": seconds, "per_second": n / seconds, "peak_mb": _peak_mb()}
+
+
+CASES = {"compute": case_compute, "db_score": case_db_score, "import": case_import}
+
+
+def _run(case: str, n: int) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, "--case", case, str(n)], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for n in (10_000, 100_000, 1_000_000):
+        r = _run("compute", n)
+        rows.append((f"score compute, {n:,} repos", f"{r['seconds']:.2f} s (peak {r['peak_mb']:.0f} MB)"))
+        print(rows[-1])
+    for n in (100_000, 1_000_000):
+        r = _run("db_score", n)
+        rows.append((f"score through SQLite (read+compute+write), {n:,}", f"{r['seconds']:.2f} s (peak {r['peak_mb']:.0f} MB)"))
+        print(rows[-1])
+    r = _run("import", 20_000)
+    rows.append(("import 20,000 search items", f"{r['per_second']:,.0f} repos/s (peak {r['peak_mb']:.0f} MB)"))
+    print(rows[-1])
+    return rows
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--case":
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(CASES[sys.argv[2]](int(sys.argv[3]))))
+    else:
+        main()

@@ -1,0 +1,113 @@
+import json
+import os
+import re
+
+import jsonschema
+import pytest
+
+from agentrank import pipeline
+from agentrank.config import load_config
+from db.breakdown import load_breakdown
+from db.export import export_schema
+from db.runs import start_run
+from tests.conftest import make_item, write_json
+
+
+def _build(db, items, as_of="2026-11-30T06:00:00Z"):
+    config = load_config(None, environ={})
+    pipeline.save_items(db, ((str(i), it) for i, it in enumerate(items)), run_id=start_run(db, "import"),
+                        config=config, source="import", seen_at=as_of)  # fmt: skip
+    pipeline.classify_listed(db, config)
+    return pipeline.score(db, as_of=as_of)
+
+
+def _population(n=60):
+    return [
+        make_item(seed=i % 9 + 1, id=i + 1, full_name=f"maker{i}/agent{i}", stargazers_count=200 + 37 * i,
+                  forks_count=3 * i, created_at="2025-01-01T00:00:00Z", pushed_at="2026-11-28T06:00:00Z")
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def test_explain_advice_on_stars_is_exact(db):
+    _build(db, _population())
+    breakdown = load_breakdown(db.conn, "maker10/agent10")
+    popularity = breakdown["components"][0]
+    assert popularity["component"] == "popularity" and popularity["input"] == {"stars": 570}
+    advice = popularity["advice"][0]
+    need = int(re.match(r"([\d,]+) more stars", advice).group(1).replace(",", ""))
+    # Following the advice passes exactly one more repo; one star fewer does not.
+    items = _population()
+    for stars, expected_gain in ((570 + need, 1), (570 + need - 1, 0)):
+        items[10]["stargazers_count"] = stars
+        db.execute("delete from scores")
+        db.execute("delete from published")
+        db.conn.commit()
+        _build(db, items)
+        after = load_breakdown(db.conn, "maker10/agent10")["components"][0]
+        assert round(after["percentile"] * 59 / 100) == round(popularity["percentile"] * 59 / 100) + expected_gain
+
+
+def test_explain_breakdown_adds_up(db):
+    _build(db, _population())
+    b = load_breakdown(db.conn, "maker3/agent3")
+    assert [c["component"] for c in b["components"]] == ["popularity", "adoption", "activity", "momentum", "openness"]
+    assert sum(c["points"] for c in b["components"]) == pytest.approx(b["score"])
+    activity = b["components"][2]
+    assert activity["bucket"] == "≤ 7 days"
+    assert any("a push in the next 5 days keeps activity at 100" in a for a in activity["advice"])
+    assert b["listed_count"] == 60
+
+
+def test_explain_cli_text_json_and_unknown(tmp_path, run_cli, db_path):
+    run_cli("import", str(write_json(tmp_path / "i.json", _population(12))))
+    run_cli("score")
+    text = run_cli("explain", "maker5/agent5").output
+    assert "AgentRank Score" in text and "popularity" in text and "more stars" in text
+    data = json.loads(run_cli("explain", "MAKER5/agent5", "--json").output)
+    assert data["full_name"] == "maker5/agent5" and len(data["components"]) == 5
+    result = run_cli("explain", "nobody/nothing", expect=1)
+    assert result.stderr.strip() == "Error: unknown repository: nobody/nothing"
+
+
+def test_export_follows_the_design_and_validates(tmp_path, db):
+    items = _population(20)
+    items[0].update(description="<script>alert(1)</script>", homepage="javascript:alert(1)")
+    items[1].update(license=None)
+    _build(db, items)
+    out = tmp_path / "site" / "export.json"
+    out.parent.mkdir()
+    out.write_text("old")
+    document = pipeline.export(db, out)
+    on_disk = json.loads(out.read_text())
+    assert on_disk == document
+    jsonschema.validate(on_disk, export_schema())
+    assert on_disk["schema_version"] == 1 and on_disk["method_version"] == "1"
+    assert on_disk["as_of"] == "2026-11-30T06:00:00Z" and on_disk["count"] == 20
+    first = on_disk["agents"][0]
+    for key in ("rank", "full_name", "html_url", "description", "owner", "category", "category_source", "topics",
+                "language", "license_spdx", "stars", "forks", "created_at", "pushed_at", "score", "components"):
+        assert key in first
+    assert [a["rank"] for a in on_disk["agents"]] == list(range(1, 21))
+    assert first["score"] == round(first["score_exact"], 1)
+    hostile = next(a for a in on_disk["agents"] if a["full_name"] == "maker0/agent0")
+    assert hostile["description"] == "<script>alert(1)</script>" and hostile["homepage"] is None
+    assert next(a for a in on_disk["agents"] if a["full_name"] == "maker1/agent1")["license_spdx"] is None
+    assert sum(c["count"] for c in on_disk["categories"]) == 20 and len(on_disk["categories"]) == 15
+    assert os.listdir(out.parent) == ["export.json"]  # no temp file left behind
+
+
+def test_export_before_anything_is_published_is_a_clear_error(run_cli, tmp_path):
+    result = run_cli("export", "--out", str(tmp_path / "x.json"), expect=1)
+    assert "nothing is published yet" in result.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_schema_rejects_a_broken_document(db):
+    _build(db, _population(5))
+    from db.export import build_export, validate_export
+
+    document = build_export(db)
+    del document["agents"][0]["components"]["momentum"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate_export(document)

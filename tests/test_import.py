@@ -1,0 +1,123 @@
+import gzip
+import json
+from pathlib import Path
+
+from db.connection import open_db
+from tests.conftest import make_item, write_json
+
+
+def _rows(db_path: Path, sql: str, params=()):
+    db = open_db(db_path)
+    try:
+        return [dict(r) for r in db.query(sql, params)]
+    finally:
+        db.close()
+
+
+def test_import_lists_exactly_the_repos_that_meet_the_rules(tmp_path, run_cli, db_path):
+    items = [
+        make_item(seed=1, id=1, full_name="a/listed", stargazers_count=200),
+        make_item(seed=2, id=2, full_name="a/fork", fork=True),
+        make_item(seed=3, id=3, full_name="a/archived", archived=True),
+        make_item(seed=4, id=4, full_name="a/small", stargazers_count=199),
+        make_item(seed=5, id=5, full_name="a/big", stargazers_count=90_000),
+    ]
+    result = run_cli("import", str(write_json(tmp_path / "items.json", items)))
+    assert "5 repos saved" in result.output and "2 listed" in result.output
+    rows = {r["full_name"]: r for r in _rows(db_path, "select * from repos")}
+    assert {n for n, r in rows.items() if r["listed"]} == {"a/listed", "a/big"}
+    assert rows["a/fork"]["unlisted_reason"] == "fork"
+    assert rows["a/archived"]["unlisted_reason"] == "archived"
+    assert rows["a/small"]["unlisted_reason"] == "below min_stars (199 < 200)"
+
+
+def test_min_stars_comes_from_the_config(tmp_path, run_cli, db_path):
+    config = tmp_path / "agentrank.toml"
+    config.write_text("[crawl]\nmin_stars = 1000\n")
+    items = [make_item(seed=1, id=1, stargazers_count=999), make_item(seed=2, id=2, stargazers_count=1000)]
+    run_cli("--config", str(config), "import", str(write_json(tmp_path / "items.json", items)))
+    assert [r["id"] for r in _rows(db_path, "select id from repos where listed = 1")] == [2]
+
+
+def test_every_saved_shape_is_accepted(tmp_path, run_cli, db_path):
+    page = {"total_count": 2, "incomplete_results": False, "items": [make_item(seed=1, id=11), make_item(seed=2, id=12)]}
+    pages = [{"total_count": 1, "incomplete_results": False, "items": [make_item(seed=3, id=13)]},
+             {"total_count": 1, "incomplete_results": False, "items": [make_item(seed=4, id=14)]}]  # fmt: skip
+    write_json(tmp_path / "page.json", page)
+    write_json(tmp_path / "pages.json", pages)
+    (tmp_path / "items.jsonl").write_text("\n".join(json.dumps(make_item(seed=s, id=s + 10)) for s in (5, 6)) + "\n")
+    (tmp_path / "items.json.gz").write_bytes(gzip.compress(json.dumps([make_item(seed=7, id=17)]).encode()))
+    write_json(tmp_path / "one.json", make_item(seed=8, id=18))
+    files = ["page.json", "pages.json", "items.jsonl", "items.json.gz", "one.json"]
+    result = run_cli("import", *(str(tmp_path / f) for f in files))
+    assert "8 repos saved" in result.output
+    assert sorted(r["id"] for r in _rows(db_path, "select id from repos")) == [11, 12, 13, 14, 15, 16, 17, 18]
+    runs = _rows(db_path, "select * from runs")
+    assert len(runs) == 1 and runs[0]["kind"] == "import" and runs[0]["status"] == "ok" and runs[0]["saved"] == 8
+
+
+def test_a_malformed_file_is_refused_whole_and_nothing_is_lost(tmp_path, run_cli, db_path):
+    run_cli("import", str(write_json(tmp_path / "good.json", [make_item(seed=1, id=1)])))
+    before = _rows(db_path, "select * from repos")
+    (tmp_path / "broken.json").write_text('[{"id": 2, "full_name": "a/b",')
+    good_too = write_json(tmp_path / "good2.json", [make_item(seed=3, id=3)])
+    result = run_cli("import", str(good_too), str(tmp_path / "broken.json"), expect=1)
+    assert "broken.json: not valid JSON" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert _rows(db_path, "select * from repos") == before  # the good file in the same call wrote nothing
+    for bad, message in [({"foo": 1}, "expected a list of search items"), (42, "expected a list"), ("", "empty")]:
+        path = tmp_path / "bad.json"
+        path.write_text(bad if isinstance(bad, str) else json.dumps(bad))
+        assert message in run_cli("import", str(path), expect=1).stderr
+    assert run_cli("import", str(tmp_path / "nope.json"), expect=2).exit_code == 2
+
+
+def test_bad_rows_are_rejected_with_reasons_and_the_rest_kept(tmp_path, run_cli, db_path):
+    no_id = make_item(seed=1)
+    del no_id["id"]
+    items = [
+        make_item(seed=2, id=2, full_name="a/good"),
+        no_id,
+        make_item(seed=3, id=3, stargazers_count="1k"),
+        "not an object",
+        make_item(seed=4, id=4, full_name="a/also-good"),
+    ]
+    result = run_cli("import", str(write_json(tmp_path / "items.json", items)))
+    assert "2 repos saved" in result.output and "3 rejected" in result.output
+    assert {r["full_name"] for r in _rows(db_path, "select full_name from repos")} == {"a/good", "a/also-good"}
+    rejects = _rows(db_path, "select * from rejects order by id")
+    assert [r["reason"].split(":")[0] for r in rejects] == ["id", "stargazers_count", "item"]
+    assert rejects[1]["repo_id"] == 3 and rejects[1]["item_ref"].endswith("items.json#2")
+    run = _rows(db_path, "select * from runs")[0]
+    assert run["rejected"] == 3 and run["saved"] == 2 and run["status"] == "ok"
+
+
+def test_hostile_description_is_stored_faithfully(tmp_path, run_cli, db_path):
+    description = "<script>alert(1)</script>" + "x" * 10_000
+    run_cli("import", str(write_json(tmp_path / "items.json", [make_item(seed=1, id=1, description=description)])))
+    assert _rows(db_path, "select description from repos")[0]["description"] == description
+
+
+def test_reimport_is_idempotent_and_renames_keep_history(tmp_path, run_cli, db_path):
+    first = write_json(tmp_path / "week1.json", [make_item(seed=1, id=42, full_name="old/name", stargazers_count=300)])
+    run_cli("import", str(first))
+    result = run_cli("import", str(first))
+    assert "0 new, 0 updated" in result.output
+    assert len(_rows(db_path, "select * from repos")) == 1
+    second = write_json(tmp_path / "week2.json", [make_item(seed=1, id=42, full_name="new/name", stargazers_count=350)])
+    run_cli("import", str(second))
+    repo = _rows(db_path, "select * from repos")[0]
+    assert repo["full_name"] == "new/name" and repo["stars"] == 350 and repo["first_seen_run"] == 1
+    assert {r["full_name"] for r in _rows(db_path, "select full_name from repo_names")} == {"old/name", "new/name"}
+    history = _rows(db_path, "select run_id, stars from snapshots where repo_id = 42 order by run_id")
+    assert history == [{"run_id": 1, "stars": 300}, {"run_id": 2, "stars": 300}, {"run_id": 3, "stars": 350}]
+
+
+def test_a_second_writer_is_refused_at_once(tmp_path, run_cli, db_path):
+    from agentrank.locks import run_lock
+
+    path = write_json(tmp_path / "items.json", [make_item(seed=1, id=1)])
+    with run_lock(db_path, "test"):
+        result = run_cli("import", str(path), expect=1)
+    assert "already using" in result.stderr
+    run_cli("import", str(path))

@@ -1,0 +1,175 @@
+"""The AgentRank Score against hand calculations, and SQL against Python."""
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from agentrank import pipeline
+from agentrank.config import load_config
+from db.runs import start_run
+from scoring.licenses import is_osi_approved
+from scoring.score import ScoreInputs, activity_points, compute_scores, percentile
+from scoring.sql import RECOMPUTE_SQL
+from tests.conftest import make_item
+
+AS_OF = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+
+
+def epoch(days_before: float) -> int:
+    return int((AS_OF - timedelta(days=days_before)).timestamp())
+
+
+def inputs(rows: list[dict]) -> ScoreInputs:
+    return ScoreInputs(
+        repo_id=np.arange(1, len(rows) + 1),
+        full_name=np.array([r.get("name", f"o/r{i}") for i, r in enumerate(rows)]),
+        stars=np.array([r.get("stars", 500) for r in rows]),
+        forks=np.array([r.get("forks", 50) for r in rows]),
+        created_epoch=np.array([epoch(r.get("age", 400)) for r in rows]),
+        pushed_epoch=np.array([np.nan if r.get("push", 1) is None else epoch(r.get("push", 1)) for r in rows], dtype=float),
+        osi=np.array([r.get("osi", True) for r in rows]),
+        as_of_epoch=int(AS_OF.timestamp()),
+    )
+
+
+def test_percentile_gives_ties_the_lowest_rank():
+    # values 10, 20, 20, 30: r = 1, 2, 2, 4 -> 100 * (r - 1) / 3
+    assert percentile(np.array([10, 20, 20, 30])).tolist() == pytest.approx([0.0, 100 / 3, 100 / 3, 100.0], abs=1e-12)
+    assert percentile(np.array([5, 5, 5])).tolist() == [0.0, 0.0, 0.0]
+    assert percentile(np.array([7])).tolist() == [100.0]
+
+
+def test_a_single_listed_repo_is_at_the_100th_percentile():
+    result = compute_scores(inputs([{"stars": 250, "forks": 3, "push": 400, "osi": False}]))
+    assert result["popularity"][0] == result["adoption"][0] == result["momentum"][0] == 100.0
+    assert result["activity"][0] == 0.0 and result["openness"][0] == 0.0
+    assert result["score"][0] == pytest.approx(0.30 * 100 + 0.20 * 100 + 0.15 * 100)
+    assert result["rank"].tolist() == [1]
+
+
+@pytest.mark.parametrize(
+    "days, points",
+    [(0, 100), (7, 100), (7.00001, 85), (30, 85), (30.5, 60), (90, 60), (91, 35), (180, 35), (181, 15), (365, 15),
+     (365.01, 0), (5000, 0)],
+)  # fmt: skip
+def test_activity_buckets_include_their_upper_bound(days, points):
+    assert activity_points(np.array([days]))[0] == points
+
+
+def test_future_push_counts_as_today_and_no_push_as_never():
+    result = compute_scores(inputs([{"push": -3}, {"push": None}, {"push": 8}]))
+    assert result["days_since_push"][0] == 0.0
+    assert result["activity"].tolist() == [100.0, 0.0, 85.0]
+
+
+def test_repos_younger_than_30_days_count_as_30():
+    result = compute_scores(inputs([{"stars": 300, "age": 3}, {"stars": 300, "age": 30}, {"stars": 600, "age": 60}]))
+    assert result["stars_per_day"].tolist() == [10.0, 10.0, 10.0]
+    assert result["momentum"].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_openness_needs_an_osi_approved_spdx_id():
+    assert is_osi_approved("MIT") and is_osi_approved("apache-2.0") and is_osi_approved("GPL-3.0")
+    assert not is_osi_approved(None) and not is_osi_approved("NOASSERTION") and not is_osi_approved("")
+    assert not is_osi_approved("CC-BY-4.0") and not is_osi_approved("BUSL-1.1") and not is_osi_approved("Nope-1.0")
+
+
+def test_hand_calculated_population():
+    # Three repos as of AS_OF:
+    #   a: 1000 stars, 100 forks, 100 days old, pushed 2 days ago, MIT
+    #   b:  500 stars, 100 forks,  10 days old, pushed 45 days ago, no licence
+    #   c:  200 stars,  10 forks, 400 days old, pushed 400 days ago, MIT
+    rows = [
+        {"name": "o/a", "stars": 1000, "forks": 100, "age": 100, "push": 2, "osi": True},
+        {"name": "o/b", "stars": 500, "forks": 100, "age": 10, "push": 45, "osi": False},
+        {"name": "o/c", "stars": 200, "forks": 10, "age": 400, "push": 400, "osi": True},
+    ]
+    r = compute_scores(inputs(rows))
+    # popularity: stars 1000 > 500 > 200 -> percentiles 100, 50, 0
+    assert r["popularity"].tolist() == [100.0, 50.0, 0.0]
+    # adoption: forks 100, 100, 10 -> a and b tie at rank 2 -> 50, 50, 0
+    assert r["adoption"].tolist() == [50.0, 50.0, 0.0]
+    # momentum: 1000/100 = 10, 500/max(10,30) = 16.67, 200/400 = 0.5 -> 50, 100, 0
+    assert r["stars_per_day"] == pytest.approx([10.0, 500 / 30, 0.5])
+    assert r["momentum"].tolist() == [50.0, 100.0, 0.0]
+    assert r["activity"].tolist() == [100.0, 60.0, 0.0]
+    assert r["openness"].tolist() == [100.0, 0.0, 100.0]
+    expected = [
+        0.30 * 100 + 0.20 * 50 + 0.25 * 100 + 0.15 * 50 + 0.10 * 100,  # 82.5
+        0.30 * 50 + 0.20 * 50 + 0.25 * 60 + 0.15 * 100 + 0.10 * 0,  # 55.0
+        0.30 * 0 + 0.20 * 0 + 0.25 * 0 + 0.15 * 0 + 0.10 * 100,  # 10.0
+    ]
+    assert r["score"] == pytest.approx(expected)
+    assert r["rank"].tolist() == [1, 2, 3]
+
+
+def test_rank_breaks_score_ties_by_stars_then_name():
+    rows = [
+        {"name": "z/first", "stars": 500, "forks": 10},
+        {"name": "b/second", "stars": 500, "forks": 10},
+        {"name": "a/third", "stars": 500, "forks": 10},
+    ]
+    r = compute_scores(inputs(rows))
+    assert len(set(r["score"].tolist())) == 1
+    assert r["rank"].tolist() == [3, 2, 1]  # equal stars too: full_name ascending
+
+
+def _random_items(rng: np.random.Generator, n: int) -> list[dict]:
+    """A population with heavy ties in every input."""
+    licences = [None, {"key": "mit", "name": "MIT", "spdx_id": "MIT"},
+                {"key": "other", "name": "Other", "spdx_id": "NOASSERTION"},
+                {"key": "cc-by-4.0", "name": "CC", "spdx_id": "CC-BY-4.0"}]  # fmt: skip
+    items = []
+    for i in range(n):
+        created = AS_OF - timedelta(days=int(rng.choice([5, 10, 30, 45, 400, 900])))
+        pushed = AS_OF - timedelta(days=float(rng.choice([-2, 0, 3, 7, 7.5, 30, 89, 200, 366, 1000])))
+        items.append(make_item(
+            seed=i % 5 + 1, id=1000 + i, full_name=f"own{i % 7}/repo{i}",
+            stargazers_count=int(rng.choice([200, 200, 201, 350, 1000, 1000, 5000])),
+            forks_count=int(rng.choice([0, 0, 3, 10, 10, 99])),
+            created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"), pushed_at=pushed.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            license=licences[int(rng.integers(len(licences)))],
+        ))  # fmt: skip
+    return items
+
+
+@pytest.mark.parametrize("n", [1, 2, 397])
+def test_sql_recomputation_equals_python_scoring(db, n):
+    rng = np.random.default_rng(n)
+    config = load_config(None, environ={})
+    pipeline.save_items(db, ((str(i), item) for i, item in enumerate(_random_items(rng, n))),
+                        run_id=start_run(db, "import"), config=config, source="import",
+                        seen_at="2026-11-30T06:00:00Z")  # fmt: skip
+    run_id = pipeline.score(db, as_of="2026-11-30T06:00:00Z")
+    stored = {r["repo_id"]: r for r in db.query("select * from scores where run_id = ?", [run_id])}
+    recomputed = list(db.query(RECOMPUTE_SQL, {"run_id": run_id}))
+    assert len(recomputed) == len(stored) == n
+    for row in recomputed:
+        mine = stored[row["repo_id"]]
+        for column in ("popularity", "adoption", "activity", "momentum", "openness", "score"):
+            assert math.isclose(row[column], mine[column], abs_tol=1e-9), (column, row, mine)
+        assert abs(row["difference"]) <= 1e-9
+        assert row["rank"] == row["stored_rank"] == mine["rank"]
+    # Empty :run_id means the published run.
+    assert len(list(db.query(RECOMPUTE_SQL, {"run_id": ""}))) == n
+
+
+def test_score_defaults_as_of_to_the_latest_import_and_rejects_bad_input(tmp_path, run_cli, db_path):
+    from tests.conftest import write_json
+
+    assert "nothing to score yet" in run_cli("score", expect=1).stderr
+    run_cli("import", str(write_json(tmp_path / "i.json", [make_item(seed=1, id=1, stargazers_count=10)])))
+    assert "no listed repos" in run_cli("score", expect=1).stderr
+    run_cli("import", str(write_json(tmp_path / "j.json", [make_item(seed=2, id=2)])))
+    assert "not an ISO 8601 time" in run_cli("score", "--as-of", "last tuesday", expect=1).stderr
+    result = run_cli("score")
+    from db.connection import open_db
+
+    database = open_db(db_path)
+    latest_import = database.execute("select started_at from runs where kind = 'import' order by id desc").fetchone()[0]
+    assert database.execute("select as_of from scores").fetchone()[0] == latest_import
+    assert "1 listed repos scored" in result.output
+    run_cli("score", "--as-of", "2027-01-01T00:00:00+01:00")
+    assert database.execute("select as_of from runs order by id desc").fetchone()[0] == "2026-12-31T23:00:00Z"
