@@ -15,10 +15,10 @@ from agentrank import __version__, pipeline
 from agentrank.config import Config, ConfigError, load_config
 from agentrank.locks import LockHeld, run_lock
 from crawler.saved import SavedFileError
-from db.breakdown import load_breakdown
+from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError, open_db
 from db.export import ExportError
-from scoring.explain import format_breakdown
+from scoring.explain import format_breakdown, format_change
 
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (
@@ -28,6 +28,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     LockHeld,
     pipeline.PipelineError,
     SavedFileError,
+    UnknownRun,
 )
 
 
@@ -137,19 +138,23 @@ def export(state: State, out: str | None) -> None:
 @click.argument("full_name", metavar="OWNER/REPO")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output")
 @click.option("--run", "run_id", type=int, default=None, help="A score run id (default: the published run)")
+@click.option("--since", default=None, metavar="PREVIOUS",
+              help="Explain the change since an earlier score run: a run id, 'previous' or an ISO date")
 @pass_state
-def explain(state: State, full_name: str, as_json: bool, run_id: int | None) -> None:
+def explain(state: State, full_name: str, as_json: bool, run_id: int | None, since: str | None) -> None:
     "A repo's score breakdown: each component, its points, and what would move it"
     if not state.db_path.exists():
         raise click.ClickException(f"no database at {state.db_path}: crawl or import first")
     db = state.open()
-    breakdown = load_breakdown(db.conn, full_name, run_id)
-    if breakdown is None:
-        raise click.ClickException(f"unknown repository: {full_name}")
-    if as_json:
-        click.echo(json.dumps(breakdown, indent=2, ensure_ascii=False))
+    if since:
+        result = load_change(db.conn, full_name, since, run_id)
+        formatter = format_change
     else:
-        click.echo(format_breakdown(breakdown))
+        result = load_breakdown(db.conn, full_name, run_id)
+        formatter = format_breakdown
+    if result is None:
+        raise click.ClickException(f"unknown repository: {full_name}")
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else formatter(result))
 
 
 @cli.command()

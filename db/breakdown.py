@@ -33,6 +33,11 @@ def resolve_repo(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | N
     return rows[0] if rows else None
 
 
+def _category_name(conn: sqlite3.Connection, category: str) -> str | None:
+    found = conn.execute("select name from categories where id = ?", [category]).fetchone()
+    return found[0] if found else None
+
+
 def published_run_id(conn: sqlite3.Connection) -> int | None:
     row = conn.execute("select score_run_id from published where id = 1").fetchone()
     return row[0] if row else None
@@ -71,7 +76,83 @@ def load_breakdown(conn: sqlite3.Connection, full_name: str, run_id: int | None 
         row = found[0] if found else None
     if row is None:
         return {**base, "run_id": run_id, "score": None, "rank": None, "components": []}
+    if row.get("category"):
+        # What was published with this score run, not a later re-classification.
+        base["category"] = {
+            "category": row["category"],
+            "category_name": _category_name(conn, row["category"]),
+            "source": row["category_source"],
+            "probability": row["category_probability"],
+            "uncertain": row["category_uncertain"],
+        }
     population = conn.execute("select stars, forks, stars_per_day from scores where run_id = ?", [run_id]).fetchall()
     arrays = np.asarray(population, dtype=float).T
     breakdown = explain_row(row, {"stars": arrays[0], "forks": arrays[1], "stars_per_day": arrays[2]})
     return {**base, **breakdown}
+
+
+class UnknownRun(ValueError):
+    """A ``--since`` value that names no score run."""
+
+
+def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
+    """The score run ``since`` names: a run id, ``previous`` (the run before ``run_id``) or a date
+    (the latest successful score run that started on or before it)."""
+    since = since.strip()
+    if since.isdigit():
+        row = conn.execute("select id from runs where id = ? and kind = 'score' and status = 'ok'", [int(since)])
+        found = row.fetchone()
+        if not found:
+            raise UnknownRun(f"--since {since}: no successful score run with that id")
+        return found[0]
+    if since.lower() == "previous":
+        found = conn.execute(
+            "select id from runs where kind = 'score' and status = 'ok' and id < ? order by id desc limit 1", [run_id]
+        ).fetchone()
+        if not found:
+            raise UnknownRun("--since previous: there is no earlier successful score run")
+        return found[0]
+    found = conn.execute(
+        "select id from runs where kind = 'score' and status = 'ok' and substr(started_at, 1, ?) <= ? "
+        "order by id desc limit 1",
+        [len(since), since],
+    ).fetchone()
+    if not found:
+        raise UnknownRun(f"--since {since}: no successful score run on or before that date (use a run id, "
+                         "'previous' or an ISO date)")  # fmt: skip
+    return found[0]
+
+
+def _others(conn: sqlite3.Connection, run_id: int, repo_id: int) -> dict[str, np.ndarray]:
+    rows = conn.execute(
+        "select stars, forks, stars_per_day from scores where run_id = ? and repo_id != ?", [run_id, repo_id]
+    ).fetchall()
+    arrays = np.asarray(rows, dtype=float).reshape(-1, 3).T
+    return {"stars": arrays[0], "forks": arrays[1], "stars_per_day": arrays[2]}
+
+
+def load_change(
+    conn: sqlite3.Connection, full_name: str, since: str, run_id: int | None = None
+) -> dict[str, Any] | None:
+    """Why ``full_name``'s score moved from the ``since`` run to ``run_id`` (default: published).
+
+    None when the repo is unknown; raises UnknownRun for a bad ``since`` and ValueError when the
+    repo is missing from one of the two runs.
+    """
+    from scoring.explain import explain_change
+
+    repo = resolve_repo(conn, full_name)
+    if repo is None:
+        return None
+    run_id = run_id or published_run_id(conn)
+    if run_id is None:
+        raise UnknownRun("nothing is published yet")
+    since_id = resolve_since(conn, since, run_id)
+    rows = {}
+    for label, rid in (("before", since_id), ("after", run_id)):
+        found = _rows(conn, "select * from scores where run_id = ? and repo_id = ?", [rid, repo["id"]])
+        if not found:
+            raise UnknownRun(f"{repo['full_name']} was not listed in score run {rid}")
+        rows[label] = found[0]
+    return explain_change(rows["before"], rows["after"], _others(conn, since_id, repo["id"]),
+                          _others(conn, run_id, repo["id"]))  # fmt: skip

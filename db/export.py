@@ -50,12 +50,10 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
     rows = db.query(
         """
         select s.*, r.html_url, r.description, r.homepage, r.owner_login, r.owner_avatar_url, r.topics,
-               r.language, c.category, c.source as category_source, c.probability as category_probability,
-               c.uncertain as category_uncertain, cat.name as category_name
+               r.language, cat.name as category_name
         from scores s
         join repos r on r.id = s.repo_id
-        left join repo_categories c on c.repo_id = s.repo_id
-        left join categories cat on cat.id = c.category
+        left join categories cat on cat.id = s.category
         where s.run_id = ?
         order by s.rank
         """,
@@ -88,6 +86,9 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
             "score": round(row["score"], 1),
             "score_exact": row["score"],
             "components": {name: row[name] for name in COMPONENTS},
+            "stars_delta_7d": row["stars_delta_7d"],
+            "stars_delta_28d": row["stars_delta_28d"],
+            "forks_delta_7d": row["forks_delta_7d"],
         })  # fmt: skip
     counts: dict[str, int] = {}
     for agent in agents:

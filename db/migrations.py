@@ -233,3 +233,86 @@ def m002_agents_view(db: sqlite_utils.Database) -> None:
         order by s.rank
         """,
     )
+
+
+@migrations()
+def m003_history_and_corrections(db: sqlite_utils.Database) -> None:
+    # Each score row keeps the category it was published with and the repo's recent growth, so a
+    # published run is complete on its own (a later classify cannot change what was published).
+    db["scores"].add_column("category", str)
+    db["scores"].add_column("category_source", str)
+    db["scores"].add_column("category_probability", float)
+    db["scores"].add_column("category_uncertain", int)
+    db["scores"].add_column("stars_delta_7d", int)
+    db["scores"].add_column("stars_delta_28d", int)
+    db["scores"].add_column("forks_delta_7d", int)
+    # The corrections file as of the latest refresh; its history lives in the operator's git.
+    db["corrections"].create(
+        {
+            "id": int,
+            "kind": str,  # exclude, include, category, claim
+            "repo": str,  # as written in the file
+            "repo_id": int,
+            "value": str,  # the category or the claiming login
+            "reason": str,
+            "date": str,
+            "by": str,
+            "line": int,
+            "status": str,  # applied, or why not
+            "run_id": int,
+            "updated_at": str,
+        },
+        pk="id",
+        foreign_keys=[("repo_id", "repos", "id"), ("run_id", "runs", "id")],
+        not_null=["kind", "repo", "line", "status"],
+    )
+    db["corrections"].create_index(["repo_id"])
+
+
+@migrations()
+def m004_agents_view_published_category(db: sqlite_utils.Database) -> None:
+    # The ranking shows the category kept with the published score row (see m003).
+    db["agents"].drop()
+    db.create_view(
+        "agents",
+        """
+        select
+          s.rank,
+          s.full_name,
+          r.html_url,
+          s.category,
+          s.category_uncertain,
+          round(s.score, 1) as score,
+          round(s.popularity, 1) as popularity,
+          round(s.adoption, 1) as adoption,
+          round(s.activity, 1) as activity,
+          round(s.momentum, 1) as momentum,
+          round(s.openness, 1) as openness,
+          s.stars,
+          s.forks,
+          s.stars_delta_7d,
+          s.license_spdx as license,
+          r.language,
+          s.pushed_at as last_push,
+          case
+            when s.days_since_push is null then 'no push'
+            when s.days_since_push <= 7 then '≤ 7 days'
+            when s.days_since_push <= 30 then '≤ 30 days'
+            when s.days_since_push <= 90 then '≤ 90 days'
+            when s.days_since_push <= 180 then '≤ 180 days'
+            when s.days_since_push <= 365 then '≤ 365 days'
+            else '> 365 days'
+          end as activity_bucket,
+          r.description,
+          r.topics,
+          r.owner_login as owner,
+          s.repo_id,
+          s.run_id as score_run_id,
+          s.as_of
+        from published p
+        join scores s on s.run_id = p.score_run_id
+        join repos r on r.id = s.repo_id
+        where p.id = 1
+        order by s.rank
+        """,
+    )

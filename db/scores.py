@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,53 @@ def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[Scor
     return inputs, raw
 
 
+_BASELINE_SQL = """
+select repo_id, stars, forks from (
+  select repo_id, stars, forks,
+         row_number() over (partition by repo_id order by observed_at desc, run_id desc) as newest
+  from snapshots where observed_at <= ?
+) where newest = 1
+"""
+
+
+def _baseline(db: sqlite_utils.Database, as_of: str, days: float) -> dict[int, tuple[int, int]]:
+    cutoff = iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
+    return {repo_id: (stars, forks) for repo_id, stars, forks in db.execute(_BASELINE_SQL, [cutoff])}
+
+
+def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], forks: list[int]):
+    """Stars gained over about a week and four weeks, forks over a week, from the snapshots.
+
+    The baseline is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a weekly
+    crawl that starts a few minutes later than last week still compares with last week. None when
+    there is no snapshot that old.
+    """
+    week, month = _baseline(db, as_of, 6), _baseline(db, as_of, 27)
+    out = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
+    for repo_id, s, f in zip(repo_ids, stars, forks):
+        w, m = week.get(repo_id), month.get(repo_id)
+        out["stars_delta_7d"].append(None if w is None else s - w[0])
+        out["forks_delta_7d"].append(None if w is None else f - w[1])
+        out["stars_delta_28d"].append(None if m is None else s - m[0])
+    return out
+
+
+def current_categories(db: sqlite_utils.Database, repo_ids: list[int]) -> dict[str, list[Any]]:
+    """Each repo's current category, to be kept with its score row."""
+    found = {
+        row[0]: row[1:]
+        for row in db.execute("select repo_id, category, source, probability, uncertain from repo_categories")
+    }
+    empty = (None, None, None, None)
+    values = [found.get(repo_id, empty) for repo_id in repo_ids]
+    return {
+        "category": [v[0] for v in values],
+        "category_source": [v[1] for v in values],
+        "category_probability": [v[2] for v in values],
+        "category_uncertain": [None if v[0] is None else int(bool(v[3])) for v in values],
+    }
+
+
 def save_scores(
     db: sqlite_utils.Database,
     run_id: int,
@@ -58,12 +106,16 @@ def save_scores(
     raw: dict[str, list[Any]],
     result: dict[str, np.ndarray],
 ) -> int:
-    """Write one score row per repo with every input, so the row alone recomputes the score."""
+    """Write one score row per repo with every input, so the row alone recomputes the score.
+
+    The row also keeps the repo's category and recent growth as they were at scoring time.
+    """
     n = len(inputs)
+    repo_ids = inputs.repo_id.tolist()
     pushed_nan = np.isnan(result["days_since_push"])
     columns = {
         "run_id": [run_id] * n,
-        "repo_id": inputs.repo_id.tolist(),
+        "repo_id": repo_ids,
         "full_name": inputs.full_name.tolist(),
         "as_of": [as_of] * n,
         "method_version": [METHOD_VERSION] * n,
@@ -84,6 +136,8 @@ def save_scores(
         "openness": result["openness"].tolist(),
         "score": result["score"].tolist(),
         "rank": result["rank"].tolist(),
+        **current_categories(db, repo_ids),
+        **growth(db, as_of, repo_ids, inputs.stars.tolist(), inputs.forks.tolist()),
     }
     names = list(columns)
     sql = "insert into scores ({}) values ({})".format(", ".join(f'"{c}"' for c in names), ", ".join("?" for _ in names))

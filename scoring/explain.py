@@ -234,3 +234,105 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         )
         lines.extend(f"           → {advice}" for advice in c["advice"])
     return "\n".join(lines)
+
+
+def _percentile_against(others: np.ndarray, value: float) -> float:
+    """The percentile ``value`` would have among ``others`` (sorted), the design's rule."""
+    if len(others) == 0:
+        return 100.0
+    return 100.0 * (int(np.searchsorted(others, value, side="left")) / len(others))
+
+
+def explain_change(
+    before: dict[str, Any],
+    after: dict[str, Any],
+    population_before: dict[str, np.ndarray],
+    population_after: dict[str, np.ndarray],
+) -> dict[str, Any]:
+    """Why a repo's score moved between two runs, split into its own change and the population's.
+
+    For each percentile component c, with x the repo's inputs and P the other listed repos:
+
+        own c        = c(x_after | P_before) − c(x_before | P_before)
+        population c = c(x_after | P_after)  − c(x_after | P_before)
+
+    so own + population is exactly the component's change, and the weighted sum over components
+    is exactly the score's change. Activity and openness do not depend on other repos: their whole
+    change is the repo's own (a push, time passing without one, a licence change). ``population_*``
+    hold the *other* repos' ``stars``, ``forks`` and ``stars_per_day`` (this repo excluded).
+    """
+    sorted_before = {k: np.sort(np.asarray(v, dtype=float)) for k, v in population_before.items()}
+    sorted_after = {k: np.sort(np.asarray(v, dtype=float)) for k, v in population_after.items()}
+    inputs = {"popularity": "stars", "adoption": "forks", "momentum": "stars_per_day"}
+    components = []
+    for name, weight in WEIGHTS.items():
+        total = after[name] - before[name]
+        if name in inputs:
+            column = inputs[name]
+            hypothetical = _percentile_against(sorted_before[column], after[column])
+            own = hypothetical - before[name]
+            population = after[name] - hypothetical
+        else:
+            own, population = total, 0.0
+        components.append({
+            "component": name, "weight": weight, "before": before[name], "after": after[name], "delta": total,
+            "own": own, "population": population, "points_delta": weight * total,
+            "own_points": weight * own, "population_points": weight * population,
+        })  # fmt: skip
+    own_points = sum(c["own_points"] for c in components)
+    population_points = sum(c["population_points"] for c in components)
+    changes = {
+        key: {"before": before.get(key), "after": after.get(key)}
+        for key in ("stars", "forks", "pushed_at", "license_spdx", "stars_per_day", "days_since_push")
+    }
+    return {
+        "full_name": after["full_name"],
+        "since_run_id": before["run_id"],
+        "run_id": after["run_id"],
+        "as_of_before": before["as_of"],
+        "as_of_after": after["as_of"],
+        "score_before": before["score"],
+        "score_after": after["score"],
+        "score_delta": after["score"] - before["score"],
+        "rank_before": before["rank"],
+        "rank_after": after["rank"],
+        "own_points": own_points,
+        "population_points": population_points,
+        "listed_before": len(sorted_before["stars"]) + 1,
+        "listed_after": len(sorted_after["stars"]) + 1,
+        "median_stars_before": float(np.median(sorted_before["stars"])) if len(sorted_before["stars"]) else None,
+        "median_stars_after": float(np.median(sorted_after["stars"])) if len(sorted_after["stars"]) else None,
+        "own_changes": changes,
+        "components": components,
+    }
+
+
+def format_change(change: dict[str, Any]) -> str:
+    """The change explanation as text for a terminal."""
+    lines = [
+        f"{change['full_name']}: score {change['score_before']:.1f} → {change['score_after']:.1f} "
+        f"({change['score_delta']:+.2f} points), rank {change['rank_before']:,} → {change['rank_after']:,}",
+        f"between run {change['since_run_id']} (as of {change['as_of_before']}) and run {change['run_id']} "
+        f"(as of {change['as_of_after']})",
+        f"  its own change:        {change['own_points']:+.2f} points",
+        f"  the population's shift: {change['population_points']:+.2f} points "
+        f"(listed repos {change['listed_before']:,} → {change['listed_after']:,}, median stars "
+        f"{change['median_stars_before'] or 0:,.0f} → {change['median_stars_after'] or 0:,.0f})",
+        "",
+        "own inputs:",
+    ]
+    for key, pair in change["own_changes"].items():
+        if pair["before"] != pair["after"]:
+            before, after = pair["before"], pair["after"]
+            if isinstance(before, float) or isinstance(after, float):
+                lines.append(f"  {key}: {before or 0:.2f} → {after or 0:.2f}")
+            else:
+                lines.append(f"  {key}: {before} → {after}")
+    lines.append("")
+    lines.append("component    before   after   delta  = own     + population   (points)")
+    for c in change["components"]:
+        lines.append(
+            f"{c['component']:<11} {c['before']:7.1f} {c['after']:7.1f} {c['delta']:+7.1f}  = {c['own']:+7.1f} "
+            f"+ {c['population']:+7.1f}     ({c['points_delta']:+.2f})"
+        )
+    return "\n".join(lines)

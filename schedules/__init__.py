@@ -1,0 +1,1 @@
+"""The weekly schedule that runs ``agentrank refresh`` (apscheduler 3.x)."""
