@@ -59,6 +59,12 @@ class State:
         pipeline.prepare(db)
         return db
 
+    def lock(self, what: str):
+        # Check the directory first: the lock file must not create it behind the user's back.
+        if not self.db_path.parent.is_dir():
+            raise DatabaseError(f"cannot create {self.db_path}: directory {self.db_path.parent} does not exist")
+        return run_lock(self.db_path, what)
+
 
 pass_state = click.make_pass_decorator(State)
 
@@ -84,7 +90,7 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
 def import_(state: State, files: tuple[str, ...]) -> None:
     "Load saved GitHub search results (JSON list of items or saved response pages) as if crawled"
     config = state.config
-    with run_lock(state.db_path, "import"):
+    with state.lock("import"):
         db = state.open()
         result = pipeline.import_files(db, list(files), config)
     c = result.counts
@@ -101,7 +107,7 @@ def import_(state: State, files: tuple[str, ...]) -> None:
 @pass_state
 def classify(state: State) -> None:
     "Assign a category to every listed repo"
-    with run_lock(state.db_path, "classify"):
+    with state.lock("classify"):
         db = state.open()
         run_id = pipeline.classify_listed(db, state.config)
     counts = db.execute("select category, count(*) from repo_categories group by category order by 2 desc").fetchall()
@@ -113,7 +119,7 @@ def classify(state: State) -> None:
 @pass_state
 def score(state: State, as_of: str | None) -> None:
     "Compute the AgentRank Score for every listed repo and publish the ranking"
-    with run_lock(state.db_path, "score"):
+    with state.lock("score"):
         db = state.open()
         run_id = pipeline.score(db, as_of=as_of)
     run = db["runs"].get(run_id)

@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobEvent
+from apscheduler.executors.base import BaseExecutor
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.job import Job
 from apscheduler.schedulers.base import BaseScheduler
@@ -77,6 +78,7 @@ def configure(
     hour: int = 6,
     minute: int = 0,
     misfire_grace_s: int = 6 * 24 * 3600,
+    executor: BaseExecutor | None = None,
 ) -> Job:
     """Set the scheduler up for the weekly refresh and add the job.
 
@@ -85,7 +87,7 @@ def configure(
     """
     scheduler.configure(
         timezone=UTC,
-        executors={"default": ThreadPoolExecutor(max_workers=1)},
+        executors={"default": executor or ThreadPoolExecutor(max_workers=1)},
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": misfire_grace_s},
     )
     scheduler.add_listener(_on_event, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES | EVENT_JOB_ERROR)

@@ -121,3 +121,18 @@ def test_a_second_writer_is_refused_at_once(tmp_path, run_cli, db_path):
         result = run_cli("import", str(path), expect=1)
     assert "already using" in result.stderr
     run_cli("import", str(path))
+
+
+def test_a_database_path_that_cannot_be_used_is_a_one_line_error(tmp_path):
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    items = str(write_json(tmp_path / "items.json", [make_item(seed=1, id=1)]))
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not sqlite" * 100)
+    for db_path, message in [(garbage, "cannot use"), (tmp_path / "no" / "such" / "dir.db", "does not exist")]:
+        result = CliRunner().invoke(cli, ["--db", str(db_path), "import", items])
+        assert result.exit_code == 1 and message in result.stderr, result.output
+        assert "Traceback" not in result.output
+    assert garbage.read_bytes() == b"this is not sqlite" * 100

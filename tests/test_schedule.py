@@ -1,0 +1,155 @@
+"""The weekly schedule, driven through apscheduler's real job processing with a fake clock."""
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from apscheduler.events import EVENT_JOB_SUBMITTED
+from apscheduler.executors.debug import DebugExecutor
+from apscheduler.schedulers.base import BaseScheduler
+
+from schedules.weekly import configure, next_fire_times, weekly_trigger
+
+WEDNESDAY = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+MONDAY_6 = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
+
+
+class ManualScheduler(BaseScheduler):
+    """apscheduler's own job processing, stepped by the test instead of a timer thread.
+
+    ``submitted`` counts runs handed to the executor; it is updated inside ``tick``, so "no run
+    happened" can be asserted without racing the executor thread.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.run_times: list[datetime] = []
+
+    @property
+    def submitted(self) -> int:
+        return len(self.run_times)
+
+    def _dispatch_event(self, event):
+        if event.code == EVENT_JOB_SUBMITTED:
+            self.run_times.extend(event.scheduled_run_times)
+        super()._dispatch_event(event)
+
+    def wakeup(self):
+        pass
+
+    def shutdown(self, wait=True):
+        if self.running:
+            super().shutdown(wait)
+
+    def tick(self, when: datetime) -> None:
+        with time_machine.travel(when, tick=False):
+            self._process_jobs()
+
+
+class Job:
+    def __init__(self, block: bool = False):
+        self.calls: list[datetime] = []
+        self.release = threading.Event()
+        self.started = threading.Event()
+        self.done = threading.Semaphore(0)
+        if not block:
+            self.release.set()
+
+    def __call__(self):
+        self.calls.append(datetime.now(UTC))
+        self.started.set()
+        self.release.wait(10)
+        self.done.release()
+
+    def settle(self, runs: int = 1):
+        # The job runs on the executor thread; wait for the runs the tick submitted.
+        for _ in range(runs):
+            assert self.done.acquire(timeout=10)
+
+
+@pytest.fixture
+def scheduler():
+    s = ManualScheduler()
+    yield s
+    s.shutdown(wait=False)
+
+
+def _start(scheduler, job, *, at: datetime, last_success: datetime | None, threads: bool = False):
+    # In-thread execution keeps the job (and apscheduler's misfire check) inside the fake time.
+    with time_machine.travel(at, tick=False):
+        configure(scheduler, job, last_success=last_success, executor=None if threads else DebugExecutor())
+        scheduler.start()
+
+
+def test_the_next_fire_times_are_mondays_at_six_utc():
+    times = next_fire_times(weekly_trigger(), 3, now=WEDNESDAY)
+    assert times == [MONDAY_6, MONDAY_6 + timedelta(days=7), MONDAY_6 + timedelta(days=14)]
+    assert all(t.weekday() == 0 and (t.hour, t.minute) == (6, 0) and t.tzinfo is not None for t in times)
+
+
+def test_fires_on_monday_at_six(scheduler):
+    job = Job()
+    _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY - timedelta(days=1))
+    for when in (WEDNESDAY + timedelta(hours=1), MONDAY_6 - timedelta(minutes=1)):
+        scheduler.tick(when)
+    assert scheduler.submitted == 0
+    scheduler.tick(MONDAY_6)
+    job.settle()
+    assert job.calls == [MONDAY_6]
+    scheduler.tick(MONDAY_6 + timedelta(hours=2))
+    assert scheduler.submitted == 1
+    scheduler.tick(MONDAY_6 + timedelta(days=7))
+    job.settle()
+    assert scheduler.run_times == job.calls == [MONDAY_6, MONDAY_6 + timedelta(days=7)]
+
+
+def test_a_refresh_missed_during_downtime_runs_once_at_start(scheduler):
+    # The machine was down over last Monday: the last success is nine days old.
+    job = Job()
+    _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY - timedelta(days=9))
+    scheduler.tick(WEDNESDAY)
+    job.settle()
+    assert job.calls == [WEDNESDAY]
+    for hours in (1, 24, 48):
+        scheduler.tick(WEDNESDAY + timedelta(hours=hours))
+    assert scheduler.submitted == 1
+    scheduler.tick(MONDAY_6)
+    job.settle()
+    assert scheduler.run_times == job.calls == [WEDNESDAY, MONDAY_6]  # then back on the weekly rhythm
+
+
+def test_a_late_wake_up_still_runs_and_missed_weeks_coalesce(scheduler):
+    job = Job()
+    _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY)
+    # The process was suspended across three Mondays and wakes on a Tuesday.
+    scheduler.tick(MONDAY_6 + timedelta(days=15))
+    job.settle()
+    assert len(job.calls) == 1
+    scheduler.tick(MONDAY_6 + timedelta(days=15, hours=1))
+    assert scheduler.submitted == 1 and len(job.calls) == 1
+
+
+def test_runs_never_overlap(scheduler, caplog):
+    job = Job(block=True)
+    _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY, threads=True)
+    scheduler.tick(MONDAY_6)
+    assert job.started.wait(10)
+    # Still running a week later: the next fire is skipped, not started beside it.
+    scheduler.tick(MONDAY_6 + timedelta(days=7))
+    assert scheduler.submitted == 1 and len(job.calls) == 1
+    assert "maximum number of running instances" in caplog.text
+    job.release.set()
+    job.settle()
+    scheduler.tick(MONDAY_6 + timedelta(days=14))
+    job.settle()
+    assert len(job.calls) == 2
+
+
+def test_the_configuration_is_not_apschedulers_defaults(scheduler):
+    configure(scheduler, Job(), last_success=datetime.now(UTC))
+    scheduler.start()
+    job = scheduler.get_job("weekly-refresh")
+    assert job.misfire_grace_time >= 24 * 3600  # the default of 1 s would skip a late run
+    assert job.coalesce is True and job.max_instances == 1
+    assert str(job.trigger).startswith("cron[day_of_week='mon', hour='6', minute='0'")
