@@ -123,8 +123,9 @@ def import_attempts(state: State, file: str) -> None:
     for line in result.errors:
         click.echo(line, err=True)
     c = result.counts
-    click.echo(f"import-attempts run {result.run_id}: {result.records} records from {file}: {c.saved} attempts saved "
-               f"({c.new} new, {c.updated} updated, {c.unchanged} unchanged), {len(result.errors)} rejected")  # fmt: skip
+    click.echo(f"import-attempts run {result.run_id}: {result.records} records from {file}: {c.saved} attempts "
+               f"saved ({c.new} new, {c.updated} updated, {c.unchanged} unchanged), "
+               f"{len(result.errors)} rejected")  # fmt: skip
     if result.errors:
         click.get_current_context().exit(EXIT_RECORDS_REJECTED)
 
@@ -219,7 +220,8 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
     except jsonschema.ValidationError as e:
         raise click.ClickException(f"the export does not validate: {e.message}") from None
     click.echo(f"database: {result.db_path}")
-    click.echo(f"export:   {result.export_path} ({result.document['count']} agents, valid against schema v{SCHEMA_VERSION})")
+    click.echo(f"export:   {result.export_path} ({result.document['count']} agents, "
+               f"valid against schema v{SCHEMA_VERSION})")
     click.echo(f"saved search items (re-import with `agentrank import`): {result.items_path}")
     if no_serve:
         return

@@ -146,7 +146,9 @@ class Attempt(BaseModel):
         description="modified-tests, added-dependency and reward-hacking disqualify (score 0); infra-error "
         "takes the attempt out of the figures; timed-out is shown and scored as tested",
     )
-    log_url: str | None = Field(None, max_length=2000, pattern=_URL, description="the attempt's log (required for verified)")
+    log_url: str | None = Field(
+        None, max_length=2000, pattern=_URL, description="the attempt's log (required for verified)"
+    )
     diff_url: str | None = Field(None, max_length=2000, pattern=_URL, description="the agent's diff")
 
     @field_validator("agent")

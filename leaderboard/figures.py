@@ -30,14 +30,11 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from leaderboard.attempt import DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
-
-ENTRY_KEY = ("tier", "agent", "agent_version", "model")
-
 
 class Result(NamedTuple):
     score: float | None  # percent of hidden tests passed; None when the attempt does not count
@@ -61,7 +58,7 @@ def attempt_result(flags: Iterable[str], tests_passed: int | None, tests_total: 
 
 
 def result_of(row: Mapping[str, Any]) -> Result:
-    return attempt_result(flags_of(row), row.get("tests_passed"), row.get("tests_total"))
+    return Scored.of(row).result
 
 
 def mean(values: Iterable[float | None]) -> float | None:
@@ -80,31 +77,45 @@ def _total(values: list[float | None]) -> float | None:
     return math.fsum(values)
 
 
-def _by_task(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[Mapping[str, Any], Result]]]:
-    tasks: dict[str, list[tuple[Mapping[str, Any], Result]]] = {}
-    for row in rows:
-        tasks.setdefault(row["task_id"], []).append((row, result_of(row)))
-    return tasks
+class Scored(NamedTuple):
+    """An attempt row with its flags read and its result worked out, once."""
+
+    row: Mapping[str, Any]
+    flags: frozenset[str]
+    result: Result
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> Scored:
+        flags = frozenset(flags_of(row))
+        return cls(row, flags, attempt_result(flags, row.get("tests_passed"), row.get("tests_total")))
 
 
-def task_results(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def scored(rows: Iterable[Mapping[str, Any] | Scored]) -> list[Scored]:
+    return [r if isinstance(r, Scored) else Scored.of(r) for r in rows]
+
+
+def task_results(rows: Iterable[Mapping[str, Any] | Scored]) -> list[dict[str, Any]]:
     """One row per task: counts, the spread of attempt scores (min/median/max) and means."""
+    by_task: dict[str, list[Scored]] = {}
+    for attempt in scored(rows):
+        by_task.setdefault(attempt.row["task_id"], []).append(attempt)
     out = []
-    for task_id, pairs in sorted(_by_task(rows).items()):
-        counted = [(row, r) for row, r in pairs if r.counted]
-        scores = [r.score for _, r in counted]
+    for task_id, attempts in sorted(by_task.items()):
+        counted = [a for a in attempts if a.result.counted]
+        scores = [a.result.score for a in counted]
+        solved = sum(1 for a in counted if a.result.solved)
         out.append({
             "task_id": task_id,
             "attempts": len(counted),
-            "infra_errors": sum(1 for _, r in pairs if not r.counted),
-            "disqualified": sum(1 for _, r in counted if r.disqualified),
-            "solved": sum(1 for _, r in counted if r.solved),
+            "infra_errors": len(attempts) - len(counted),
+            "disqualified": sum(1 for a in counted if a.result.disqualified),
+            "solved": solved,
             "mean_score": mean(scores),
-            "solve_rate": 100.0 * sum(1 for _, r in counted if r.solved) / len(counted) if counted else None,
+            "solve_rate": 100.0 * solved / len(counted) if counted else None,
             "min_score": min(scores) if scores else None,
             "median_score": median(scores),
             "max_score": max(scores) if scores else None,
-            "mean_wall_seconds": mean(row.get("wall_seconds") for row, _ in counted),
+            "mean_wall_seconds": mean(a.row.get("wall_seconds") for a in counted),
         })  # fmt: skip
     return out
 
@@ -120,22 +131,21 @@ def _cost_null_reason(solved: int, unknown: int, attempts: int) -> str | None:
     return "; ".join(reasons) or None
 
 
-def figures(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
     """The benchmark figures of a group of attempts (see the module's docstring for the rules)."""
-    pairs = [(row, result_of(row)) for row in rows]
-    counted = [row for row, r in pairs if r.counted]
-    results = [r for _, r in pairs if r.counted]
-    tasks = [t for t in task_results(rows) if t["attempts"]]
-    solved = sum(1 for r in results if r.solved)
-    costs = [row.get("cost_usd") for row in counted]
-    walls = [row.get("wall_seconds") for row in counted]
+    attempts = scored(rows)
+    counted = [a for a in attempts if a.result.counted]
+    tasks = [t for t in task_results(counted) if t["attempts"]]
+    solved = sum(1 for a in counted if a.result.solved)
+    costs = [a.row.get("cost_usd") for a in counted]
+    walls = [a.row.get("wall_seconds") for a in counted]
     total_cost = _total(costs)
     reason = _cost_null_reason(solved, sum(1 for c in costs if c is None), len(counted))
     return {
         "attempts": len(counted),
-        "infra_errors": len(pairs) - len(counted),
-        "disqualified": sum(1 for r in results if r.disqualified),
-        "timed_out": sum(1 for row in counted if "timed-out" in flags_of(row)),
+        "infra_errors": len(attempts) - len(counted),
+        "disqualified": sum(1 for a in counted if a.result.disqualified),
+        "timed_out": sum(1 for a in counted if "timed-out" in a.flags),
         "tasks": len(tasks),
         "solved": solved,
         "mean_score": mean(t["mean_score"] for t in tasks),
@@ -147,7 +157,7 @@ def figures(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "cost_unknown": sum(1 for c in costs if c is None),
         "cost_per_solved_task": total_cost / solved if reason is None else None,
         "cost_per_solved_task_null_reason": reason,
-        "human_interventions": _total([row.get("human_interventions") for row in counted]),
+        "human_interventions": _total([a.row.get("human_interventions") for a in counted]),
     }
 
 
@@ -188,10 +198,6 @@ def mark_versions(entries: list[dict[str, Any]]) -> None:
         previous = entry
 
 
-def _display_name(rows: Sequence[Mapping[str, Any]]) -> str:
-    return max(rows, key=lambda r: r["date"])["agent"]
-
-
 @dataclass
 class Boards:
     """Everything the leaderboard tables hold, computed from the attempt rows."""
@@ -200,31 +206,27 @@ class Boards:
     agents: list[dict[str, Any]] = field(default_factory=list)
     tasks: list[dict[str, Any]] = field(default_factory=list)
 
-    def board(self, tier: str) -> list[dict[str, Any]]:
-        """The entries of one tier in leaderboard order (unranked entries last)."""
-        rows = [e for e in self.entries if e["tier"] == tier]
-        return sorted(rows, key=lambda e: (e["rank"] is None, e["rank"] or 0, e["agent"].lower(), e["agent_version"]))
-
 
 def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
     """Entries (ranked, with version changes marked), per-agent totals and per-task results."""
-    by_agent: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for row in rows:
-        by_agent.setdefault((row["tier"], agent_key(row["agent"])), []).append(row)
+    by_agent: dict[tuple[str, str], list[Scored]] = {}
+    for attempt in scored(rows):
+        by_agent.setdefault((attempt.row["tier"], agent_key(attempt.row["agent"])), []).append(attempt)
     boards = Boards()
-    for (tier, _), agent_rows in sorted(by_agent.items(), key=lambda item: (TIERS.index(item[0][0]), item[0][1])):
-        name = _display_name(agent_rows)
+    for (tier, _), attempts in sorted(by_agent.items(), key=lambda item: (TIERS.index(item[0][0]), item[0][1])):
+        # Names differing only in case are one repo; show the spelling of its latest attempt.
+        name = max(attempts, key=lambda a: a.row["date"]).row["agent"]
         kind = "repo" if "/" in name else "closed"
-        by_entry: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-        for row in agent_rows:
-            by_entry.setdefault((row["agent_version"], row["model"]), []).append(row)
+        by_entry: dict[tuple[str, str], list[Scored]] = {}
+        for attempt in attempts:
+            by_entry.setdefault((attempt.row["agent_version"], attempt.row["model"]), []).append(attempt)
         entries = []
-        for (version, model), entry_rows in sorted(by_entry.items()):
+        for (version, model), entry_attempts in sorted(by_entry.items()):
             key = {"tier": tier, "agent": name, "agent_version": version, "model": model}
-            dates = [r["date"] for r in entry_rows]
+            dates = [a.row["date"] for a in entry_attempts]
             entries.append({**key, "agent_kind": kind, "first_date": min(dates), "last_date": max(dates),
-                            **figures(entry_rows)})  # fmt: skip
-            boards.tasks.extend({**key, **task} for task in task_results(entry_rows))
+                            **figures(entry_attempts)})  # fmt: skip
+            boards.tasks.extend({**key, **task} for task in task_results(entry_attempts))
         mark_versions(entries)
         boards.entries.extend(entries)
         ordered = sorted(entries, key=lambda e: (e["first_date"], e["last_date"], e["agent_version"]))
@@ -232,8 +234,8 @@ def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
         boards.agents.append({
             "tier": tier, "agent": name, "agent_kind": kind,
             "versions": versions, "latest_version": versions[-1],
-            "first_date": min(r["date"] for r in agent_rows), "last_date": max(r["date"] for r in agent_rows),
-            **figures(agent_rows),
+            "first_date": min(e["first_date"] for e in entries), "last_date": max(e["last_date"] for e in entries),
+            **figures(attempts),
         })  # fmt: skip
     for tier in TIERS:
         rank([e for e in boards.entries if e["tier"] == tier])

@@ -13,10 +13,6 @@ from db.connection import write_transaction
 from leaderboard.attempt import Attempt
 from leaderboard.figures import Boards, build_boards, result_of
 
-# Written by each import run; not part of what an attempt says, so not compared.
-_RUN_COLUMNS = ("first_run_id", "changed_run_id")
-
-
 @dataclass
 class AttemptCounts:
     new: int = 0
@@ -64,12 +60,13 @@ def save_attempts(db: sqlite_utils.Database, attempts: Sequence[Attempt], *, run
             else:
                 counts.unchanged += 1
         if changed:
-            db["benchmark_attempts"].upsert_all(changed, pk="attempt_id")
+            db["benchmark_attempts"].insert_all(changed, pk="attempt_id", replace=True)  # every column is given
     return counts
 
 
 def load_attempt_rows(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-    return list(db.query("select * from benchmark_attempts order by tier, agent, agent_version, model, task_id, attempt"))
+    return list(db.query("select * from benchmark_attempts order by tier, agent, agent_version, model, task_id, "
+                         "attempt"))  # fmt: skip
 
 
 def _stored(row: dict[str, Any]) -> dict[str, Any]:

@@ -66,7 +66,7 @@ def _summaries(conn: sqlite3.Connection, names: list[str] | None = None) -> dict
     entries_sql = f"select * from benchmark_entries {where} order by first_date, last_date, agent_version, model"
     for row in _query(conn, entries_sql, params):
         key = (row["tier"], agent_key(row["agent"]), row["agent_version"], row["model"])
-        out[key[1]]["tiers"][row["tier"]]["entries"].append({**_entry(row), "tasks": tasks.get(key, [])})
+        out[key[1]]["tiers"][row["tier"]]["entries"].append({**_entry(row), "per_task": tasks.get(key, [])})
     for summary in out.values():
         summary["tiers"] = {tier: summary["tiers"][tier] for tier in TIERS if tier in summary["tiers"]}
     return out
@@ -90,7 +90,7 @@ def benchmark_summary(conn: sqlite3.Connection, full_name: str) -> dict[str, Any
     ``full_name`` is a directory repo (found under its current or an earlier name) or a closed
     agent's name. The result always has ``agent``, ``runs`` (False when the agent has no
     attempts: then ``tiers`` is empty) and ``tiers``: ``{tier: {"totals": {...}, "entries":
-    [{..., "tasks": [...]}]}}``, tiers in the order verified, community, entries oldest run first.
+    [{..., "per_task": [...]}]}}``, tiers in the order verified, community, entries oldest run first.
     """
     names = _names(conn, full_name)
     summaries = _summaries(conn, names)

@@ -36,7 +36,8 @@ def attempt(agent: str, version: str, task: str, number: int, date: str, tier: s
 
 V, C = "verified", "community"
 A, B = "acme/coder", "Closed Agent X"
-OCT, OCT15, NOV, NOV5 = "2026-10-01T10:00:00Z", "2026-10-15T09:30:00+02:00", "2026-11-01T08:00:00Z", "2026-11-05T12:00:00Z"
+OCT, OCT15 = "2026-10-01T10:00:00Z", "2026-10-15T09:30:00+02:00"
+NOV, NOV5 = "2026-11-01T08:00:00Z", "2026-11-05T12:00:00Z"
 
 ATTEMPTS: list[dict[str, Any]] = [
     # acme/coder 1.0, verified: task t1 three times, t2 twice (the second lost to an infra error).

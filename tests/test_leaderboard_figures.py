@@ -144,7 +144,8 @@ def test_per_task_spread_across_attempts(loaded):
     assert t1["mean_wall_seconds"] == approx(200)
     t2 = rows[("1.0", "t2")]
     # 3/4 → 75 and an infra error that does not count; its only counted time is unknown.
-    assert (t2["attempts"], t2["infra_errors"], t2["min_score"], t2["median_score"], t2["max_score"]) == (1, 1, 75, 75, 75)
+    assert (t2["attempts"], t2["infra_errors"]) == (1, 1)
+    assert (t2["min_score"], t2["median_score"], t2["max_score"]) == (75, 75, 75)
     assert t2["mean_wall_seconds"] is None
     assert sorted(rows) == [("1.0", "t1"), ("1.0", "t2"), ("1.1", "t1"), ("1.1", "t2"), ("1.1", "t3")]
 
