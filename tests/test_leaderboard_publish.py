@@ -196,7 +196,12 @@ async def test_datasette_canned_queries(published, db_path):
     assert spread[("community", "gamma/flaky", "1")] == ("—", "—", "—")
 
     table = await ds.client.get(f"/{db}/benchmark_entries.json?_shape=array&tier=verified")
-    assert len(table.json()) == 3
+    assert [r["rank"] for r in table.json()] == [1, 2, 3]
+    for name in DATASETTE_METADATA["tables"]:  # each table page renders with its facets and descriptions
+        page = await ds.client.get(f"/{db}/{name}")
+        assert page.status_code == 200, (name, page.text[:500])
+    facets = (await ds.client.get(f"/{db}/benchmark_attempts.json")).json()["facet_results"]
+    assert "flags" in facets and "tier" in facets
 
 
 @pytest.mark.asyncio
