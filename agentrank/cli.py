@@ -18,10 +18,12 @@ from crawler.saved import SavedFileError
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError, open_db
 from db.export import ExportError
+from leaderboard.ingest import AttemptFileError, import_attempts as load_attempts
 from scoring.explain import format_breakdown, format_change
 
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (
+    AttemptFileError,
     ConfigError,
     DatabaseError,
     ExportError,
@@ -101,6 +103,39 @@ def import_(state: State, files: tuple[str, ...]) -> None:
     if result.reasons:
         line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(result.reasons.items()))
     click.echo(line)
+
+
+# Exit status of import-attempts when some records were rejected (the valid ones are stored).
+EXIT_RECORDS_REJECTED = 3
+
+
+@cli.command(name="import-attempts")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@pass_state
+def import_attempts(state: State, file: str) -> None:
+    """Load task-benchmark attempts (one JSON object, a JSON list, or JSON Lines) and recompute the leaderboards
+
+    Re-importing an attempt updates it in place (same tier, agent, version, model, task and
+    attempt number), so importing a file twice changes nothing.
+
+    \b
+    Exit status:
+      0  every record was imported
+      1  nothing was imported: the file is not attempts (one line on stderr says why)
+      2  bad usage (missing file, unknown option)
+      3  some records were rejected (one line each on stderr); the valid ones were imported
+    """
+    with run_lock(state.db_path, "import-attempts"):
+        db = state.open()
+        result = load_attempts(db, file)
+    for line in result.errors:
+        click.echo(line, err=True)
+    c = result.counts
+    click.echo(f"import-attempts run {result.run_id}: {result.records} records from {file}: {c.saved} attempts "
+               f"saved ({c.new} new, {c.updated} updated, {c.unchanged} unchanged), "
+               f"{len(result.errors)} rejected")  # fmt: skip
+    if result.errors:
+        click.get_current_context().exit(EXIT_RECORDS_REJECTED)
 
 
 @cli.command()
@@ -189,7 +224,7 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
     "Build a database from the bundled demo population through the whole pipeline, then serve it"
     from agentrank.demo import build_demo
     from agentrank.serve import free_port, serve as run_datasette
-    from db.export import validate_export
+    from db.export import SCHEMA_VERSION, validate_export
 
     result = build_demo(Path(out_dir), state.config, size=size)
     try:
@@ -197,7 +232,8 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
     except jsonschema.ValidationError as e:
         raise click.ClickException(f"the export does not validate: {e.message}") from None
     click.echo(f"database: {result.db_path}")
-    click.echo(f"export:   {result.export_path} ({result.document['count']} agents, valid against schema v1)")
+    click.echo(f"export:   {result.export_path} ({result.document['count']} agents, "
+               f"valid against schema v{SCHEMA_VERSION})")
     click.echo(f"saved search items (re-import with `agentrank import`): {result.items_path}")
     if no_serve:
         return

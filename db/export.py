@@ -1,4 +1,7 @@
-"""The site export (schema version 1): the published ranking as one JSON document.
+"""The site export (schema version 2): the published ranking as one JSON document.
+
+Version 2 keeps every version-1 field as it was and adds the task-benchmark ledger: each agent's
+``benchmark`` (null when the agent has no runs) and the top-level ``leaderboards``.
 
 The file is validated against the shipped JSON Schema and written atomically (temp file in the
 same directory, fsync, rename), so the website never reads half a file or an invalid one.
@@ -19,9 +22,10 @@ import sqlite_utils
 
 from db.runs import iso, utcnow
 from db.scores import published_score_run
+from leaderboard.summary import benchmarks_by_repo, leaderboards
 from scoring.score import METHOD_VERSION
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 COMPONENTS = ("popularity", "adoption", "activity", "momentum", "openness")
 
 
@@ -59,6 +63,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
         """,
         [run_id],
     )
+    benchmarks = benchmarks_by_repo(db.conn)
     agents = []
     for row in rows:
         owner_login = row["owner_login"] or row["full_name"].split("/", 1)[0]
@@ -89,6 +94,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
             "stars_delta_7d": row["stars_delta_7d"],
             "stars_delta_28d": row["stars_delta_28d"],
             "forks_delta_7d": row["forks_delta_7d"],
+            "benchmark": benchmarks.get(row["repo_id"]),
         })  # fmt: skip
     counts: dict[str, int] = {}
     for agent in agents:
@@ -107,6 +113,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
         "count": len(agents),
         "agents": agents,
         "categories": categories,
+        "leaderboards": leaderboards(db.conn),
     }
 
 

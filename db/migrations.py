@@ -316,3 +316,127 @@ def m004_agents_view_published_category(db: sqlite_utils.Database) -> None:
         order by s.rank
         """,
     )
+
+
+@migrations()
+def m401_leaderboard_attempts(db: sqlite_utils.Database) -> None:
+    # One row per task-benchmark attempt; the key is leaderboard.attempt.Attempt.key, hashed.
+    db["benchmark_attempts"].create(
+        {
+            "attempt_id": str,
+            "tier": str,  # verified or community
+            "agent": str,  # a directory repo 'owner/repo' or a closed agent's name
+            "agent_kind": str,  # repo or closed
+            "agent_version": str,
+            "model": str,
+            "settings": str,  # JSON object
+            "task_id": str,
+            "attempt": int,
+            "date": str,
+            "tests_passed": int,
+            "tests_total": int,
+            "wall_seconds": float,
+            "cost_usd": float,
+            "cost_source": str,
+            "tokens_input": int,
+            "tokens_cached": int,
+            "tokens_output": int,
+            "tokens_reasoning": int,
+            "human_interventions": int,
+            "permission_mode": str,
+            "network_access": str,
+            "flags": str,  # JSON array
+            "log_url": str,
+            "diff_url": str,
+            "score": float,  # null when the attempt does not count (infra error)
+            "solved": int,
+            "counted": int,
+            "disqualified": int,
+            "first_run_id": int,  # the import-attempts run that first stored it
+            "changed_run_id": int,  # the last import-attempts run that changed it
+        },
+        pk="attempt_id",
+        foreign_keys=[("first_run_id", "runs", "id"), ("changed_run_id", "runs", "id")],
+        not_null=["tier", "agent", "agent_kind", "agent_version", "model", "settings", "task_id", "attempt", "date",
+                  "flags", "counted", "disqualified"],
+    )  # fmt: skip
+    db["benchmark_attempts"].create_index(
+        ["tier", "agent", "agent_version", "model", "task_id", "attempt"], unique=True
+    )
+    db["benchmark_attempts"].create_index(["agent"])
+    db["benchmark_attempts"].create_index(["task_id"])
+
+
+@migrations()
+def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
+    # Computed by leaderboard.figures from benchmark_attempts and replaced whole after each import.
+    figures = {
+        "attempts": int,
+        "infra_errors": int,
+        "disqualified": int,
+        "timed_out": int,
+        "tasks": int,
+        "solved": int,
+        "mean_score": float,
+        "solve_rate": float,
+        "mean_wall_seconds": float,
+        "median_wall_seconds": float,
+        "wall_unknown": int,
+        "total_cost_usd": float,
+        "cost_unknown": int,
+        "cost_per_solved_task": float,
+        "cost_per_solved_task_null_reason": str,
+        "human_interventions": int,
+    }
+    db["benchmark_entries"].create(
+        {
+            "tier": str,
+            "rank": int,
+            "agent": str,
+            "agent_kind": str,
+            "agent_version": str,
+            "model": str,
+            "first_date": str,
+            "last_date": str,
+            "version_changed": int,
+            "previous_version": str,
+            "latest": int,
+            **figures,
+        },
+        pk=("tier", "agent", "agent_version", "model"),
+    )
+    db["benchmark_entries"].create_index(["tier", "rank"])
+    db["benchmark_agents"].create(
+        {
+            "tier": str,
+            "agent": str,
+            "agent_kind": str,
+            "versions": str,  # JSON array, oldest run first
+            "latest_version": str,
+            "first_date": str,
+            "last_date": str,
+            **figures,
+        },
+        pk=("tier", "agent"),
+    )
+    db["benchmark_tasks"].create(
+        {
+            "tier": str,
+            "agent": str,
+            "agent_version": str,
+            "model": str,
+            "task_id": str,
+            "attempts": int,
+            "infra_errors": int,
+            "disqualified": int,
+            "solved": int,
+            "mean_score": float,
+            "solve_rate": float,
+            "min_score": float,
+            "median_score": float,
+            "max_score": float,
+            "mean_wall_seconds": float,
+        },
+        pk=("tier", "agent", "agent_version", "model", "task_id"),
+    )
+    db["benchmark_tasks"].create_index(["task_id"])

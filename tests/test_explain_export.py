@@ -82,7 +82,7 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     on_disk = json.loads(out.read_text())
     assert on_disk == document
     jsonschema.validate(on_disk, export_schema())
-    assert on_disk["schema_version"] == 1 and on_disk["method_version"] == "1"
+    assert on_disk["schema_version"] == 2 and on_disk["method_version"] == "1"
     assert on_disk["as_of"] == "2026-11-30T06:00:00Z" and on_disk["count"] == 20
     first = on_disk["agents"][0]
     for key in ("rank", "full_name", "html_url", "description", "owner", "category", "category_source", "topics",

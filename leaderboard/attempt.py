@@ -1,0 +1,256 @@
+"""One task-benchmark attempt, validated at the edge.
+
+The model is strict: unknown keys are refused and a wrong type is an error, never coerced (``"3"``
+is not a number, ``1`` is not ``true``). A measurement that was not taken is ``null`` or absent,
+never 0. The JSON Schema shipped next to this module (``attempt.schema.json``) is generated from
+the model: ``python -m leaderboard.attempt`` rewrites it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+from importlib.resources import files
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from db.runs import iso
+
+Tier = Literal["verified", "community"]
+Flag = Literal["modified-tests", "added-dependency", "reward-hacking", "infra-error", "timed-out"]
+CostSource = Literal["provider-dashboard", "provider-invoice", "api-list-price", "self-reported"]
+PermissionMode = Literal["ask", "auto-edit", "full-auto"]
+NetworkAccess = Literal["none", "allow-list", "full"]
+
+TIERS: tuple[str, ...] = ("verified", "community")
+DISQUALIFYING = frozenset({"modified-tests", "added-dependency", "reward-hacking"})
+INFRA_ERROR = "infra-error"
+MAX_INT = 2**63 - 1
+SCHEMA_FILE = "attempt.schema.json"
+
+# GitHub's rules: owner up to 39 alphanumerics or hyphens, repo name of alphanumerics, '.', '-', '_'.
+_REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+_URL = r"^https?://\S+$"
+
+
+def agent_key(name: str) -> str:
+    """How agents are told apart: GitHub names ignore case, a closed agent's name is taken as written."""
+    return name.lower() if "/" in name else name
+
+
+def _when(condition: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    return {"if": condition, "then": then}
+
+
+# The rules across fields that _consistent checks, stated in the JSON Schema too.
+_RULES = (
+    _when({"not": {"required": ["flags"], "properties": {"flags": {"contains": {"const": "infra-error"}}}}},
+          {"required": ["tests_passed", "tests_total"],
+           "properties": {"tests_passed": {"type": "integer"}, "tests_total": {"type": "integer"}}}),
+    _when({"required": ["cost_usd"], "properties": {"cost_usd": {"type": "number"}}},
+          {"required": ["cost_source"], "properties": {"cost_source": {"type": "string"}}}),
+    _when({"required": ["cost_source"], "properties": {"cost_source": {"type": "string"}}},
+          {"required": ["cost_usd"], "properties": {"cost_usd": {"type": "number"}}}),
+    _when({"properties": {"tier": {"const": "community"}}},
+          {"properties": {"cost_source": {"enum": ["self-reported", None]}}}),
+    _when({"properties": {"tier": {"const": "verified"}}},
+          {"required": ["log_url"], "properties": {"log_url": {"type": "string"}}}),
+)  # fmt: skip
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, str | int) or (isinstance(value, float) and math.isfinite(value)):
+        return value  # bool is an int
+    raise ValueError("a setting must be a string, a number or a boolean")
+
+
+Scalar = Annotated[Any, PlainValidator(_scalar), WithJsonSchema({"type": ["string", "number", "boolean"]})]
+Count = Annotated[int, Field(ge=0, le=MAX_INT)]
+
+
+class Tokens(BaseModel):
+    """Token counts as the provider reported them; a count that is not known is null."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    input: Count | None = Field(None, description="prompt tokens, cached ones included")
+    cached: Count | None = Field(None, description="prompt tokens served from the provider's cache")
+    output: Count | None = Field(None, description="completion tokens, reasoning included")
+    reasoning: Count | None = Field(None, description="reasoning tokens, when the provider reports them")
+
+
+class Attempt(BaseModel):
+    """One attempt of one agent at one benchmark task, with its hidden-test result."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        allow_inf_nan=False,
+        title="AgentRank task-benchmark attempt",
+        json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": list(_RULES)},
+    )
+
+    agent: str = Field(
+        min_length=1,
+        max_length=200,
+        description="the directory repo the agent belongs to as 'owner/repo', or the name of a closed agent "
+        "(a name without '/')",
+    )
+    agent_version: str = Field(min_length=1, max_length=100, description="the agent's release or commit")
+    model: str = Field(min_length=1, max_length=200, description="the model the agent ran on, as its provider names it")
+    settings: dict[str, Scalar] = Field(
+        default_factory=dict, description="the agent's other settings (reasoning effort, turn limit, ...)"
+    )
+    task_id: str = Field(min_length=1, max_length=200, description="the benchmark task")
+    attempt: int = Field(ge=1, le=MAX_INT, description="1 for the first attempt of this task by this entry, 2, ...")
+    date: AwareDatetime = Field(description="when the attempt started (RFC 3339 with a UTC offset)")
+    tier: Tier = Field(
+        description="'verified': run by the site with a published log; 'community': submitted, score re-checked, "
+        "identity, time and cost self-reported"
+    )
+    tests_passed: Count | None = Field(None, description="hidden tests passed; null only with the infra-error flag")
+    tests_total: int | None = Field(
+        None, ge=1, le=MAX_INT, description="hidden tests run; null only with the infra-error flag"
+    )
+    wall_seconds: float | None = Field(None, ge=0, description="wall-clock seconds; null when not measured")
+    cost_usd: float | None = Field(None, ge=0, description="cost in US dollars; null when not measured")
+    cost_source: CostSource | None = Field(None, description="where cost_usd comes from; null exactly when it is null")
+    tokens: Tokens | None = Field(None, description="token counts; null when none are known")
+    human_interventions: Count | None = Field(
+        None, description="times a human stepped in during the attempt; null when not recorded"
+    )
+    permission_mode: PermissionMode | None = Field(
+        None,
+        description="'ask': a human approves actions; 'auto-edit': edits run unasked, commands ask; "
+        "'full-auto': nothing asks",
+    )
+    network_access: NetworkAccess | None = Field(None, description="the network the agent could reach")
+    flags: list[Flag] = Field(
+        default_factory=list,
+        json_schema_extra={"uniqueItems": True},
+        description="modified-tests, added-dependency and reward-hacking disqualify (score 0); infra-error "
+        "takes the attempt out of the figures; timed-out is shown and scored as tested",
+    )
+    log_url: str | None = Field(
+        None, max_length=2000, pattern=_URL, description="the attempt's log (required for verified)"
+    )
+    diff_url: str | None = Field(None, max_length=2000, pattern=_URL, description="the agent's diff")
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, value: str) -> str:
+        if "/" in value and not _REPO.match(value):
+            raise ValueError("an agent with '/' must be a GitHub repository 'owner/repo'")
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("flags")
+    @classmethod
+    def _unique_flags(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("a flag is listed twice")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Attempt:
+        infra = INFRA_ERROR in self.flags
+        if (self.tests_passed is None) != (self.tests_total is None):
+            field = "tests_passed" if self.tests_passed is None else "tests_total"
+            raise ValueError(f"{field}: required when the other hidden-test count is given")
+        if self.tests_total is None and not infra:
+            raise ValueError("tests_passed: required (null only for an attempt flagged infra-error)")
+        if self.tests_total is not None and self.tests_passed > self.tests_total:
+            raise ValueError(f"tests_passed: {self.tests_passed} is more than tests_total {self.tests_total}")
+        if (self.cost_usd is None) != (self.cost_source is None):
+            field = "cost_source" if self.cost_source is None else "cost_usd"
+            raise ValueError(f"{field}: cost_usd and cost_source go together (both null when cost was not measured)")
+        if self.tier == "community" and self.cost_source not in (None, "self-reported"):
+            raise ValueError("cost_source: a community attempt's cost is 'self-reported'")
+        if self.tier == "verified" and self.log_url is None:
+            raise ValueError("log_url: a verified attempt has a published log")
+        return self
+
+    @property
+    def agent_kind(self) -> str:
+        return "repo" if "/" in self.agent else "closed"
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str, int]:
+        """What makes an attempt the same attempt: re-importing it updates, never duplicates."""
+        return (self.tier, agent_key(self.agent), self.agent_version, self.model, self.task_id, self.attempt)
+
+    @property
+    def attempt_id(self) -> str:
+        return hashlib.sha256(json.dumps(self.key, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+
+    def row(self) -> dict[str, Any]:
+        """The ``benchmark_attempts`` columns this attempt sets (scores are added by the figures)."""
+        tokens = self.tokens or Tokens()
+        return {
+            "attempt_id": self.attempt_id,
+            "tier": self.tier,
+            "agent": self.agent,
+            "agent_kind": self.agent_kind,
+            "agent_version": self.agent_version,
+            "model": self.model,
+            "settings": json.dumps(self.settings, sort_keys=True, ensure_ascii=False),
+            "task_id": self.task_id,
+            "attempt": self.attempt,
+            "date": iso(self.date),
+            "tests_passed": self.tests_passed,
+            "tests_total": self.tests_total,
+            "wall_seconds": self.wall_seconds,
+            "cost_usd": self.cost_usd,
+            "cost_source": self.cost_source,
+            "tokens_input": tokens.input,
+            "tokens_cached": tokens.cached,
+            "tokens_output": tokens.output,
+            "tokens_reasoning": tokens.reasoning,
+            "human_interventions": self.human_interventions,
+            "permission_mode": self.permission_mode,
+            "network_access": self.network_access,
+            "flags": json.dumps(sorted(self.flags)),
+            "log_url": self.log_url,
+            "diff_url": self.diff_url,
+        }
+
+
+def attempt_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one attempt, as generated from the model."""
+    schema = Attempt.model_json_schema()
+    schema["description"] = (
+        "One attempt of one agent at one benchmark task. A file for `agentrank import-attempts` holds one "
+        "attempt, a JSON list of them, or JSON Lines. Rules across fields (test counts, cost source, "
+        "the verified tier's log) are checked on import and stated in the field descriptions."
+    )
+    return schema
+
+
+def render_schema() -> str:
+    return json.dumps(attempt_json_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def shipped_schema() -> dict[str, Any]:
+    return json.loads(files("leaderboard").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    target = Path(__file__).with_name(SCHEMA_FILE)
+    target.write_text(render_schema(), encoding="utf-8")
+    sys.stdout.write(f"wrote {target}\n")

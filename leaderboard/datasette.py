@@ -1,0 +1,218 @@
+"""What Datasette publishes of the ledger: table descriptions and canned queries, and the maker's page data.
+
+``DATASETTE_METADATA`` is a fragment for ONE database entry of Datasette's metadata: merge its
+``tables`` and ``queries`` into ``metadata["databases"][<database name>]`` (``with_benchmark``
+does that without touching the original). ``benchmark_summary`` is the maker's page data,
+rendered by ``datasette_plugins/templates/_benchmark.html``.
+
+The canned queries show a missing figure as "—" (SQLite's printf would print NULL as 0.0, so
+every figure goes through ``_shown``); the tables keep the numbers and NULLs as stored.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from leaderboard.summary import benchmark_summary
+
+__all__ = ["DATASETTE_METADATA", "benchmark_summary", "with_benchmark"]
+
+DASH = "—"
+
+
+def _shown(column: str, fmt: str, alias: str | None = None) -> str:
+    return f"case when {column} is null then '{DASH}' else printf('{fmt}', {column}) end as {alias or column}"
+
+
+def _leaderboard_sql(tier: str) -> str:
+    return f"""
+select
+  coalesce(rank, '{DASH}') as rank,
+  agent,
+  agent_version as version,
+  case when version_changed then 'changed from ' || previous_version else '' end as version_change,
+  model,
+  first_date,
+  last_date,
+  attempts,
+  tasks,
+  {_shown("mean_score", "%.1f")},
+  {_shown("solve_rate", "%.1f")},
+  case when cost_per_solved_task is null then '{DASH} (' || cost_per_solved_task_null_reason || ')'
+       else printf('%.2f', cost_per_solved_task) end as cost_per_solved_task,
+  {_shown("total_cost_usd", "%.2f")},
+  {_shown("mean_wall_seconds", "%.0f")},
+  {_shown("median_wall_seconds", "%.0f")},
+  disqualified,
+  infra_errors,
+  timed_out
+from benchmark_entries
+where tier = '{tier}'
+order by benchmark_entries.rank is null, benchmark_entries.rank, agent, agent_version, model
+"""
+
+
+_AGENT_ATTEMPTS_SQL = f"""
+select
+  tier,
+  date,
+  agent,
+  agent_version as version,
+  case when lag(agent_version) over runs != agent_version
+       then 'changed from ' || lag(agent_version) over runs else '' end as version_change,
+  model,
+  task_id,
+  attempt,
+  case when counted then printf('%.1f', score) else '{DASH} (not counted)' end as score,
+  case when solved is null then '{DASH}' when solved then 'yes' else 'no' end as solved,
+  coalesce(tests_passed || ' / ' || tests_total, '{DASH}') as hidden_tests,
+  flags,
+  {_shown("wall_seconds", "%.0f")},
+  {_shown("cost_usd", "%.2f")},
+  cost_source,
+  coalesce(human_interventions, '{DASH}') as human_interventions,
+  permission_mode,
+  network_access,
+  settings,
+  log_url,
+  diff_url
+from benchmark_attempts
+where agent = :agent collate nocase
+window runs as (partition by tier order by date, agent_version, model, task_id, attempt)
+order by tier, date, task_id, attempt
+"""
+
+_TASK_RESULTS_SQL = f"""
+select
+  tier,
+  agent,
+  agent_version as version,
+  model,
+  attempts,
+  solved,
+  {_shown("mean_score", "%.1f")},
+  {_shown("min_score", "%.1f")},
+  {_shown("median_score", "%.1f")},
+  {_shown("max_score", "%.1f")},
+  {_shown("mean_wall_seconds", "%.0f")},
+  disqualified,
+  infra_errors
+from benchmark_tasks
+where task_id = :task
+order by tier, benchmark_tasks.mean_score is null, benchmark_tasks.mean_score desc, agent, agent_version, model
+"""
+
+_FIGURE_COLUMNS = {
+    "attempts": "attempts that count (infra errors left out; disqualified ones in, scoring 0)",
+    "infra_errors": "attempts lost to an infrastructure error: they count neither for nor against",
+    "disqualified": "attempts flagged modified-tests, added-dependency or reward-hacking: scored 0",
+    "timed_out": "attempts that hit the time limit (scored on their hidden tests as usual)",
+    "tasks": "distinct tasks with at least one counted attempt",
+    "solved": "counted attempts that passed every hidden test",
+    "mean_score": "mean over tasks of the task's mean attempt score (% of hidden tests passed)",
+    "solve_rate": "mean over tasks of the share of the task's attempts that solved it (%)",
+    "mean_wall_seconds": "mean wall-clock seconds of counted attempts with a measured time; null when none",
+    "median_wall_seconds": "median wall-clock seconds, same attempts",
+    "wall_unknown": "counted attempts without a measured time",
+    "total_cost_usd": "sum of the counted attempts' costs; null when any cost is unknown",
+    "cost_unknown": "counted attempts without a measured cost",
+    "cost_per_solved_task": "total cost / solved attempts; null when nothing was solved or any cost is unknown",
+    "cost_per_solved_task_null_reason": "why cost_per_solved_task is null",
+    "human_interventions": "total human interventions; null when any attempt did not record them",
+}
+
+_TABLES: dict[str, Any] = {
+    "benchmark_attempts": {
+        "description": "Every task-benchmark attempt imported with `agentrank import-attempts`, with its score "
+        "(% of hidden tests passed; 0 when disqualified; null for an infra error, which does not count).",
+        "facets": ["tier", "agent", {"array": "flags"}],
+        "sort_desc": "date",
+        "columns": {
+            "attempt_id": "hash of tier, agent, agent_version, model, task_id and attempt: re-imports update it",
+            "tier": "verified: run by the site with a published log; community: submitted, score re-checked, "
+            "identity, time and cost self-reported",
+            "agent": "the directory repo owner/repo, or a closed agent's name",
+            "settings": "the agent's other settings (JSON)",
+            "date": "when the attempt started (UTC)",
+            "tests_passed": "hidden tests passed",
+            "tests_total": "hidden tests run",
+            "wall_seconds": "wall-clock seconds; null when not measured",
+            "cost_usd": "cost in US dollars; null when not measured (never estimated)",
+            "cost_source": "provider-dashboard, provider-invoice, api-list-price or self-reported",
+            "flags": "modified-tests, added-dependency, reward-hacking (disqualify), infra-error, timed-out",
+            "score": "% of hidden tests passed; 0 when disqualified; null when the attempt does not count",
+            "solved": "1 when every hidden test passed and the attempt is not disqualified",
+            "counted": "0 for an infra error, which counts neither for nor against",
+            "first_run_id": "the import-attempts run that first stored it",
+            "changed_run_id": "the last import-attempts run that changed it",
+        },
+    },
+    "benchmark_entries": {
+        "description": "The leaderboards: one row per agent version on a model in a tier, ranked within its tier "
+        "by mean score, then solve rate, then cost per solved task, then mean wall time.",
+        "facets": ["tier", "agent"],
+        "sort": "rank",
+        "columns": {
+            "rank": "position within the tier; null when no attempt counted",
+            "version_changed": "1 when the agent's previous dated run in this tier had another version",
+            "previous_version": "that previous version",
+            "latest": "1 for the agent's most recent version in this tier",
+            "first_date": "first attempt of this entry",
+            "last_date": "last attempt of this entry",
+            **_FIGURE_COLUMNS,
+        },
+    },
+    "benchmark_agents": {
+        "description": "Each agent's figures per tier over all its versions and models.",
+        "facets": ["tier"],
+        "columns": {"versions": "versions run, oldest first (JSON)", **_FIGURE_COLUMNS},
+    },
+    "benchmark_tasks": {
+        "description": "Per-task results of each entry: the spread of attempt scores (min, median, max).",
+        "facets": ["tier", "task_id"],
+        "columns": {
+            "min_score": "lowest counted attempt score",
+            "median_score": "median counted attempt score",
+            "max_score": "highest counted attempt score",
+            "mean_score": "mean counted attempt score",
+            "solve_rate": "% of counted attempts that solved the task",
+        },
+    },
+}
+
+_QUERIES: dict[str, Any] = {
+    "verified_leaderboard": {
+        "title": "Task benchmark: verified leaderboard",
+        "description": "Runs made by the site, each with a published log. — marks a figure that was not measured.",
+        "sql": _leaderboard_sql("verified"),
+    },
+    "community_leaderboard": {
+        "title": "Task benchmark: community leaderboard",
+        "description": "Submitted runs: scores re-checked, identity, time and cost self-reported. — marks a figure "
+        "that was not measured.",
+        "sql": _leaderboard_sql("community"),
+    },
+    "agent_attempts": {
+        "title": "Task benchmark: an agent's attempts",
+        "description": "Every attempt of one agent (owner/repo or closed agent name), oldest first; a version change "
+        "between two dated runs is marked.",
+        "sql": _AGENT_ATTEMPTS_SQL,
+    },
+    "task_results": {
+        "title": "Task benchmark: results on one task",
+        "description": "Every entry's attempts at one task: mean and spread (min, median, max) of scores.",
+        "sql": _TASK_RESULTS_SQL,
+    },
+}
+
+DATASETTE_METADATA: dict[str, Any] = {"tables": _TABLES, "queries": _QUERIES}
+
+
+def with_benchmark(metadata: dict[str, Any], database: str) -> dict[str, Any]:
+    """A copy of Datasette ``metadata`` with the ledger's tables and queries added to ``database``."""
+    merged = copy.deepcopy(metadata)
+    entry = merged.setdefault("databases", {}).setdefault(database, {})
+    for section, values in DATASETTE_METADATA.items():
+        entry.setdefault(section, {}).update(copy.deepcopy(values))
+    return merged

@@ -1,0 +1,242 @@
+"""The benchmark figures: pure functions over attempt rows, no database.
+
+The rules, in one place:
+
+- an attempt's score is the percentage of hidden tests passed; 100 % is *solved*;
+- a disqualifying flag (modified-tests, added-dependency, reward-hacking) scores 0, is never
+  solved, and the attempt stays counted and visible with its flag;
+- an infra-error attempt (not disqualified) counts neither for nor against: it is left out of
+  every figure except the ``infra_errors`` count;
+- a missing measurement (time, cost, interventions) is null, never 0 and never estimated;
+  means and medians skip nulls, and a total is null when any part of it is unknown.
+
+Per group of attempts (an *entry* = one agent version on one model in one tier; or all of an
+agent's attempts in a tier):
+
+- ``mean_score`` and ``solve_rate`` weigh every task the same, however often it was attempted:
+  the mean over tasks of the task's mean score (of the task's share of solved attempts);
+- ``mean_wall_seconds`` / ``median_wall_seconds`` are over attempts with a measured time;
+- ``total_cost_usd`` is the sum over attempts, null when any cost is unknown;
+- ``cost_per_solved_task`` = total cost / solved attempts, null when nothing was solved or any
+  cost is unknown, and ``cost_per_solved_task_null_reason`` says which.
+
+Leaderboards rank entries within a tier by mean score (high first), then solve rate (high),
+cost per solved task (low; unknown last), mean wall time (low; unknown last), then by name so the
+order is stable. An entry whose attempts were all infra errors has no rank.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from leaderboard.attempt import DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
+
+class Result(NamedTuple):
+    score: float | None  # percent of hidden tests passed; None when the attempt does not count
+    solved: bool | None
+    counted: bool
+    disqualified: bool
+
+
+def flags_of(row: Mapping[str, Any]) -> list[str]:
+    flags = row.get("flags") or []
+    return json.loads(flags) if isinstance(flags, str) else list(flags)
+
+
+def attempt_result(flags: Iterable[str], tests_passed: int | None, tests_total: int | None) -> Result:
+    flags = set(flags)
+    if flags & DISQUALIFYING:
+        return Result(0.0, False, True, True)
+    if INFRA_ERROR in flags or not tests_total:
+        return Result(None, None, False, False)
+    return Result(100.0 * tests_passed / tests_total, tests_passed == tests_total, True, False)
+
+
+def result_of(row: Mapping[str, Any]) -> Result:
+    return Scored.of(row).result
+
+
+def mean(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return math.fsum(known) / len(known) if known else None
+
+
+def median(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return float(statistics.median(known)) if known else None
+
+
+def _total(values: list[float | None]) -> float | None:
+    if not values or any(v is None for v in values):
+        return None
+    return math.fsum(values)
+
+
+class Scored(NamedTuple):
+    """An attempt row with its flags read and its result worked out, once."""
+
+    row: Mapping[str, Any]
+    flags: frozenset[str]
+    result: Result
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> Scored:
+        flags = frozenset(flags_of(row))
+        return cls(row, flags, attempt_result(flags, row.get("tests_passed"), row.get("tests_total")))
+
+
+def scored(rows: Iterable[Mapping[str, Any] | Scored]) -> list[Scored]:
+    return [r if isinstance(r, Scored) else Scored.of(r) for r in rows]
+
+
+def task_results(rows: Iterable[Mapping[str, Any] | Scored]) -> list[dict[str, Any]]:
+    """One row per task: counts, the spread of attempt scores (min/median/max) and means."""
+    by_task: dict[str, list[Scored]] = {}
+    for attempt in scored(rows):
+        by_task.setdefault(attempt.row["task_id"], []).append(attempt)
+    out = []
+    for task_id, attempts in sorted(by_task.items()):
+        counted = [a for a in attempts if a.result.counted]
+        scores = [a.result.score for a in counted]
+        solved = sum(1 for a in counted if a.result.solved)
+        out.append({
+            "task_id": task_id,
+            "attempts": len(counted),
+            "infra_errors": len(attempts) - len(counted),
+            "disqualified": sum(1 for a in counted if a.result.disqualified),
+            "solved": solved,
+            "mean_score": mean(scores),
+            "solve_rate": 100.0 * solved / len(counted) if counted else None,
+            "min_score": min(scores) if scores else None,
+            "median_score": median(scores),
+            "max_score": max(scores) if scores else None,
+            "mean_wall_seconds": mean(a.row.get("wall_seconds") for a in counted),
+        })  # fmt: skip
+    return out
+
+
+def _cost_null_reason(solved: int, unknown: int, attempts: int) -> str | None:
+    reasons = []
+    if attempts == 0:
+        return "no counted attempts"
+    if solved == 0:
+        reasons.append("nothing solved")
+    if unknown:
+        reasons.append(f"cost unknown for {unknown} of {attempts} attempts")
+    return "; ".join(reasons) or None
+
+
+def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
+    """The benchmark figures of a group of attempts (see the module's docstring for the rules)."""
+    attempts = scored(rows)
+    counted = [a for a in attempts if a.result.counted]
+    tasks = [t for t in task_results(counted) if t["attempts"]]
+    solved = sum(1 for a in counted if a.result.solved)
+    costs = [a.row.get("cost_usd") for a in counted]
+    walls = [a.row.get("wall_seconds") for a in counted]
+    total_cost = _total(costs)
+    reason = _cost_null_reason(solved, sum(1 for c in costs if c is None), len(counted))
+    return {
+        "attempts": len(counted),
+        "infra_errors": len(attempts) - len(counted),
+        "disqualified": sum(1 for a in counted if a.result.disqualified),
+        "timed_out": sum(1 for a in counted if "timed-out" in a.flags),
+        "tasks": len(tasks),
+        "solved": solved,
+        "mean_score": mean(t["mean_score"] for t in tasks),
+        "solve_rate": mean(t["solve_rate"] for t in tasks),
+        "mean_wall_seconds": mean(walls),
+        "median_wall_seconds": median(walls),
+        "wall_unknown": sum(1 for w in walls if w is None),
+        "total_cost_usd": total_cost,
+        "cost_unknown": sum(1 for c in costs if c is None),
+        "cost_per_solved_task": total_cost / solved if reason is None else None,
+        "cost_per_solved_task_null_reason": reason,
+        "human_interventions": _total([a.row.get("human_interventions") for a in counted]),
+    }
+
+
+def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    def low_first(value: float | None) -> float:
+        return math.inf if value is None else value
+
+    return (
+        -entry["mean_score"],
+        -entry["solve_rate"],
+        low_first(entry["cost_per_solved_task"]),
+        low_first(entry["mean_wall_seconds"]),
+        entry["agent"].lower(),
+        entry["agent_version"],
+        entry["model"],
+    )
+
+
+def rank(entries: list[dict[str, Any]]) -> None:
+    """Set ``rank`` on the entries of one tier (None for an entry with no counted attempt)."""
+    ranked = sorted((e for e in entries if e["mean_score"] is not None), key=_rank_key)
+    for position, entry in enumerate(ranked, 1):
+        entry["rank"] = position
+    for entry in entries:
+        entry.setdefault("rank", None)
+
+
+def mark_versions(entries: list[dict[str, Any]]) -> None:
+    """Mark each entry whose version differs from the agent's previous dated run in the same tier."""
+    ordered = sorted(entries, key=lambda e: (e["first_date"], e["last_date"], e["agent_version"], e["model"]))
+    latest_version = ordered[-1]["agent_version"]
+    previous = None
+    for entry in ordered:
+        changed = previous is not None and previous["agent_version"] != entry["agent_version"]
+        entry["version_changed"] = changed
+        entry["previous_version"] = previous["agent_version"] if changed else None
+        entry["latest"] = entry["agent_version"] == latest_version
+        previous = entry
+
+
+@dataclass
+class Boards:
+    """Everything the leaderboard tables hold, computed from the attempt rows."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    agents: list[dict[str, Any]] = field(default_factory=list)
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
+    """Entries (ranked, with version changes marked), per-agent totals and per-task results."""
+    by_agent: dict[tuple[str, str], list[Scored]] = {}
+    for attempt in scored(rows):
+        by_agent.setdefault((attempt.row["tier"], agent_key(attempt.row["agent"])), []).append(attempt)
+    boards = Boards()
+    for (tier, _), attempts in sorted(by_agent.items(), key=lambda item: (TIERS.index(item[0][0]), item[0][1])):
+        # Names differing only in case are one repo; show the spelling of its latest attempt.
+        name = max(attempts, key=lambda a: a.row["date"]).row["agent"]
+        kind = "repo" if "/" in name else "closed"
+        by_entry: dict[tuple[str, str], list[Scored]] = {}
+        for attempt in attempts:
+            by_entry.setdefault((attempt.row["agent_version"], attempt.row["model"]), []).append(attempt)
+        entries = []
+        for (version, model), entry_attempts in sorted(by_entry.items()):
+            key = {"tier": tier, "agent": name, "agent_version": version, "model": model}
+            dates = [a.row["date"] for a in entry_attempts]
+            entries.append({**key, "agent_kind": kind, "first_date": min(dates), "last_date": max(dates),
+                            **figures(entry_attempts)})  # fmt: skip
+            boards.tasks.extend({**key, **task} for task in task_results(entry_attempts))
+        mark_versions(entries)
+        boards.entries.extend(entries)
+        ordered = sorted(entries, key=lambda e: (e["first_date"], e["last_date"], e["agent_version"]))
+        versions = list(dict.fromkeys(e["agent_version"] for e in ordered))
+        boards.agents.append({
+            "tier": tier, "agent": name, "agent_kind": kind,
+            "versions": versions, "latest_version": versions[-1],
+            "first_date": min(e["first_date"] for e in entries), "last_date": max(e["last_date"] for e in entries),
+            **figures(attempts),
+        })  # fmt: skip
+    for tier in TIERS:
+        rank([e for e in boards.entries if e["tier"] == tier])
+    return boards

@@ -1,0 +1,165 @@
+"""``agentrank import-attempts FILE``: read, validate and store attempts as one run.
+
+A file holds one attempt object, a JSON list of them, or JSON Lines (one attempt per line). A
+file that is none of these is refused before anything is written. Inside a good file every
+record is validated on its own: a bad record gets one line naming the record (its position, and
+its agent, task and attempt number when readable) and the field; the valid records are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+from pydantic import ValidationError
+
+from crawler.items import clean_text
+from db.runs import finish_run, start_run
+from leaderboard.attempt import Attempt
+from leaderboard.store import AttemptCounts, refresh_boards, save_attempts
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+_KEY_FIELDS = ("tier", "agent", "agent_version", "model", "task_id", "attempt")
+
+
+class AttemptFileError(ValueError):
+    """The file cannot be read as attempts at all; the message names the file and the problem."""
+
+
+@dataclass
+class Record:
+    where: str  # "record 3" in a JSON list, "line 4" in JSON Lines
+    raw: Any
+    error: str | None = None  # a JSON Lines line that is not JSON
+
+
+@dataclass
+class ImportAttemptsResult:
+    run_id: int
+    records: int
+    counts: AttemptCounts
+    errors: list[str] = field(default_factory=list)
+
+
+def one_line(text: str) -> str:
+    """Control characters shown as escapes, so one bad record is always one line of output."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def read_records(path: str | Path) -> list[Record]:
+    """Every record of an attempts file, in order."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as e:
+        raise AttemptFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise AttemptFileError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    if not text.strip():
+        raise AttemptFileError(f"{path}: the file is empty")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as whole:
+        return _json_lines(path, text, whole)
+    if isinstance(document, list):
+        return [Record(f"record {i}", raw) for i, raw in enumerate(document, 1)]
+    if isinstance(document, dict):
+        return [Record("record 1", document)]
+    raise AttemptFileError(f"{path}: expected an attempt object, a JSON list of attempts or JSON Lines, "
+                           f"got {type(document).__name__}")  # fmt: skip
+
+
+def _json_lines(path: Path, text: str, whole: json.JSONDecodeError) -> list[Record]:
+    """JSON Lines; a line that is not JSON is a bad record, unless the very first one is not."""
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record(f"line {number}", json.loads(line)))
+        except json.JSONDecodeError as e:
+            if not records:
+                raise AttemptFileError(f"{path}: not JSON or JSON Lines (line {whole.lineno}, column {whole.colno}: "
+                                       f"{whole.msg})") from None  # fmt: skip
+            records.append(Record(f"line {number}", None, f"not valid JSON ({e.msg}, column {e.colno})"))
+    return records
+
+
+def _identity(raw: dict[str, Any]) -> str:
+    parts = [f"{name} {json.dumps(raw[name], ensure_ascii=False)[:80]}"
+             for name in ("agent", "task_id", "attempt") if isinstance(raw.get(name), str | int)]  # fmt: skip
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def describe(error: ValidationError) -> str:
+    """Every problem of one record, each as ``field: what is wrong``."""
+    problems = []
+    for e in error.errors(include_url=False):
+        message = {"extra_forbidden": "unknown field", "missing": "required"}.get(e["type"], e["msg"])
+        message = message.removeprefix("Value error, ")
+        if e["type"].endswith(("_type", "_parsing", "literal_error")) and isinstance(e["input"], str | int | float):
+            message += f" (got {json.dumps(e['input'], ensure_ascii=False)[:60]})"
+        where = _location(e["loc"])
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)
+
+
+def validate_records(path: str | Path, records: list[Record]) -> tuple[list[Attempt], list[str]]:
+    """The valid attempts, and one error line per bad record; a repeated attempt is a bad record."""
+    attempts: list[Attempt] = []
+    errors: list[str] = []
+    seen: dict[tuple[Any, ...], str] = {}
+    for record in records:
+        prefix = f"{path}: {record.where}"
+        if record.error:
+            errors.append(one_line(f"{prefix}: {record.error}"))
+            continue
+        if not isinstance(record.raw, dict):
+            errors.append(one_line(f"{prefix}: expected an attempt object, got {type(record.raw).__name__}"))
+            continue
+        raw = clean_text(record.raw)
+        prefix += _identity(raw)
+        try:
+            attempt = Attempt.model_validate_json(json.dumps(raw, ensure_ascii=False))
+        except ValidationError as e:
+            errors.append(one_line(f"{prefix}: {describe(e)}"))
+            continue
+        if attempt.key in seen:
+            errors.append(one_line(f"{prefix}: {', '.join(_KEY_FIELDS)}: the same attempt as {seen[attempt.key]}"))
+            continue
+        seen[attempt.key] = record.where
+        attempts.append(attempt)
+    return attempts, errors
+
+
+def import_attempts(db: sqlite_utils.Database, path: str | Path) -> ImportAttemptsResult:
+    """Load one attempts file as an ``import-attempts`` run and recompute the leaderboards."""
+    records = read_records(path)  # the whole file is read and parsed before anything is written
+    run_id = start_run(db, "import-attempts", details={"file": str(path)})
+    try:
+        attempts, errors = validate_records(path, records)
+        counts = save_attempts(db, attempts, run_id=run_id)
+        boards = refresh_boards(db)
+    except BaseException as e:
+        finish_run(db, run_id, "failed", error=f"{type(e).__name__}: {e}")
+        raise
+    finish_run(
+        db,
+        run_id,
+        "ok",
+        counts={"items": len(records), "saved": counts.saved, "new": counts.new, "updated": counts.updated,
+                "rejected": len(errors)},
+        details={"unchanged": counts.unchanged, "entries": len(boards.entries), "errors": errors[:1000]},
+    )  # fmt: skip
+    return ImportAttemptsResult(run_id=run_id, records=len(records), counts=counts, errors=errors)
