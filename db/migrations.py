@@ -232,3 +232,10 @@ def m002_agents_view(db: sqlite_utils.Database) -> None:
         where p.id = 1
         """,
     )
+
+
+@migrations()
+def m301_publish_fts(db: sqlite_utils.Database) -> None:
+    # Full-text search for Datasette (the agents view searches it through fts_pk = repo_id).
+    # The triggers keep the index in step with every insert, upsert and delete on repos.
+    db["repos"].enable_fts(["full_name", "description", "topics"], create_triggers=True, tokenize="porter")
