@@ -21,20 +21,24 @@ def free_port(host: str, preferred: int) -> int:
     raise OSError(f"no free port on {host}")
 
 
-def table_names(db_path: str | Path) -> list[str]:
+def _describe_file(db_path: str | Path) -> tuple[list[str], str | None]:
+    """The file's table and view names, and the top-ranked repo (None before anything is published)."""
     import sqlite3
 
     conn = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
     try:
-        return [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
+        names = [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
+        top = conn.execute("select full_name from agents order by rank limit 1").fetchone() if "agents" in names else None
     finally:
         conn.close()
+    return names, top[0] if top else None
 
 
 def metadata_for(db_path: str | Path, settings: ServeConfig) -> dict[str, Any]:
     from datasette_plugins.metadata import build_metadata
 
-    return build_metadata(Path(db_path).stem, settings, table_names(db_path))
+    names, top = _describe_file(db_path)
+    return build_metadata(Path(db_path).stem, settings, names, example=top)
 
 
 def publish_snapshot(db, out: str | Path, settings: ServeConfig):

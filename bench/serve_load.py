@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import httpx
 
 from agentrank.config import Config
 from agentrank.demo import build_demo
+from agentrank.serve import free_port
 
 # The queries the limits are for (reliability.md §4.3), each with what it would cost unprotected.
 HOSTILE = [
@@ -38,12 +38,6 @@ HOSTILE = [
     ("write", "delete from repos"),
     ("load_extension", "select load_extension('/usr/lib/x86_64-linux-gnu/libsqlite3.so.0')"),
 ]  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -126,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
         db_name = demo.db_path.stem
         print(f"serve_load: demo database with {agents:,} agents built in {time.perf_counter() - started:.1f} s")
 
-        port = free_port()
+        port = free_port("127.0.0.1", 0)
         url = f"http://127.0.0.1:{port}"
         command = [sys.executable, "-c", "from agentrank.cli import cli; cli()", "--db", str(demo.db_path), "serve",
                    "--port", str(port)]  # fmt: skip

@@ -150,7 +150,7 @@ async def agent_page(datasette: Any, request: Any) -> Response:
         if context is None:
             continue
         if as_json:
-            return Response.json(context, default=str)
+            return Response.json(context)
         return Response.html(
             await datasette.render_template(
                 "agent.html",

@@ -136,8 +136,8 @@ def bound_connection(conn: sqlite3.Connection, settings: ServeConfig, *, attach:
     if hasattr(conn, "enable_load_extension"):
         conn.enable_load_extension(False)
     printf = _bounded_printf(settings.max_value_bytes)
-    conn.create_function("printf", -1, printf)
-    conn.create_function("format", -1, printf)
+    conn.create_function("printf", -1, printf, deterministic=True)
+    conn.create_function("format", -1, printf, deterministic=True)
     _budget_rows(conn, settings.max_result_bytes)
     if settings.heap_limit_mb:
         # Both pragmas only ever lower a limit already set in this process.

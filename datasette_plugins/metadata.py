@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from markupsafe import escape
+
 from agentrank.config import ServeConfig
+from datasette_plugins.agent_page import agent_path
+from db.snapshot import PRIVATE_TABLE_PREFIXES
 from scoring.sql import RECOMPUTE_SQL
 
-PRIVATE_PREFIXES = ("crawl_",)  # checkpoints and other operator-only state: hidden, and left out of snapshots
 
 _SCORE_INPUTS = {
     "stars": "Stargazers (GitHub's stargazers_count) at the time of the crawl",
@@ -286,33 +289,41 @@ limit 100
 }
 
 
-def description_html(database: str, source_url: str) -> str:
+def description_html(database: str, source_url: str, example: str | None = None) -> str:
+    """The instance description: the method in a sentence, and where to start."""
+    breakdown = "click a repository's name for its breakdown"
+    if example:
+        breakdown += ' (<a href="{}">the top one\'s</a>)'.format(escape(agent_path(example)))
     return (
         "The most-starred open-source AI-agent repositories on GitHub, each with an <strong>AgentRank "
         "Score</strong> from 0 to 100 computed only from public GitHub data: 30 % popularity (stars), "
         "20 % adoption (forks), 25 % activity (days since the last push), 15 % momentum (stars per day) "
         "and 10 % openness (an OSI-approved licence), each a percentile or bucket among the listed repos. "
-        f'Start with the <a href="/{database}/agents">ranking</a>; click a repository\'s name for its '
-        "breakdown (each component, its points and what would move it), or check every score with the "
+        f'Start with the <a href="/{database}/agents">ranking</a>; {breakdown}: each component, its points '
+        "and what would move it. Check every score with the "
         f'<a href="/{database}/recompute">recompute query</a>. '
-        f'<a href="{source_url}#the-agentrank-score-method-version-1">The method in full</a>.'
+        f'<a href="{escape(source_url)}#the-agentrank-score-method-version-1">The method in full</a>.'
     )
 
 
 def build_metadata(
-    database: str, settings: ServeConfig | None = None, table_names: Iterable[str] = ()
+    database: str, settings: ServeConfig | None = None, table_names: Iterable[str] = (), example: str | None = None
 ) -> dict[str, Any]:
-    """Metadata for serving ``database`` (Datasette's name for it: the file's stem)."""
+    """Metadata for serving ``database`` (Datasette's name for it: the file's stem).
+
+    ``table_names`` lets private tables be hidden; ``example`` is a repo whose breakdown the
+    description links to.
+    """
     settings = settings or ServeConfig()
     tables: dict[str, dict[str, Any]] = {}
     for name in sorted({*TABLES, *_TABLE_OPTIONS}):
         tables[name] = {**TABLES.get(name, {}), **_TABLE_OPTIONS.get(name, {})}
     for name in table_names:
-        if name.startswith(PRIVATE_PREFIXES):
+        if name.startswith(PRIVATE_TABLE_PREFIXES):  # operator-only state: hidden here, left out of snapshots
             tables.setdefault(name, {})["hidden"] = True
     return {
         "title": "AgentRank",
-        "description_html": description_html(database, settings.source_url),
+        "description_html": description_html(database, settings.source_url, example),
         "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
         "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
         "source": "GitHub REST API: search/repositories",
@@ -322,8 +333,9 @@ def build_metadata(
         "plugins": {"agentrank": settings.plugin_settings()},
         "databases": {
             database: {
-                "description": "The AgentRank database: the published ranking (agents), every repository seen, "
-                "every score run with its inputs, and the run log.",
+                "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
+                "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
+                "and the run log.",
                 "tables": tables,
                 "queries": QUERIES,
             }

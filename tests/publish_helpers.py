@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from agentrank import pipeline
+from agentrank import pipeline, serve
 from agentrank.config import Config
 from crawler.population import generate_population, to_search_item
 from db.connection import open_db
@@ -99,9 +98,7 @@ def _second_week(db, directory: Path, items: list[dict], config: Config) -> None
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return serve.free_port("127.0.0.1", 0)
 
 
 @dataclass

@@ -59,11 +59,12 @@ async def test_every_table_and_column_people_see_is_described(published_db, data
 
 
 @pytest.mark.asyncio
-async def test_home_page_states_the_method_licence_and_source(datasette):
+async def test_home_page_states_the_method_licence_and_source(published_db, datasette):
     page = (await datasette.client.get("/")).text
     for text in ("AgentRank Score", "30 % popularity", "10 % openness", "Apache-2.0", "GitHub REST API"):
         assert text in page
     assert 'href="/agentrank/recompute"' in page and 'href="/agentrank/agents"' in page
+    assert f'href="/-/agent/{published_db.top_name}"' in page  # a breakdown to start from
 
 
 @pytest.mark.asyncio

@@ -116,3 +116,13 @@ def test_agentrank_serve_immutable_leaves_the_snapshot_untouched(source, tmp_pat
         assert httpx.get(f"{server.url}/-/databases.json", timeout=10).json()[0]["is_mutable"] is False
     assert sha256(out) == before
     assert {p.name for p in tmp_path.iterdir()} == {"agentrank.db", "agentrank.metadata.json", "serve.log"}
+
+
+@pytest.mark.asyncio
+async def test_private_tables_are_hidden_on_the_live_database(source):
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+
+    datasette = build_datasette(source.path, ServeConfig(heap_limit_mb=0))
+    tables = {t["name"]: t["hidden"] for t in (await datasette.client.get("/live.json")).json()["tables"]}
+    assert tables["crawl_checkpoints"] is True and tables["repos"] is False
