@@ -12,12 +12,13 @@ import click
 import jsonschema
 
 from agentrank import __version__, pipeline
-from agentrank.config import Config, ConfigError, load_config
+from agentrank.config import Config, ConfigError, ServeConfig, load_config
 from agentrank.locks import LockHeld, run_lock
 from crawler.saved import SavedFileError
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError, open_db
 from db.export import ExportError
+from db.snapshot import SnapshotError
 from leaderboard.ingest import AttemptFileError, import_attempts as load_attempts
 from scoring.explain import format_breakdown, format_change
 
@@ -30,6 +31,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     LockHeld,
     pipeline.PipelineError,
     SavedFileError,
+    SnapshotError,
     UnknownRun,
 )
 
@@ -198,18 +200,53 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else formatter(result))
 
 
+def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
+    """The [serve] config with command-line overrides (None means "not given") applied."""
+    return state.config.serve.with_overrides({k: v for k, v in overrides.items() if v is not None})
+
+
+SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_time_limit_ms 500 (repeatable)"
+
+
 @cli.command()
 @click.option("--host", default=None, help="Interface to bind (default from config: 127.0.0.1)")
 @click.option("--port", type=int, default=None, help="Port (default from config: 8001)")
+@click.option("--immutable", is_flag=True, default=None,
+              help="Open the file with immutable=1: for a snapshot nothing writes to (caching, counts once)")
+@click.option("--setting", "settings", type=(str, str), multiple=True, metavar="NAME VALUE", help=SETTING_HELP)
 @pass_state
-def serve(state: State, host: str | None, port: int | None) -> None:
-    "Datasette over the database, with the project's plugins and metadata"
+def serve(state: State, host: str | None, port: int | None, immutable: bool | None,
+          settings: tuple[tuple[str, str], ...]) -> None:  # fmt: skip
+    "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
 
+    config = serve_settings(state, {**dict(settings), "host": host, "port": port, "immutable": immutable})
     if not state.db_path.exists():
         raise click.ClickException(f"no database at {state.db_path}: run `agentrank demo` or crawl first")
-    state.open().close()  # migrate before Datasette opens it read-only
-    run_datasette(state.db_path, host or state.config.serve.host, port or state.config.serve.port)
+    if not config.immutable:
+        state.open().close()  # migrate before Datasette opens it read-only
+    click.echo(f"Datasette: http://{config.host}:{config.port}/{state.db_path.stem}/agents  (Ctrl-C to stop)")
+    run_datasette(state.db_path, config)
+
+
+@cli.command()
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json")
+@pass_state
+def snapshot(state: State, out: str) -> None:
+    "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
+    from agentrank.serve import datasette_command, publish_snapshot
+
+    if not state.db_path.exists():
+        raise click.ClickException(f"no database at {state.db_path}: crawl or import first")
+    if Path(out).resolve() == state.db_path.resolve():
+        raise click.ClickException("--out must not be the database itself")
+    result = publish_snapshot(state.open(), out, state.config.serve)
+    dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
+    click.echo(f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
+               f"integrity ok, scores recompute{dropped}")  # fmt: skip
+    click.echo(f"wrote {result.metadata_path}")
+    click.echo(f"serve it with: {datasette_command(result, state.config.serve)}")
 
 
 @cli.command()
@@ -237,10 +274,14 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
     click.echo(f"saved search items (re-import with `agentrank import`): {result.items_path}")
     if no_serve:
         return
-    host = state.config.serve.host
-    port = free_port(host, port)
-    click.echo(f"Datasette: http://{host}:{port}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
-    run_datasette(result.db_path, host, port)
+    config = state.config.serve
+    config = config.with_overrides({"port": free_port(config.host, port)})
+    base = f"http://{config.host}:{config.port}"
+    top = result.document["agents"][0]["full_name"] if result.document["agents"] else None
+    click.echo(f"Datasette: {base}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
+    if top:
+        click.echo(f"a maker's page: {base}/-/agent/{top}")
+    run_datasette(result.db_path, config)
 
 
 if __name__ == "__main__":

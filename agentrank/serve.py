@@ -1,14 +1,12 @@
-"""Starting Datasette on the database with the project's metadata and plugins."""
+"""Running Datasette on the database with the project's metadata, plugins and limits."""
 
 from __future__ import annotations
 
 import socket
-from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
-
-def metadata_path() -> Path:
-    return Path(str(files("datasette_plugins").joinpath("metadata.json")))
+from agentrank.config import ServeConfig
 
 
 def free_port(host: str, preferred: int) -> int:
@@ -23,12 +21,65 @@ def free_port(host: str, preferred: int) -> int:
     raise OSError(f"no free port on {host}")
 
 
-def datasette_args(db_path: str | Path, host: str, port: int) -> list[str]:
-    return ["serve", str(db_path), "--host", host, "--port", str(port), "--metadata", str(metadata_path())]
+def _describe_file(db_path: str | Path) -> tuple[list[str], str | None]:
+    """The file's table and view names, and the top-ranked repo (None before anything is published)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
+    try:
+        names = [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
+        top = conn.execute("select full_name from agents order by rank limit 1").fetchone() if "agents" in names else None
+    finally:
+        conn.close()
+    return names, top[0] if top else None
 
 
-def serve(db_path: str | Path, host: str, port: int) -> None:
+def metadata_for(db_path: str | Path, settings: ServeConfig) -> dict[str, Any]:
+    from datasette_plugins.metadata import build_metadata
+
+    names, top = _describe_file(db_path)
+    return build_metadata(Path(db_path).stem, settings, names, example=top)
+
+
+def publish_snapshot(db, out: str | Path, settings: ServeConfig):
+    """``agentrank snapshot``: the checked copy, then its Datasette metadata next to it."""
+    from db.export import write_json_atomic
+    from db.snapshot import make_snapshot
+
+    result = make_snapshot(db, out)
+    write_json_atomic(metadata_for(result.path, settings), result.metadata_path)
+    return result
+
+
+def datasette_command(result, settings: ServeConfig) -> str:
+    """The plain ``datasette`` command line that serves a snapshot like ``agentrank serve`` would."""
+
+    def value(v: Any) -> str:
+        return ("on" if v else "off") if isinstance(v, bool) else str(v)
+
+    flags = " ".join(f"--setting {k} {value(v)}" for k, v in settings.datasette_settings().items())
+    return f"datasette serve -i {result.path} -m {result.metadata_path} {flags}"
+
+
+def build_datasette(db_path: str | Path, settings: ServeConfig):
+    """The Datasette instance ``agentrank serve`` runs: read-only, bounded, with our metadata."""
+    from datasette.app import Datasette
+
+    path = str(db_path)
+    # Datasette reads a file it was not told is immutable with mode=ro: no writes, and it sees the
+    # weekly refresh's commits. immutable=1 is for a snapshot nothing writes to.
+    files, immutables = ([], [path]) if settings.immutable else ([path], [])
+    return Datasette(
+        files,
+        immutables=immutables,
+        metadata=metadata_for(db_path, settings),
+        settings=settings.datasette_settings(),
+    )
+
+
+def serve(db_path: str | Path, settings: ServeConfig) -> None:
     """Run Datasette in this process until interrupted."""
-    from datasette.cli import cli as datasette_cli
+    import uvicorn
 
-    datasette_cli.main(args=datasette_args(db_path, host, port), prog_name="datasette")
+    datasette = build_datasette(db_path, settings)
+    uvicorn.run(datasette.app(), host=settings.host, port=settings.port, log_level="warning", lifespan="on")

@@ -7,6 +7,7 @@ Each ``bench/*.py`` module has a ``main()`` that prints its own details and retu
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -30,7 +31,11 @@ def main() -> int:
             continue
         print(f"\n=== {path.name} ===", flush=True)
         started = time.perf_counter()
-        figures = _load(path).main() or []
+        module = _load(path)
+        if not hasattr(module, "main"):
+            continue
+        takes_argv = bool(inspect.signature(module.main).parameters)
+        figures = (module.main([]) if takes_argv else module.main()) or []
         rows.extend((path.stem, figure, value) for figure, value in figures)
         print(f"({path.name} took {time.perf_counter() - started:.1f} s)")
     width_b = max((len(r[0]) for r in rows), default=5)

@@ -135,6 +135,7 @@ def write_json_atomic(document: Any, path: str | Path) -> Path:
         raise ExportError(f"cannot write {path}: directory {directory} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, 0o644)  # mkstemp makes it owner-only; the file is published
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(document, f, ensure_ascii=False, indent=1)
             f.write("\n")

@@ -440,3 +440,10 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
         pk=("tier", "agent", "agent_version", "model", "task_id"),
     )
     db["benchmark_tasks"].create_index(["task_id"])
+
+
+@migrations()
+def m301_publish_fts(db: sqlite_utils.Database) -> None:
+    # Full-text search for Datasette (the agents view searches it through fts_pk = repo_id).
+    # The triggers keep the index in step with every insert, upsert and delete on repos.
+    db["repos"].enable_fts(["full_name", "description", "topics"], create_triggers=True, tokenize="porter")

@@ -122,6 +122,15 @@ _FIGURE_COLUMNS = {
     "human_interventions": "total human interventions; null when any attempt did not record them",
 }
 
+_IDENTITY_COLUMNS = {
+    "tier": "verified: run by the site with a published log; community: submitted, score re-checked, "
+    "identity, time and cost self-reported",
+    "agent": "the directory repo owner/repo, or a closed agent's name",
+    "agent_kind": "repo (an agent in the directory) or closed (a named agent without a repo)",
+    "agent_version": "the agent's version as reported for the attempt",
+    "model": "the model the agent ran on",
+}
+
 _TABLES: dict[str, Any] = {
     "benchmark_attempts": {
         "description": "Every task-benchmark attempt imported with `agentrank import-attempts`, with its score "
@@ -130,9 +139,19 @@ _TABLES: dict[str, Any] = {
         "sort_desc": "date",
         "columns": {
             "attempt_id": "hash of tier, agent, agent_version, model, task_id and attempt: re-imports update it",
-            "tier": "verified: run by the site with a published log; community: submitted, score re-checked, "
-            "identity, time and cost self-reported",
-            "agent": "the directory repo owner/repo, or a closed agent's name",
+            **_IDENTITY_COLUMNS,
+            "task_id": "the benchmark task",
+            "attempt": "attempt number on that task (1, 2, ...)",
+            "tokens_input": "input tokens; null when not known",
+            "tokens_cached": "cached input tokens; null when not known",
+            "tokens_output": "output tokens; null when not known",
+            "tokens_reasoning": "reasoning tokens; null when not known",
+            "human_interventions": "times a person stepped in; null when not recorded",
+            "permission_mode": "what the agent was allowed to do without asking",
+            "network_access": "1 when the agent had network access",
+            "log_url": "the published log of the run",
+            "diff_url": "the diff the agent produced",
+            "disqualified": "1 when a disqualifying flag scored it 0",
             "settings": "the agent's other settings (JSON)",
             "date": "when the attempt started (UTC)",
             "tests_passed": "hidden tests passed",
@@ -154,6 +173,7 @@ _TABLES: dict[str, Any] = {
         "facets": ["tier", "agent"],
         "sort": "rank",
         "columns": {
+            **_IDENTITY_COLUMNS,
             "rank": "position within the tier; null when no attempt counted",
             "version_changed": "1 when the agent's previous dated run in this tier had another version",
             "previous_version": "that previous version",
@@ -166,12 +186,23 @@ _TABLES: dict[str, Any] = {
     "benchmark_agents": {
         "description": "Each agent's figures per tier over all its versions and models.",
         "facets": ["tier"],
-        "columns": {"versions": "versions run, oldest first (JSON)", **_FIGURE_COLUMNS},
+        "columns": {
+            **{k: v for k, v in _IDENTITY_COLUMNS.items() if k in ("tier", "agent", "agent_kind")},
+            "versions": "versions run, oldest first (JSON)",
+            "latest_version": "the most recent version run",
+            "first_date": "first attempt",
+            "last_date": "last attempt",
+            **_FIGURE_COLUMNS,
+        },
     },
     "benchmark_tasks": {
         "description": "Per-task results of each entry: the spread of attempt scores (min, median, max).",
         "facets": ["tier", "task_id"],
         "columns": {
+            **{k: v for k, v in _IDENTITY_COLUMNS.items() if k != "agent_kind"},
+            "task_id": "the benchmark task",
+            **{k: _FIGURE_COLUMNS[k] for k in ("attempts", "infra_errors", "disqualified", "solved",
+                                               "mean_wall_seconds")},
             "min_score": "lowest counted attempt score",
             "median_score": "median counted attempt score",
             "max_score": "highest counted attempt score",

@@ -67,3 +67,37 @@ def run_cli(db_path: Path):
 def write_json(path: Path, data: Any) -> Path:
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+# Publishing (Datasette): one database and one real `agentrank serve` per session, shared by the
+# in-process, hardening and browser tests.
+@pytest.fixture(scope="session")
+def published_db(tmp_path_factory):
+    from tests.publish_helpers import build_published_db
+
+    return build_published_db(tmp_path_factory.mktemp("published") / "agentrank.db")
+
+
+@pytest.fixture(scope="session")
+def live_server(published_db, tmp_path_factory):
+    from tests.publish_helpers import agentrank_serve, free_port, running
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("server") / "serve.log"
+    with running(agentrank_serve(published_db.path, port), port, log) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def demo_server(tmp_path_factory):
+    """`agentrank demo` itself, as a newcomer runs it (a smaller population, a free port)."""
+    import sys
+
+    from tests.publish_helpers import free_port, running
+
+    port = free_port()
+    directory = tmp_path_factory.mktemp("demo")
+    command = [sys.executable, "-c", "from agentrank.cli import cli; cli()", "demo", "--dir", str(directory),
+               "--size", "600", "--port", str(port)]  # fmt: skip
+    with running(command, port, directory / "demo.log") as server:
+        yield server

@@ -13,6 +13,7 @@ from datasette.app import Datasette
 
 from tests.conftest import make_item, write_json
 from db.export import build_export, validate_export
+from datasette_plugins.metadata import build_metadata
 from leaderboard.datasette import DATASETTE_METADATA, benchmark_summary, with_benchmark
 
 REPOS = {9001: "acme/coder", 9002: "quiet/agent", 9003: "zeta/bot"}
@@ -139,8 +140,7 @@ def test_a_renamed_repo_keeps_its_runs(db, run_cli, tmp_path):
 
 
 async def datasette_for(db_path) -> Datasette:
-    base = json.loads(files("datasette_plugins").joinpath("metadata.json").read_text(encoding="utf-8"))
-    ds = Datasette([str(db_path)], metadata=with_benchmark(base, db_path.stem))
+    ds = Datasette([str(db_path)], metadata=build_metadata(db_path.stem))
     await ds.invoke_startup()
     return ds
 

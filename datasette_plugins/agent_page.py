@@ -1,0 +1,173 @@
+"""The maker's page: ``/-/agent/{owner}/{repo}`` (HTML) and ``/-/agent/{owner}/{repo}.json``.
+
+Everything the page shows comes from :func:`agent_context`, one dict, which the JSON returns
+as is; the breakdown inside it is :func:`db.breakdown.load_breakdown`, the same one
+``agentrank explain`` prints. Add a section by adding a key here and a block to ``agent.html``.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from typing import Any
+from urllib.parse import quote, unquote, urlencode
+
+import numpy as np
+from datasette import Response, hookimpl
+
+from datasette_plugins.limits import limits, plain_rows
+from db.breakdown import load_breakdown
+from leaderboard.summary import benchmark_summary
+
+HISTOGRAM_BINS = 24
+
+
+def agent_path(full_name: str, json: bool = False) -> str:
+    """The page's path (without Datasette's base_url) for a repo name."""
+    return "/-/agent/" + quote(full_name, safe="/") + (".json" if json else "")
+
+
+def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
+    """Where ``value`` sits among ``values``, with a histogram on a log scale for the chart."""
+    logs = np.log10(1.0 + values)
+    low, high = float(logs.min()), float(logs.max())
+    if high <= low:
+        high = low + 1.0
+    counts, edges = np.histogram(logs, bins=HISTOGRAM_BINS, range=(low, high))
+    position = (math.log10(1.0 + value) - low) / (high - low)
+    return {
+        "value": value,
+        "listed": int(len(values)),
+        "fewer": int((values < value).sum()),  # listed repos with strictly less
+        "more": int((values > value).sum()),
+        "min": int(values.min()),
+        "median": float(np.median(values)),
+        "max": int(values.max()),
+        "position": min(max(position, 0.0), 1.0),  # 0..1 along the log axis
+        "max_count": int(counts.max()),
+        "bins": [
+            {"from": round(10**a - 1), "to": round(10**b - 1), "count": int(c)}
+            for a, b, c in zip(edges[:-1], edges[1:], counts)
+        ],
+    }
+
+
+def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
+    """The repo's score and rank in every finished score run, oldest first."""
+    cursor = conn.execute(
+        """
+        select s.run_id, s.as_of, s.score, s.rank, r.saved as listed_count,
+               s.run_id = (select score_run_id from published where id = 1) as published
+        from scores s join runs r on r.id = s.run_id
+        where s.repo_id = ? and r.status = 'ok'
+        order by s.as_of, s.run_id
+        """,
+        [repo_id],
+    )
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) | {"published": bool(row[5])} for row in cursor.fetchall()]
+
+
+def correction(source_url: str, full_name: str) -> dict[str, str]:
+    body = (
+        f"Repository: https://github.com/{full_name}\n\n"
+        "What is wrong (category, listing, or a figure), and what it should be:\n\n"
+        "Evidence (a link, or why you are in a position to say):\n"
+    )
+    return {
+        "how": "Wrong category, or should this repository not be listed (or be listed)? Open an issue with the "
+        "repository's name, what is wrong and what it should be. Maintainers record corrections in the "
+        "corrections file, and they take effect at the next weekly refresh. Stars, forks, pushes and the licence "
+        "come from GitHub: change them on GitHub and the next refresh picks them up.",
+        "issue_url": f"{source_url.rstrip('/')}/issues/new?" + urlencode({"title": f"Correction: {full_name}", "body": body}),
+    }
+
+
+def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> dict[str, Any] | None:
+    """Everything the maker's page shows about one repo; None when the name is unknown."""
+    breakdown = load_breakdown(conn, full_name)
+    if breakdown is None:
+        return None
+    repo = breakdown["repo"]
+    context: dict[str, Any] = {
+        "requested_name": full_name,
+        "renamed_from": full_name if full_name.lower() != repo["full_name"].lower() else None,
+        "github_url": "https://github.com/" + quote(repo["full_name"], safe="/"),
+        "breakdown": breakdown,
+        "distributions": None,
+        "history": score_history(conn, repo["id"]),
+        "correction": correction(source_url, repo["full_name"]),
+        "benchmark": benchmark_summary(conn, repo["full_name"]),
+    }
+    if breakdown["score"] is not None:
+        population = np.asarray(
+            conn.execute("select stars, forks from scores where run_id = ?", [breakdown["run_id"]]).fetchall(),
+            dtype=float,
+        ).T
+        inputs = {c["component"]: c["input"] for c in breakdown["components"]}
+        context["distributions"] = {
+            "stars": distribution(population[0], inputs["popularity"]["stars"]),
+            "forks": distribution(population[1], inputs["adoption"]["forks"]),
+        }
+    return context
+
+
+def _context_of(conn: sqlite3.Connection, full_name: str, source_url: str) -> dict[str, Any] | None:
+    with plain_rows(conn):
+        return agent_context(conn, full_name, source_url)
+
+
+async def _agentrank_database(datasette: Any):
+    """The served database that holds an AgentRank ranking (the first one, if several do)."""
+    for name, database in datasette.databases.items():
+        if name.startswith("_"):
+            continue
+        if await database.table_exists("published") and await database.table_exists("scores"):
+            return database
+    return None
+
+
+async def _not_found(datasette: Any, request: Any, full_name: str, as_json: bool) -> Response:
+    message = f"No repository called {full_name} is in this directory."
+    if as_json:
+        return Response.json({"ok": False, "error": message, "status": 404}, status=404)
+    html = await datasette.render_template("agent_404.html", {"full_name": full_name, "message": message},
+                                           request=request)  # fmt: skip
+    return Response.html(html, status=404)
+
+
+async def agent_page(datasette: Any, request: Any) -> Response:
+    # Datasette leaves percent-escapes in URL parts (so that %2F is not a slash).
+    full_name = "/".join(unquote(request.url_vars[part]) for part in ("owner", "repo"))
+    database = await _agentrank_database(datasette)
+    source_url = limits(datasette).source_url
+    candidates = [(full_name, False)]
+    if full_name.endswith(".json"):
+        # ".json" asks for JSON, unless the repository's own name ends in .json.
+        candidates.insert(0, (full_name[: -len(".json")], True))
+    for name, as_json in candidates:
+        if database is None:
+            break
+        context = await database.execute_fn(lambda conn: _context_of(conn, name, source_url))
+        if context is None:
+            continue
+        if as_json:
+            return Response.json(context)
+        return Response.html(
+            await datasette.render_template(
+                "agent.html",
+                {
+                    "agent": context,
+                    "database": database.name,
+                    "json_url": datasette.urls.path(agent_path(context["breakdown"]["repo"]["full_name"], json=True)),
+                },
+                request=request,
+            )
+        )
+    name, as_json = candidates[0]
+    return await _not_found(datasette, request, name, as_json)
+
+
+@hookimpl
+def register_routes():
+    return [(r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page)]

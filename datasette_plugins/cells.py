@@ -1,0 +1,36 @@
+"""Repository names in every table and query link to their breakdown page (``render_cell``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from datasette import hookimpl
+from markupsafe import Markup
+
+from datasette_plugins.agent_page import agent_path
+
+GITHUB_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+# Names there may be items that were never saved as repos.
+NOT_REPOS = {"rejects"}
+
+
+def _github_url(row: Any) -> str | None:
+    try:
+        url = row["html_url"]
+    except (IndexError, KeyError, TypeError):
+        return None
+    return url if isinstance(url, str) and url.startswith("https://github.com/") else None
+
+
+@hookimpl
+def render_cell(row: Any, value: Any, column: str, table: str | None, database: str, datasette: Any):
+    if column != "full_name" or table in NOT_REPOS or not isinstance(value, str) or not GITHUB_NAME.fullmatch(value):
+        return None
+    html = Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(datasette.urls.path(agent_path(value)), value)
+    github = _github_url(row)
+    if github:
+        html += Markup(' <a class="agentrank-github" href="{}" title="{} on GitHub" rel="nofollow">GitHub&nbsp;↗</a>').format(
+            github, value
+        )
+    return html

@@ -1,0 +1,376 @@
+"""Datasette metadata for an AgentRank database, built in Python.
+
+Built rather than kept as a file so the canned ``recompute`` query is the SQL of
+:mod:`scoring.sql` itself and the database name follows the file being served.
+``agentrank serve`` passes it to Datasette; ``agentrank snapshot`` writes it next to the copy for
+``datasette -i FILE -m FILE.metadata.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from markupsafe import escape
+
+from agentrank.config import ServeConfig
+from datasette_plugins.agent_page import agent_path
+from db.snapshot import PRIVATE_TABLE_PREFIXES
+from leaderboard.datasette import with_benchmark
+from scoring.sql import RECOMPUTE_SQL
+
+
+_SCORE_INPUTS = {
+    "stars": "Stargazers (GitHub's stargazers_count) at the time of the crawl",
+    "forks": "Forks (GitHub's forks_count) at the time of the crawl",
+    "created_at": "When the repository was created (UTC)",
+    "pushed_at": "Last push to any branch, as GitHub reported it (UTC)",
+}
+_COMPONENTS = {
+    "popularity": "0-100: percentile of ln(1 + stars) among listed repos (weight 30 %)",
+    "adoption": "0-100: percentile of ln(1 + forks) among listed repos (weight 20 %)",
+    "activity": "0-100 from days since the last push: ≤7 → 100, ≤30 → 85, ≤90 → 60, ≤180 → 35, ≤365 → 15, else 0 (weight 25 %)",
+    "momentum": "0-100: percentile of stars / max(age in days, 30) among listed repos (weight 15 %)",
+    "openness": "100 when the licence's SPDX id is OSI-approved, else 0 (weight 10 %)",
+}
+
+_KEPT_WITH_SCORE = {
+    "category": "The category the repo had when this run was scored (what the ranking shows)",
+    "category_source": "model or correction",
+    "category_probability": "The classifier's probability for that category (empty for corrections)",
+    "category_uncertain": "1 when the classifier was not confident about the category",
+    "stars_delta_7d": "Stars gained since the newest snapshot at least 6 days before as_of (empty without one)",
+    "stars_delta_28d": "Stars gained since the newest snapshot at least 27 days before as_of: the 4-week trend",
+    "forks_delta_7d": "Forks gained since the newest snapshot at least 6 days before as_of",
+}
+
+TABLES: dict[str, dict[str, Any]] = {
+    "agents": {
+        "description": "The current ranking: every listed repository with its AgentRank Score, components and "
+        "category, ordered by rank. Click a name for its breakdown.",
+        "columns": {
+            "rank": "Position in the ranking: score descending, then stars descending, then name",
+            "full_name": "owner/repo on GitHub; links to the repo's score breakdown",
+            "html_url": "The repository on GitHub",
+            "category": "One of the 15 categories (see the categories table)",
+            "score": "AgentRank Score, 0-100, one decimal (the scores table keeps it unrounded)",
+            **{name: text.replace("0-100", "0-100, one decimal") for name, text in _COMPONENTS.items()},
+            "stars": _SCORE_INPUTS["stars"],
+            "forks": _SCORE_INPUTS["forks"],
+            "license": "SPDX id of the licence GitHub detected (NOASSERTION: a licence file GitHub could not identify)",
+            "language": "Main language as GitHub detected it",
+            "last_push": _SCORE_INPUTS["pushed_at"],
+            "activity_bucket": "Days since the last push, in the buckets the activity component uses",
+            "description": "The repository's description on GitHub",
+            "topics": "The repository's GitHub topics (JSON array)",
+            "owner": "GitHub login of the owner (user or organisation)",
+            "repo_id": "GitHub's numeric repository id (stable across renames)",
+            "score_run_id": "The score run this ranking comes from (see runs)",
+            "as_of": "The instant the score was computed for (UTC)",
+            "category_uncertain": "1 when the classifier was not confident about the category",
+            "stars_delta_7d": _KEPT_WITH_SCORE["stars_delta_7d"],
+        },
+    },
+    "repos": {
+        "description": "Every repository the crawler has seen, listed or not, with its current GitHub metadata. "
+        "Keyed by GitHub's numeric id, so renames keep their row.",
+        "columns": {
+            "id": "GitHub's numeric repository id",
+            "node_id": "GitHub's GraphQL node id",
+            "full_name": "Current owner/repo",
+            "name": "Repository name without the owner",
+            "owner_login": "Owner's GitHub login",
+            "owner_id": "Owner's numeric GitHub id",
+            "owner_type": "User or Organization",
+            "owner_avatar_url": "Owner's avatar image",
+            "html_url": "The repository on GitHub",
+            "description": "Description on GitHub, stored as sent",
+            "homepage": "Homepage URL as set on GitHub (not checked; may be anything)",
+            "language": "Main language as GitHub detected it",
+            "topics": "GitHub topics (JSON array)",
+            "license_key": "GitHub's licence key",
+            "license_name": "GitHub's licence name",
+            "license_spdx": "SPDX id of the licence (NOASSERTION: unidentified licence file)",
+            "stars": "Stargazers at the last crawl",
+            "forks": "Forks at the last crawl",
+            "open_issues": "Open issues and pull requests at the last crawl",
+            "size_kb": "Repository size in KB as GitHub reports it",
+            "default_branch": "Default branch",
+            "created_at": _SCORE_INPUTS["created_at"],
+            "pushed_at": _SCORE_INPUTS["pushed_at"],
+            "updated_at": "Last change to the repository object on GitHub (UTC)",
+            "archived": "1 when archived on GitHub (archived repos are not listed)",
+            "fork": "1 when the repository is a fork (forks are not listed)",
+            "matched": "1 when a configured topic or keyword search returned it (imports count as matched)",
+            "listed": "1 when it is in the ranking: matched, enough stars, not a fork, not archived, not excluded",
+            "unlisted_reason": "Why it is not listed, when it is not",
+            "source": "How it was first found: crawl, import or correction",
+            "first_seen_at": "First crawl or import that saw it (UTC)",
+            "last_seen_at": "Latest crawl or import that saw it (UTC)",
+            "first_seen_run": "Run that first saw it",
+            "last_seen_run": "Latest run that saw it",
+            "missing_since_run": "First complete crawl that no longer returned it",
+        },
+    },
+    "repo_names": {
+        "description": "Every name a repository has had; the breakdown page finds a repo by an old name too.",
+        "columns": {
+            "repo_id": "GitHub's numeric repository id",
+            "full_name": "A name the repository had (or has)",
+            "first_seen_at": "First time the name was seen (UTC)",
+            "last_seen_at": "Latest time the name was seen (UTC)",
+        },
+    },
+    "runs": {
+        "description": "Every crawl, import, classify, score, export and refresh, with its status and counts.",
+        "columns": {
+            "id": "Run id",
+            "kind": "crawl, import, classify, score, export or refresh",
+            "parent_id": "The refresh run this stage belonged to",
+            "started_at": "Start (UTC)",
+            "finished_at": "End (UTC)",
+            "status": "running, ok, failed or interrupted",
+            "as_of": "For score runs, the instant the scores are computed for",
+            "items": "Items the run handled",
+            "saved": "Rows it saved",
+            "new": "Repositories seen for the first time",
+            "updated": "Repositories whose tracked fields changed",
+            "rejected": "Items that failed validation (see rejects)",
+            "listed": "Listed repositories after the run",
+            "error": "Why the run failed, when it did",
+            "details": "Stage-specific counts (JSON)",
+        },
+    },
+    "rejects": {
+        "description": "Items a crawl or import refused, one row each with the reason; the rest of their batch was kept.",
+        "columns": {
+            "id": "Row id",
+            "run_id": "The run that received the item",
+            "item_ref": "Where the item came from (search page or file position)",
+            "repo_id": "The item's repository id, when it had a usable one",
+            "full_name": "The item's name, when it had one",
+            "reason": "Which field failed and why",
+        },
+    },
+    "snapshots": {
+        "description": "Stars, forks and last push of each repository at every crawl or import: the history.",
+        "columns": {
+            "run_id": "The crawl or import run",
+            "repo_id": "GitHub's numeric repository id",
+            "full_name": "Name at that time",
+            "stars": "Stars at that time",
+            "forks": "Forks at that time",
+            "pushed_at": "Last push as reported at that time (UTC)",
+            "observed_at": "When the run saw it (UTC)",
+        },
+    },
+    "scores": {
+        "description": "Every score run's scores, with every input kept so anyone can recompute them "
+        "(the recompute query does).",
+        "columns": {
+            "run_id": "The score run",
+            "repo_id": "GitHub's numeric repository id",
+            "full_name": "Name at scoring time",
+            "as_of": "The instant the score is computed for (UTC)",
+            "method_version": "Version of the scoring method",
+            **_SCORE_INPUTS,
+            "license_spdx": "SPDX id of the licence at scoring time",
+            "license_osi": "1 when that SPDX id is OSI-approved in the SPDX licence list",
+            "spdx_list_version": "Version of the SPDX licence list used for the OSI flag",
+            "age_days": "Days from created_at to as_of (fractional)",
+            "days_since_push": "Days from pushed_at to as_of (fractional, at least 0; empty when no push)",
+            "stars_per_day": "stars / max(age_days, 30): the momentum input",
+            **_COMPONENTS,
+            "score": "AgentRank Score, 0-100, unrounded: 0.30·popularity + 0.20·adoption + 0.25·activity + "
+            "0.15·momentum + 0.10·openness",
+            "rank": "Position in the run: score descending, then stars descending, then name",
+            **_KEPT_WITH_SCORE,
+        },
+    },
+    "corrections": {
+        "description": "Maintainers' corrections as the latest refresh applied them (the corrections file's "
+        "history is in its git log): exclusions leave the listed population, includes add a repo the searches "
+        "miss, category corrections override the classifier, claims name a repo's maker.",
+        "columns": {
+            "id": "Row id",
+            "kind": "exclude, include, category or claim",
+            "repo": "owner/repo as written in the corrections file",
+            "repo_id": "GitHub's numeric repository id it resolved to",
+            "value": "The category (for category) or the claiming GitHub login (for claim)",
+            "reason": "Why, as the file says",
+            "date": "The date the file gives for it",
+            "by": "Who asked for it, as the file says",
+            "line": "Line of the entry in the corrections file",
+            "status": "applied, or why it could not be",
+            "run_id": "The refresh that applied it",
+            "updated_at": "When that refresh ran (UTC)",
+        },
+    },
+    "categories": {
+        "description": "The 15 categories every listed repository is sorted into.",
+        "columns": {
+            "id": "Category id",
+            "name": "Display name",
+            "description": "What belongs in it",
+            "position": "Display order",
+        },
+    },
+    "repo_categories": {
+        "description": "Each repository's category, from the classifier or a maintainer's correction.",
+        "columns": {
+            "repo_id": "GitHub's numeric repository id",
+            "category": "The category",
+            "probability": "Classifier's probability for it (empty for corrections and rules)",
+            "runner_up": "Second most likely category",
+            "runner_up_probability": "Its probability",
+            "uncertain": "1 when the classifier was not confident; shown as uncertain",
+            "source": "model or correction",
+            "model_version": "Version of the classifier",
+            "run_id": "The classify run",
+            "classified_at": "When (UTC)",
+        },
+    },
+    "published": {
+        "description": "Which score run the ranking (the agents view and the export) shows.",
+        "columns": {
+            "id": "Always 1",
+            "score_run_id": "The published score run",
+            "refresh_run_id": "The weekly refresh that produced it, if any",
+            "published_at": "When it was published (UTC)",
+        },
+    },
+}
+
+_TABLE_OPTIONS: dict[str, dict[str, Any]] = {
+    "agents": {
+        "sort": "rank",
+        "size": 50,  # half Datasette's default: the page renders twice as fast
+        "facets": ["category", "license", "language", "activity_bucket"],
+        "fts_table": "repos_fts",
+        "fts_pk": "repo_id",
+    },
+    "repos": {"label_column": "full_name", "sort_desc": "stars"},
+    "categories": {"label_column": "name", "sort": "position"},
+    "scores": {"sort": "rank"},
+    "runs": {"sort_desc": "id"},
+    "_sqlite_migrations": {"hidden": True},
+}
+
+QUERIES: dict[str, dict[str, Any]] = {
+    "top_agents": {
+        "title": "Top agents per category",
+        "description": "The best-ranked repositories in each category (per_category: how many, default 10; "
+        "category: one category id, or empty for all).",
+        "sql": """
+select cat.name as category_name, a.category, a.category_rank, a.rank, a.full_name, a.score,
+       a.stars, a.forks, a.license, a.last_push, a.description
+from (select *, row_number() over (partition by category order by rank) as category_rank from agents) a
+left join categories cat on cat.id = a.category
+where a.category_rank <= cast(coalesce(nullif(:per_category, ''), 10) as integer)
+  and (:category = '' or a.category = :category)
+order by cat.position, a.category_rank
+""".strip(),
+    },
+    "my_agents": {
+        "title": "My agents",
+        "description": "An owner's repositories with their score, rank and components; unlisted ones show why.",
+        "sql": """
+select r.full_name, a.rank, a.score, a.category, a.popularity, a.adoption, a.activity, a.momentum,
+       a.openness, r.stars, r.forks, r.listed, r.unlisted_reason
+from repos r
+left join agents a on a.repo_id = r.id
+where r.owner_login = :owner collate nocase
+order by a.rank is null, a.rank, r.stars desc
+""".strip(),
+    },
+    "recompute": {
+        "title": "Recompute every score",
+        "description": "Recomputes every component, score and rank from the inputs stored with each score row, "
+        "next to the stored values; difference is the recomputed minus the stored score (zero for every row). "
+        "run_id: a score run, or empty for the published one.",
+        "sql": RECOMPUTE_SQL.strip(),
+    },
+    "recompute_summary": {
+        "title": "Recompute check, in one row",
+        "description": "The recompute query summarised: how many repos, the largest absolute difference "
+        "and how many ranks differ.",
+        "sql": f"""
+select count(*) as repos, max(abs(difference)) as max_abs_difference,
+       sum(rank != stored_rank) as rank_mismatches
+from ({RECOMPUTE_SQL.strip()})
+""".strip(),
+    },
+    "rank_changes": {
+        "title": "Biggest rank changes since the previous run",
+        "description": "Repositories in both the published score run and the score run before it, "
+        "by how far their rank moved (empty until two score runs exist).",
+        "sql": """
+with current_run as (select score_run_id as run_id from published where id = 1),
+previous_run as (
+  select max(id) as run_id from runs
+  where kind = 'score' and status = 'ok' and id < (select run_id from current_run)
+)
+select c.full_name, p.rank as previous_rank, c.rank, p.rank - c.rank as places_up,
+       round(p.score, 1) as previous_score, round(c.score, 1) as score, p.as_of as previous_as_of, c.as_of
+from scores c
+join scores p on p.repo_id = c.repo_id and p.run_id = (select run_id from previous_run)
+where c.run_id = (select run_id from current_run)
+order by abs(p.rank - c.rank) desc, c.rank
+limit 100
+""".strip(),
+    },
+}
+
+
+def description_html(database: str, source_url: str, example: str | None = None) -> str:
+    """The instance description: the method in a sentence, and where to start."""
+    breakdown = "click a repository's name for its breakdown"
+    if example:
+        breakdown += ' (<a href="{}">the top one\'s</a>)'.format(escape(agent_path(example)))
+    return (
+        "The most-starred open-source AI-agent repositories on GitHub, each with an <strong>AgentRank "
+        "Score</strong> from 0 to 100 computed only from public GitHub data: 30 % popularity (stars), "
+        "20 % adoption (forks), 25 % activity (days since the last push), 15 % momentum (stars per day) "
+        "and 10 % openness (an OSI-approved licence), each a percentile or bucket among the listed repos. "
+        f'Start with the <a href="/{database}/agents">ranking</a>; {breakdown}: each component, its points '
+        "and what would move it. Check every score with the "
+        f'<a href="/{database}/recompute">recompute query</a>. '
+        f'<a href="{escape(source_url)}#the-agentrank-score-method-version-1">The method in full</a>.'
+    )
+
+
+def build_metadata(
+    database: str, settings: ServeConfig | None = None, table_names: Iterable[str] = (), example: str | None = None
+) -> dict[str, Any]:
+    """Metadata for serving ``database`` (Datasette's name for it: the file's stem).
+
+    ``table_names`` lets private tables be hidden; ``example`` is a repo whose breakdown the
+    description links to.
+    """
+    settings = settings or ServeConfig()
+    tables: dict[str, dict[str, Any]] = {}
+    for name in sorted({*TABLES, *_TABLE_OPTIONS}):
+        tables[name] = {**TABLES.get(name, {}), **_TABLE_OPTIONS.get(name, {})}
+    for name in table_names:
+        if name.startswith(PRIVATE_TABLE_PREFIXES):  # operator-only state: hidden here, left out of snapshots
+            tables.setdefault(name, {})["hidden"] = True
+    return with_benchmark({
+        "title": "AgentRank",
+        "description_html": description_html(database, settings.source_url, example),
+        "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
+        "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
+        "source": "GitHub REST API: search/repositories",
+        "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
+        "about": "AgentRank on GitHub",
+        "about_url": settings.source_url,
+        "plugins": {"agentrank": settings.plugin_settings()},
+        "databases": {
+            database: {
+                "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
+                "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
+                "and the run log.",
+                "tables": tables,
+                "queries": QUERIES,
+            }
+        },
+    }, database)

@@ -1,0 +1,279 @@
+"""The published directory as a visitor sees it, through Datasette's in-process client.
+
+The database comes from the real pipeline (two weekly score runs, a rename, a hostile description);
+Datasette is the one ``agentrank serve`` builds, with our metadata and plugins.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sqlite3
+
+import pytest
+from tests.publish_helpers import NEW_NAME, OLD_NAME, XSS_DESCRIPTION, XSS_NAME, build_published_db
+
+from agentrank import pipeline
+from agentrank.config import Config, ServeConfig
+from agentrank.serve import build_datasette
+from datasette_plugins.agent_page import agent_context
+from datasette_plugins.metadata import build_metadata, TABLES
+from db.breakdown import load_breakdown
+from db.connection import open_db
+
+# In-process tests leave SQLite's process-wide heap limit alone (the server tests check it).
+SETTINGS = ServeConfig(heap_limit_mb=0, max_returned_rows=5000)
+COMPONENTS = ["popularity", "adoption", "activity", "momentum", "openness"]
+
+
+@pytest.fixture(scope="module")
+def datasette(published_db):
+    return build_datasette(published_db.path, SETTINGS)
+
+
+def rows(response) -> list[dict]:
+    assert response.status_code == 200, response.text[:500]
+    return response.json()
+
+
+@pytest.mark.asyncio
+async def test_every_table_and_column_people_see_is_described(published_db, datasette):
+    conn = sqlite3.connect(published_db.path)
+    visible = [
+        name
+        for (name,) in conn.execute("select name from sqlite_master where type in ('table', 'view')")
+        if not name.startswith(("repos_fts", "_sqlite", "sqlite_", "crawl_"))
+    ]
+    described_tables = build_metadata("agentrank")["databases"]["agentrank"]["tables"]
+    missing = []
+    for name in visible:
+        described = described_tables.get(name, {})
+        if not described.get("description"):
+            missing.append(name)
+        columns = [row[1] for row in conn.execute(f'pragma table_info("{name}")')]
+        missing += [f"{name}.{c}" for c in columns if c not in described.get("columns", {})]
+    assert not missing, f"describe these in datasette_plugins/metadata.py TABLES: {missing}"
+    # And Datasette shows them.
+    page = await datasette.client.get("/agentrank/agents")
+    assert TABLES["agents"]["columns"]["activity_bucket"] in html.unescape(page.text)
+
+
+@pytest.mark.asyncio
+async def test_home_page_states_the_method_licence_and_source(published_db, datasette):
+    page = (await datasette.client.get("/")).text
+    for text in ("AgentRank Score", "30 % popularity", "10 % openness", "Apache-2.0", "GitHub REST API"):
+        assert text in page
+    assert 'href="/agentrank/recompute"' in page and 'href="/agentrank/agents"' in page
+    assert f'href="/-/agent/{published_db.top_name}"' in page  # a breakdown to start from
+
+
+@pytest.mark.asyncio
+async def test_agents_are_sorted_by_rank_with_the_four_facets(published_db, datasette):
+    data = rows(await datasette.client.get("/agentrank/agents.json?_shape=objects&_size=max"))
+    ranks = [row["rank"] for row in data["rows"]]
+    listed = sqlite3.connect(published_db.path).execute("select count(*) from repos where listed = 1").fetchone()[0]
+    assert ranks == list(range(1, listed + 1))
+    assert set(data["facet_results"]) == {"category", "license", "language", "activity_bucket"}
+    counts = {r["value"]: r["count"] for r in data["facet_results"]["category"]["results"]}
+    assert counts[published_db.category] == sum(1 for r in data["rows"] if r["category"] == published_db.category)
+
+
+@pytest.mark.asyncio
+async def test_facet_value_filters_the_ranking(published_db, datasette):
+    data = rows(await datasette.client.get(f"/agentrank/agents.json?_shape=objects&category={published_db.category}"))
+    assert data["rows"] and {r["category"] for r in data["rows"]} == {published_db.category}
+
+
+@pytest.mark.asyncio
+async def test_search_covers_name_description_and_topics(datasette):
+    async def search(term: str) -> list[str]:
+        found = rows(await datasette.client.get(f"/agentrank/agents.json?_shape=array&_search={term}&_col=full_name"))
+        return [r["full_name"] for r in found]
+
+    assert XSS_NAME in await search("xss")  # name
+    assert XSS_NAME in await search("security")  # topic
+    assert NEW_NAME in await search("renamed")  # the index follows the rename
+    assert OLD_NAME not in await search("old")
+    with_description = await search("spreadsheets")
+    assert with_description, "a word from generated descriptions finds repos"
+
+
+def test_search_index_follows_every_write(tmp_path, item_factory):
+    db = open_db(tmp_path / "a.db")
+    pipeline.prepare(db)
+    files = tmp_path / "one.json"
+    files.write_text(json.dumps([item_factory(id=7, description="finds zebras in logs")]), encoding="utf-8")
+    pipeline.import_files(db, [files], Config())
+    match = "select rowid from repos_fts where repos_fts match ?"
+    assert db.execute(match, ["zebras"]).fetchall() == [(7,)]
+    files.write_text(json.dumps([item_factory(id=7, description="now about giraffes")]), encoding="utf-8")
+    pipeline.import_files(db, [files], Config())
+    assert db.execute(match, ["zebras"]).fetchall() == []
+    assert db.execute(match, ["giraffes"]).fetchall() == [(7,)]
+    db.execute("insert into repos_fts(repos_fts) values ('integrity-check')")
+
+
+@pytest.mark.asyncio
+async def test_recompute_query_gives_zero_difference_for_every_row(published_db, datasette):
+    result = rows(await datasette.client.get("/agentrank/recompute.json?_shape=objects"))
+    listed = sqlite3.connect(published_db.path).execute("select count(*) from agents").fetchone()[0]
+    assert len(result["rows"]) == listed and not result["truncated"]
+    assert all(row["difference"] == 0 for row in result["rows"])
+    assert all(row["rank"] == row["stored_rank"] for row in result["rows"])
+    summary = rows(await datasette.client.get("/agentrank/recompute_summary.json?_shape=array"))
+    assert summary == [{"repos": listed, "max_abs_difference": 0.0, "rank_mismatches": 0}]
+
+
+@pytest.mark.asyncio
+async def test_recompute_checks_an_older_run_too(published_db, datasette):
+    first = sqlite3.connect(published_db.path).execute("select min(id) from runs where kind = 'score'").fetchone()[0]
+    result = rows(await datasette.client.get(f"/agentrank/recompute.json?_shape=array&run_id={first}"))
+    assert result and {row["as_of"] for row in result} == {"2026-11-23T06:00:00Z"}
+    assert all(row["difference"] == 0 for row in result)
+
+
+@pytest.mark.asyncio
+async def test_top_agents_per_category(published_db, datasette):
+    result = rows(await datasette.client.get("/agentrank/top_agents.json?_shape=array&per_category=3"))
+    by_category: dict[str, list[int]] = {}
+    for row in result:
+        by_category.setdefault(row["category"], []).append(row["rank"])
+    assert by_category and all(len(ranks) <= 3 and ranks == sorted(ranks) for ranks in by_category.values())
+    only = rows(await datasette.client.get(f"/agentrank/top_agents.json?_shape=array&category={published_db.category}"))
+    in_category = sqlite3.connect(published_db.path).execute(
+        "select count(*) from agents where category = ?", [published_db.category]
+    ).fetchone()[0]
+    assert len(only) == min(10, in_category) and {r["category"] for r in only} == {published_db.category}
+    assert [r["category_rank"] for r in only] == list(range(1, len(only) + 1))
+
+
+@pytest.mark.asyncio
+async def test_my_agents_lists_an_owners_repos_with_scores(published_db, datasette):
+    result = rows(await datasette.client.get(f"/agentrank/my_agents.json?_shape=array&owner={published_db.owner.upper()}"))
+    assert len(result) == 2 and all(r["full_name"].startswith(published_db.owner + "/") for r in result)
+    assert all(r["score"] is not None and r["rank"] for r in result)
+
+
+@pytest.mark.asyncio
+async def test_rank_changes_since_the_previous_run(datasette):
+    result = rows(await datasette.client.get("/agentrank/rank_changes.json?_shape=array"))
+    assert result and all(r["places_up"] == r["previous_rank"] - r["rank"] for r in result)
+    moves = [abs(r["places_up"]) for r in result]
+    assert moves == sorted(moves, reverse=True) and moves[0] > 0
+
+
+@pytest.mark.asyncio
+async def test_rank_changes_is_empty_with_one_score_run(tmp_path):
+    db = build_published_db(tmp_path / "one-week.db", n=40, seed=3, weeks=1)
+    single = build_datasette(db.path, SETTINGS)
+    assert rows(await single.client.get("/one-week/rank_changes.json?_shape=array")) == []
+    page = await single.client.get(f"/-/agent/{db.top_name}")
+    assert page.status_code == 200 and "History" not in page.text
+
+
+@pytest.mark.asyncio
+async def test_repo_names_link_to_their_breakdown_and_to_github(published_db, datasette):
+    page = (await datasette.client.get("/agentrank/agents")).text
+    top = published_db.top_name
+    assert f'<a class="agentrank-breakdown" href="/-/agent/{top}">{top}</a>' in page
+    assert f'href="https://github.com/{top}"' in page
+    scores_page = (await datasette.client.get("/agentrank/scores")).text
+    assert 'class="agentrank-breakdown" href="/-/agent/' in scores_page
+    query_page = (await datasette.client.get("/agentrank/rank_changes")).text
+    assert 'class="agentrank-breakdown" href="/-/agent/' in query_page
+
+
+@pytest.mark.asyncio
+async def test_makers_page_shows_the_breakdown_of_explain(published_db, datasette):
+    top = published_db.top_name
+    response = await datasette.client.get(f"/-/agent/{top}")
+    assert response.status_code == 200
+    page = html.unescape(response.text)
+    breakdown = load_breakdown(sqlite3.connect(published_db.path), top)
+    assert f"AgentRank Score {breakdown['score']:.1f}" in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert f"Rank {breakdown['rank']:,} of {breakdown['listed_count']:,} listed" in re.sub(r"<[^>]+>", "", page)
+    assert breakdown["category"]["category_name"] in page
+    for component in breakdown["components"]:
+        assert f'id="{component["component"]}"' in page
+        assert f"{component['points']:.2f}" in page
+        for advice in component["advice"]:  # the same sentences `agentrank explain` prints
+            assert advice in page
+    assert page.count("<rect ") == 2 * 24  # the star and fork histograms
+    assert "History" in page and page.count('class="agentrank-published"') == 1
+    assert "Ask for a correction" in page and "issues/new?title=Correction" in page
+
+
+@pytest.mark.asyncio
+async def test_makers_page_json_is_the_same_context(published_db, datasette):
+    top = published_db.top_name
+    data = rows(await datasette.client.get(f"/-/agent/{top}.json"))
+    conn = sqlite3.connect(published_db.path)
+    assert data == json.loads(json.dumps(agent_context(conn, top, SETTINGS.source_url)))
+    assert [c["component"] for c in data["breakdown"]["components"]] == COMPONENTS
+    assert len(data["history"]) == 2 and data["history"][-1]["published"] is True
+    stars = data["distributions"]["stars"]
+    assert sum(b["count"] for b in stars["bins"]) == stars["listed"] == data["breakdown"]["listed_count"]
+
+
+@pytest.mark.asyncio
+async def test_unknown_repo_is_a_404_page(datasette):
+    page = await datasette.client.get("/-/agent/nobody/nothing")
+    assert page.status_code == 404 and "Repository not found" in page.text and "nobody/nothing" in page.text
+    data = await datasette.client.get("/-/agent/nobody/nothing.json")
+    assert data.status_code == 404 and data.json()["ok"] is False
+    hostile = await datasette.client.get("/-/agent/%3Cscript%3Ealert(1)%3C%2Fscript%3E/x")
+    assert hostile.status_code == 404
+    assert "<script>alert(1)" not in hostile.text and "&lt;script&gt;alert(1)" in hostile.text
+
+
+@pytest.mark.asyncio
+async def test_old_name_finds_the_renamed_repo(datasette):
+    response = await datasette.client.get(f"/-/agent/{OLD_NAME}")
+    assert response.status_code == 200
+    assert f"{OLD_NAME} was renamed: it is now {NEW_NAME}" in response.text
+    data = rows(await datasette.client.get(f"/-/agent/{OLD_NAME}.json"))
+    assert data["breakdown"]["repo"]["full_name"] == NEW_NAME and len(data["history"]) == 2
+
+
+@pytest.mark.asyncio
+async def test_hostile_description_is_escaped_everywhere(datasette):
+    for path in (f"/-/agent/{XSS_NAME}", "/agentrank/agents?_search=xss", f"/agentrank/my_agents?owner={XSS_NAME.split('/')[0]}"):
+        page = (await datasette.client.get(path)).text
+        assert "<script>window.__agentrank_xss" not in page and "onerror=" not in page.replace("onerror=&#34;", "")
+        if path.startswith("/-/agent/"):
+            assert html.escape(XSS_DESCRIPTION, quote=False) in page.replace("&#34;", '"')
+
+
+@pytest.mark.asyncio
+async def test_unlisted_repo_page_says_why(tmp_path, item_factory):
+    db = open_db(tmp_path / "u.db")
+    pipeline.prepare(db)
+    path = tmp_path / "items.json"
+    items = [item_factory(id=i, seed=i, full_name=f"acme/agent-{i}", name=f"agent-{i}") for i in range(1, 4)]
+    items.append(item_factory(id=9, full_name="acme/tiny", name="tiny", stargazers_count=3))
+    path.write_text(json.dumps(items), encoding="utf-8")
+    pipeline.import_files(db, [path], Config())
+    pipeline.score(db, as_of="2026-11-30T06:00:00Z")
+    db.close()
+    ds = build_datasette(tmp_path / "u.db", SETTINGS)
+    page = await ds.client.get("/-/agent/acme/tiny")
+    assert page.status_code == 200 and "Not in the current ranking" in page.text and "stars" in page.text
+    assert (await ds.client.get("/-/agent/acme/tiny.json")).json()["breakdown"]["score"] is None
+
+
+def test_demo_serves_a_directory_a_newcomer_can_browse(demo_server):
+    import httpx
+
+    log = demo_server.log_path.read_text()
+    maker_url = re.search(r"a maker's page: (\S+)", log).group(1)
+    agents_url = re.search(r"Datasette: (\S+)", log).group(1)
+    ranking = httpx.get(agents_url + ".json?_shape=objects&_size=5", timeout=30).json()
+    assert [r["rank"] for r in ranking["rows"]] == [1, 2, 3, 4, 5]
+    assert set(ranking["facet_results"]) == {"category", "license", "language", "activity_bucket"}
+    word = ranking["rows"][0]["full_name"].split("/")[1].split("-")[0]
+    found = httpx.get(agents_url + f".json?_shape=array&_search={word}", timeout=30).json()
+    assert ranking["rows"][0]["full_name"] in [r["full_name"] for r in found]
+    page = httpx.get(maker_url, timeout=30)
+    assert page.status_code == 200 and "How the score breaks down" in page.text
+    assert maker_url.endswith(ranking["rows"][0]["full_name"])

@@ -1,0 +1,128 @@
+"""`agentrank snapshot`: a checked, single-file copy that plain `datasette -i` serves unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import sys
+
+import httpx
+import pytest
+from tests.publish_helpers import build_published_db, free_port, running
+
+from click.testing import CliRunner
+
+from agentrank import pipeline
+from agentrank.cli import cli
+from agentrank.config import Config
+from db.connection import open_db
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    """A published database that also holds operator-only state the snapshot must leave out."""
+    published = build_published_db(tmp_path_factory.mktemp("source") / "live.db", n=120, seed=5)
+    db = open_db(published.path)
+    db["crawl_checkpoints"].insert({"query": "topic:ai-agent", "page": 7, "cursor": "secret-cursor"}, pk="query")
+    bad = published.path.parent / "bad.json"
+    bad.write_text(json.dumps([{"id": "not-a-number", "full_name": "x/y"}]), encoding="utf-8")
+    pipeline.import_files(db, [bad], Config())
+    db.close()
+    return published
+
+
+def sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def agentrank(*args: str, expect: int = 0):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == expect, result.output
+    return result
+
+
+def snapshot(source, out, expect=0):
+    return agentrank("--db", str(source.path), "snapshot", "--out", str(out), expect=expect)
+
+
+def test_snapshot_is_a_checked_copy_without_private_state(source, tmp_path):
+    out = tmp_path / "agentrank.db"
+    result = snapshot(source, out)
+    assert "integrity ok, scores recompute; left out crawl_checkpoints" in result.output
+    assert f"datasette serve -i {out} -m {tmp_path / 'agentrank.metadata.json'}" in result.output
+    conn = sqlite3.connect(out)
+    assert conn.execute("pragma journal_mode").fetchone()[0] == "delete"
+    assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
+    tables = {name for (name,) in conn.execute("select name from sqlite_master where type = 'table'")}
+    assert "crawl_checkpoints" not in tables and {"repos", "scores", "repos_fts"} <= tables
+    assert conn.execute("select count(*) from rejects").fetchone()[0] >= 1
+    assert conn.execute("select count(*) from rejects where item_ref is not null").fetchone()[0] == 0
+    assert b"secret-cursor" not in out.read_bytes()
+    assert b"bad.json" not in out.read_bytes()  # the import's local file path
+    live = sqlite3.connect(source.path)
+    assert conn.execute("select count(*) from agents").fetchone() == live.execute("select count(*) from agents").fetchone()
+    assert live.execute("select count(*) from crawl_checkpoints").fetchone()[0] == 1  # the source keeps it
+    assert {p.name for p in tmp_path.iterdir()} == {"agentrank.db", "agentrank.metadata.json"}
+    assert out.stat().st_mode & 0o777 == 0o644
+    metadata = json.loads((tmp_path / "agentrank.metadata.json").read_text(encoding="utf-8"))
+    assert set(metadata["databases"]) == {"agentrank"} and "recompute" in metadata["databases"]["agentrank"]["queries"]
+
+
+def test_snapshot_replaces_the_file_only_when_everything_passed(source, tmp_path):
+    out = tmp_path / "pub.db"
+    out.write_bytes(b"previous snapshot")
+    empty = tmp_path / "empty.db"
+    open_db(empty).close()
+    result = agentrank("--db", str(empty), "snapshot", "--out", str(out), expect=1)
+    assert "nothing is published yet" in result.output and "Traceback" not in result.output
+    assert out.read_bytes() == b"previous snapshot"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+    snapshot(source, out)
+    assert sqlite3.connect(out).execute("select count(*) from agents").fetchone()[0] > 0
+
+
+def test_plain_datasette_serves_the_snapshot_unchanged(source, tmp_path):
+    out = tmp_path / "agentrank.db"
+    snapshot(source, out)
+    before = sha256(out)
+    port = free_port()
+    command = [sys.executable, "-m", "datasette", "serve", "-i", str(out), "-m", str(tmp_path / "agentrank.metadata.json"),
+               "-h", "127.0.0.1", "-p", str(port), "--setting", "allow_download", "off"]  # fmt: skip
+    with running(command, port, tmp_path / "datasette.log") as server:
+        agents = httpx.get(f"{server.url}/agentrank/agents.json?_shape=array&_size=5", timeout=10).json()
+        assert [a["rank"] for a in agents] == [1, 2, 3, 4, 5]
+        page = httpx.get(f"{server.url}/-/agent/{source.top_name}", timeout=10)
+        assert page.status_code == 200 and "How the score breaks down" in page.text
+        summary = httpx.get(f"{server.url}/agentrank/recompute_summary.json?_shape=array", timeout=10).json()
+        assert summary[0]["max_abs_difference"] == 0 and summary[0]["rank_mismatches"] == 0
+        hostile = httpx.get(f"{server.url}/agentrank.json", params={"sql": "select randomblob(900000000)"}, timeout=30)
+        assert "string or blob too big" in hostile.json()["error"]  # the limits came with the plugin
+        databases = httpx.get(f"{server.url}/-/databases.json", timeout=10).json()
+        assert databases[0]["is_mutable"] is False
+    assert sha256(out) == before
+
+
+def test_agentrank_serve_immutable_leaves_the_snapshot_untouched(source, tmp_path):
+    from tests.publish_helpers import agentrank_serve
+
+    out = tmp_path / "agentrank.db"
+    snapshot(source, out)
+    before = sha256(out)
+    port = free_port()
+    with running(agentrank_serve(out, port, "--immutable"), port, tmp_path / "serve.log") as server:
+        for _ in range(20):
+            assert httpx.get(f"{server.url}/agentrank/agents", timeout=10).status_code == 200
+        assert httpx.get(f"{server.url}/-/databases.json", timeout=10).json()[0]["is_mutable"] is False
+    assert sha256(out) == before
+    assert {p.name for p in tmp_path.iterdir()} == {"agentrank.db", "agentrank.metadata.json", "serve.log"}
+
+
+@pytest.mark.asyncio
+async def test_private_tables_are_hidden_on_the_live_database(source):
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+
+    datasette = build_datasette(source.path, ServeConfig(heap_limit_mb=0))
+    tables = {t["name"]: t["hidden"] for t in (await datasette.client.get("/live.json")).json()["tables"]}
+    assert tables["crawl_checkpoints"] is True and tables["repos"] is False
