@@ -32,7 +32,7 @@ log = logging.getLogger("agentrank.crawler")
 
 API_VERSION = "2022-11-28"
 SECONDARY_WAIT_CAP_S = 900.0  # longest single back-off after repeated secondary limits
-TRANSIENT_BACKOFF = tenacity.wait_exponential_jitter(initial=2, max=60, jitter=1)
+TRANSIENT_BACKOFF = tenacity.wait_exponential_jitter(multiplier=2, max=60, jitter=1)
 LONG_WAIT_S = 5.0  # rate-limit pauses at least this long print a line
 
 # Lower-cased message tests, after PyGithub's (GithubRetry / Requester) and octokit's.

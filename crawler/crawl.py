@@ -256,6 +256,10 @@ class _Crawl:
             save = {"run_id": self.run_id, "seen_at": self.seen_at, "min_stars": self.min_stars, "source": "crawl"}
             counts = save_repos(db, [r for r in records if r["id"] not in before], **save)
             save_repos(db, [r for r in records if r["id"] in before], **save)
+            # A page fetched again (verification, a re-sweep) must not count its rejects twice.
+            known = crawl_state.rejects_in_run(db, self.run_id)
+            rejects = [r for r in rejects if r["repo_id"] not in before
+                       and (r["repo_id"], r["full_name"], r["reason"]) not in known]  # fmt: skip
             save_rejects(db, self.run_id, rejects)
             crawl_state.record_sightings(db, self.run_id, part["id"], ids)
             crawl_state.update_part(db, part["id"], {"pages": part["pages"] + 1,

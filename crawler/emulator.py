@@ -63,7 +63,8 @@ class Fault:
     """Something to do instead of (or to) the normal answer, for requests that match.
 
     ``path``: a path prefix; ``q``: a substring of the search query; ``page``: a page number;
-    ``times``: how many matching requests it applies to (None: all of them).
+    ``after``: how many matching requests to let through first; ``times``: how many matching
+    requests it then applies to (None: all of them).
     """
 
     kind: str
@@ -79,9 +80,11 @@ class Fault:
     path: str = "/search/"
     q: str | None = None
     page: int | None = None
+    after: int = 0
     times: int | None = 1
     event: threading.Event | None = None
     used: int = 0
+    passed: int = 0
 
     def matches(self, path: str, params: dict[str, str]) -> bool:
         if self.times is not None and self.used >= self.times:
@@ -91,6 +94,9 @@ class Fault:
         if self.q is not None and self.q not in params.get("q", ""):
             return False
         if self.page is not None and int(params.get("page", "1") or 1) != self.page:
+            return False
+        if self.passed < self.after:
+            self.passed += 1
             return False
         return True
 
@@ -142,8 +148,9 @@ def duplicate_item(**match: Any) -> Fault:
 
 
 def shift_pages(*, insert: int = 3, promote: int = 1, **match: Any) -> Fault:
-    """After answering, the ranking moves: ``insert`` new repos land at the top of this query and
-    ``promote`` items from the next page jump above this one, as stars change mid-crawl."""
+    """After answering, the ranking moves as stars change mid-crawl: ``insert`` new repos land at the
+    top of this query, and ``promote`` repos from the next page jump into the middle of this one
+    (already served), pushing its last items down onto the next one."""
     return Fault("shift", count=insert, seconds=float(promote), **match)
 
 
@@ -768,7 +775,7 @@ class GitHubEmulator:
                 chosen, total = [], fault.count
             parts = [e.json_bytes() for e in chosen]
             if fault is not None and fault.kind == "shift":
-                self._shift(query, found, offset + per_page, fault)
+                self._shift(found, offset, per_page, fault)
         flag = b"true" if fault is not None and fault.kind == "incomplete" else b"false"
         body = b'{"total_count":%d,"incomplete_results":%s,"items":[%s]}' % (total, flag, b",".join(parts))
         link = self._link(base, params, page, per_page, total)
@@ -776,7 +783,7 @@ class GitHubEmulator:
             headers = {**headers, "Link": link}
         return _Answer(200, body, headers)
 
-    def _shift(self, query: Query, found: list[Entry], boundary: int, fault: Fault) -> None:
+    def _shift(self, found: list[Entry], offset: int, per_page: int, fault: Fault) -> None:
         """Repos move while a crawler pages: new ones land on top, some from below jump up."""
         if not found:
             return
@@ -795,11 +802,12 @@ class GitHubEmulator:
                           fork=False, topics=top.topics, name=item["name"], description=item.get("description"),
                           language=top.language, forks=top.forks)  # fmt: skip
             self.add_entry(entry)
+        # Promoted repos land in the middle of the page just served, which the crawler will not ask for again.
+        middle = found[min(offset + per_page // 2, len(found) - 1)]
         for k in range(int(fault.seconds)):
-            index = boundary + 5 + k
+            index = offset + per_page + 5 + k
             if index < len(found):
-                mover = found[index]
-                self.set_stars(mover.key, top.stars + 5)
+                self.set_stars(found[index].key, middle.stars + 1)
 
     def _link(self, base: str, params: dict[str, str], page: int, per_page: int, total: int) -> str:
         last = min(math.ceil(total / per_page), math.ceil(CAP / per_page))

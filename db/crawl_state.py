@@ -97,6 +97,11 @@ def distinct_in_part(db: sqlite_utils.Database, run_id: int, part_id: int, more:
     return len(known | set(more))
 
 
+def rejects_in_run(db: sqlite_utils.Database, run_id: int) -> set[tuple[Any, Any, str]]:
+    return {tuple(row) for row in db.execute(
+        "select repo_id, full_name, reason from rejects where run_id = ?", [run_id])}  # fmt: skip
+
+
 def record_sightings(db: sqlite_utils.Database, run_id: int, part_id: int, ids: Iterable[int]) -> None:
     db.conn.executemany(
         "insert or ignore into crawl_sightings (run_id, part_id, repo_id) values (?, ?, ?)",
