@@ -163,12 +163,13 @@ class GitHubClient:
         self._last_search_at: float | None = None
         self._buckets: dict[str, tuple[int, float]] = {}  # resource -> (remaining, reset epoch)
         self._secondary_streak = 0
+        self._last_request = ""
 
     # -- lifecycle -----------------------------------------------------------------------------
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> "GitHubClient":
+    def __enter__(self) -> GitHubClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -212,8 +213,9 @@ class GitHubClient:
                 with attempt:
                     return self._attempt(url, params, resource, expect, allow)
         except _Transient as e:
+            where = self._last_request or f"GET {url}"
             raise GitHubUnavailable(
-                self._redact(f"GitHub kept failing after {self.config.max_retries + 1} attempts ({e}): GET {url}")
+                self._redact(f"GitHub kept failing after {self.config.max_retries + 1} attempts ({e}): {where}")
             ) from None
         except _RateLimited as e:
             raise RateLimitExhausted(
@@ -234,6 +236,7 @@ class GitHubClient:
         if resource == "search":
             self.stats.search_requests += 1
             self._last_search_at = self.clock.now()
+        self._last_request = describe_request(self._http.build_request("GET", url, params=params))
         try:
             r = self._http.get(url, params=params)
         except httpx.TimeoutException as e:
@@ -243,7 +246,7 @@ class GitHubClient:
         self._note_rate_headers(r, resource)
         status = r.status_code
         data = self._json(r)
-        where = describe_request(r.request)
+        where = self._last_request
         if status in allow:
             return Response(status, str(r.url), r.headers, None if data is _NOT_JSON else data, dict(r.links))
         if status == 200:
@@ -277,7 +280,8 @@ class GitHubClient:
         retry_after = self._retry_after(r.headers)
         reset = _int_header(r.headers, "x-ratelimit-reset")
         if retry_after is not None:
-            wait, reason = retry_after, f"retry-after {retry_after:g} s"
+            kind = "secondary rate limit" if _is_secondary_message(message) else "rate limit"
+            wait, reason = retry_after, f"{kind}, retry-after {retry_after:g} s"
         elif r.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
             wait, reason = max(reset + 1 - now, 1.0), "primary rate limit"
         else:

@@ -287,9 +287,10 @@ class _Crawl:
             crawl_state.record_misses(db, self.run_id, [row["id"] for row in candidates], complete=complete)
             if complete:
                 for row in candidates:
-                    reason = row["unlisted_reason"] if not row["listed"] and row["unlisted_reason"] else unlisted_reason(
-                        matched=True, stars=row["stars"], fork=bool(row["fork"]), archived=bool(row["archived"]),
-                        min_stars=self.min_stars, missing=True)  # fmt: skip
+                    reason = row["unlisted_reason"] if not row["listed"] and row["unlisted_reason"] else None
+                    reason = reason or unlisted_reason(matched=True, stars=row["stars"], fork=bool(row["fork"]),
+                                                       archived=bool(row["archived"]), min_stars=self.min_stars,
+                                                       missing=True)  # fmt: skip
                     delisted += row["listed"]
                     db.execute("update repos set listed = 0, unlisted_reason = ?, "
                                "missing_since_run = coalesce(missing_since_run, ?) where id = ?",

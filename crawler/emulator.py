@@ -217,7 +217,7 @@ class Entry:
         self._bytes: bytes | None = None
 
     @classmethod
-    def from_repo(cls, repo: SyntheticRepo) -> "Entry":
+    def from_repo(cls, repo: SyntheticRepo) -> Entry:
         return cls(repo.id, repo, stars=repo.stars, created=_epoch(repo.created_at),
                    pushed=_epoch(repo.pushed_at), archived=repo.archived, fork=repo.fork, topics=repo.topics,
                    name=repo.name, description=repo.description, language=repo.language, forks=repo.forks)  # fmt: skip
@@ -444,7 +444,7 @@ class GitHubEmulator:
             raise RuntimeError("the emulator is not running")
         return f"http://{self.host}:{self._server.server_address[1]}"
 
-    def start(self) -> "GitHubEmulator":
+    def start(self) -> GitHubEmulator:
         emulator = self
 
         class Handler(_Handler):
@@ -469,7 +469,7 @@ class GitHubEmulator:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "GitHubEmulator":
+    def __enter__(self) -> GitHubEmulator:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -643,7 +643,7 @@ class GitHubEmulator:
                     return fault
         return None
 
-    def handle(self, handler: "_Handler") -> None:
+    def handle(self, handler: _Handler) -> None:
         split = urlsplit(handler.path)
         path = split.path
         params = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
@@ -736,8 +736,8 @@ class GitHubEmulator:
                        401: "Bad credentials", 403: "Resource not accessible by personal access token",
                        404: "Not Found", 422: "Validation Failed"}  # fmt: skip
             message = fault.message or default.get(fault.status, "Error")
-            return _Answer(fault.status, _json_body({"message": message, "documentation_url": DOCS,
-                                                     "status": str(fault.status)}), {**headers, **fault.headers})  # fmt: skip
+            body = {"message": message, "documentation_url": DOCS, "status": str(fault.status)}
+            return _Answer(fault.status, _json_body(body), {**headers, **fault.headers})
         if kind == "html":
             return _Answer(fault.status, UNICORN, headers, content_type="text/html; charset=utf-8")
         if kind == "error_object":
@@ -840,14 +840,15 @@ class GitHubEmulator:
                 if key is None and full_name.lower() in self._old_names:
                     moved = self._old_names[full_name.lower()]
                     location = f"{base}/repositories/{moved}"
-                    return _Answer(301, _json_body({"message": "Moved Permanently", "url": location,
-                                                    "documentation_url": DOCS}), {**headers, "Location": location})  # fmt: skip
+                    body = {"message": "Moved Permanently", "url": location, "documentation_url": DOCS}
+                    return _Answer(301, _json_body(body), {**headers, "Location": location})
             else:
                 key = repo_id if repo_id in self._entries else None
             entry = self._entries.get(key) if key is not None else None
             if entry is None or entry.state == "gone":
-                return _Answer(404, _json_body({"message": "Not Found", "documentation_url":
-                                                f"{DOCS}/repos/repos#get-a-repository", "status": "404"}), headers)  # fmt: skip
+                body = {"message": "Not Found", "documentation_url": f"{DOCS}/repos/repos#get-a-repository",
+                        "status": "404"}  # fmt: skip
+                return _Answer(404, _json_body(body), headers)
             if entry.state == "blocked":
                 return _Answer(451, _json_body({"message": "Repository access blocked", "block": entry.block}),
                                headers)  # fmt: skip

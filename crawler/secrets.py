@@ -68,6 +68,8 @@ def install_redaction(token: str | None = None) -> None:
         if _installed:
             return
         _installed = True
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())
     previous = logging.getLogRecordFactory()
 
     def factory(*args, **kwargs) -> logging.LogRecord:

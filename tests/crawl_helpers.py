@@ -46,7 +46,9 @@ def population(n: int = 400, seed: int = 3) -> list[SyntheticRepo]:
 
 
 @contextmanager
-def emulated(repos: Iterable[SyntheticRepo] = (), *, clock: Clock | None = None, **options: Any) -> Iterator[GitHubEmulator]:
+def emulated(
+    repos: Iterable[SyntheticRepo] = (), *, clock: Clock | None = None, **options: Any
+) -> Iterator[GitHubEmulator]:
     """An emulator on 127.0.0.1; its rate limit is off unless a limit is passed."""
     options.setdefault("search_limit", UNLIMITED)
     options.setdefault("unauthenticated_search_limit", options["search_limit"])

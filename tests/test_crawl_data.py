@@ -84,7 +84,8 @@ def test_lone_surrogates_become_replacement_characters_and_the_page_commits(db, 
 
 
 def test_html_and_script_urls_are_stored_as_text(db, repos):
-    crawl_hostile(db, repos, r_4001={"homepage": "javascript:alert(1)", "description": '"><img src=x onerror=alert(1)>'},
+    crawl_hostile(db, repos, r_4001={"homepage": "javascript:alert(1)",
+                                     "description": '"><img src=x onerror=alert(1)>'},
                   r_4002={"homepage": "<script>alert(1)</script>"})  # fmt: skip
     assert row(db, 4001)["homepage"] == "javascript:alert(1)"
     assert row(db, 4001)["description"] == '"><img src=x onerror=alert(1)>'
@@ -140,10 +141,13 @@ def test_missing_id_is_rejected_and_the_page_continues(db, repos):
 
 
 def test_odd_timestamps(db, repos):
-    result = crawl_hostile(db, repos, r_9001={"created_at": "2026-02-30T00:00:00Z"},
-                           r_9002={"created_at": "2024-01-01T00:00:00", "pushed_at": "2024-02-01T00:00:00"},
-                           r_9003={"pushed_at": "9999-12-31T23:59:59Z"},
-                           r_9004={"created_at": "2025-06-01T00:00:00Z", "pushed_at": "2020-01-01T00:00:00Z"})  # fmt: skip
+    result = crawl_hostile(
+        db, repos,
+        r_9001={"created_at": "2026-02-30T00:00:00Z"},
+        r_9002={"created_at": "2024-01-01T00:00:00", "pushed_at": "2024-02-01T00:00:00"},
+        r_9003={"pushed_at": "9999-12-31T23:59:59Z"},
+        r_9004={"created_at": "2025-06-01T00:00:00Z", "pushed_at": "2020-01-01T00:00:00Z"},
+    )  # fmt: skip
     assert db["repos"].count_where("id = 9001") == 0  # an impossible date: rejected, with its reason
     assert any(r["reason"].startswith("created_at:") for r in db.query("select reason from rejects"))
     assert row(db, 9002)["created_at"] == "2024-01-01T00:00:00Z"  # no zone: taken as UTC

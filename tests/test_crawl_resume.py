@@ -70,8 +70,8 @@ def test_sigkill_mid_crawl_then_restart_ends_with_the_data_of_an_uninterrupted_c
         same = [r for r in full if r.params == middle.params]
         held = emulator.inject(faults.hold(q=middle.params["q"], page=middle.page, after=same.index(middle)))
 
-        process = subprocess.Popen([*CLI, "--db", str(killed), "--config", str(config), "crawl", "--api-url",
-                                    emulator.url], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        command = [*CLI, "--db", str(killed), "--config", str(config), "crawl", "--api-url", emulator.url]
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             deadline = time.monotonic() + 60
             while not any(r.fault == "hold" for r in emulator.log):
