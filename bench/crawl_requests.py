@@ -35,6 +35,17 @@ SIZES = (10_000, 100_000)
 UNLIMITED = 10**9
 
 
+def _should_list(repos: list, config: Config) -> set[int]:
+    """What a complete crawl must list: the listing rule applied to the population itself."""
+    topics, keywords = set(config.crawl.topics), [k.lower() for k in config.crawl.keywords]
+
+    def matched(repo) -> bool:
+        text = " ".join([repo.name, repo.description or "", *repo.topics]).lower()
+        return bool(topics & set(repo.topics)) or any(k in text for k in keywords)
+
+    return {r.id for r in repos if matched(r) and r.stars >= config.crawl.min_stars and not (r.fork or r.archived)}
+
+
 def measure(size: int, seed: int = 2026) -> dict[str, Any]:
     started = time.perf_counter()
     repos = generate_population(size, seed=seed)
@@ -50,12 +61,14 @@ def measure(size: int, seed: int = 2026) -> dict[str, Any]:
         result = crawl(db, config, api_url=emulator.url, progress=False)
         wall = time.perf_counter() - started
         leaves = list(db.query("select total_count from crawl_parts where state != 'split'"))
+        listed = {row[0] for row in db.execute("select id from repos where listed = 1")}
         splits = db.execute("select count(*) from crawl_parts where state = 'split'").fetchone()[0]
         db.close()
     lower = sum(math.ceil(min(p["total_count"], CAP) / PER_PAGE) for p in leaves)
     return {
         "repos": size,
         "listed": result.listed,
+        "missed": len(_should_list(repos, config) - listed),
         "final parts": len(leaves),
         "split parts": splits,
         "search requests": result.search_requests,

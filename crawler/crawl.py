@@ -295,19 +295,23 @@ class _Crawl:
                     db.execute("update repos set listed = 0, unlisted_reason = ?, "
                                "missing_since_run = coalesce(missing_since_run, ?) where id = ?",
                                [reason, self.run_id, row["id"]])  # fmt: skip
+            found = db.execute("select count(*) from repos where last_seen_run = ?", [self.run_id]).fetchone()[0]
             stats = self._stats()
             crawl_state.add_counters(db, self.run_id, {}, stats)
             state = crawl_state.get_state(db, self.run_id) or {}
             listed = db.execute("select count(*) from repos where listed = 1").fetchone()[0]
             details = {**stats, "complete": complete, "delisted": delisted, "missing": len(candidates),
                        "sessions": state.get("sessions", 1), **summary}  # fmt: skip
-            finish_run(db, self.run_id, "ok", counts={"items": state.get("items", 0), "saved": len(seen),
+            finish_run(db, self.run_id, "ok", counts={"items": state.get("items", 0), "saved": found,
                        "new": state.get("new", 0), "updated": state.get("updated", 0),
                        "rejected": state.get("rejected", 0), "listed": listed}, details=details,
                        finished_at=self._now().replace(microsecond=0))  # fmt: skip
+            # Earlier runs' sightings have served their purpose (their misses are recorded).
+            db.execute("delete from crawl_sightings where run_id < ?", [self.run_id])
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return CrawlResult(
             run_id=self.run_id, complete=complete, resumed=self.resumed, requests=int(stats["requests"]),
-            search_requests=int(stats["search_requests"]), found=len(seen), new=state.get("new", 0),
+            search_requests=int(stats["search_requests"]), found=found, new=state.get("new", 0),
             updated=state.get("updated", 0), delisted=delisted, missing=len(candidates),
             rejected=state.get("rejected", 0), listed=listed, waits=int(stats["waits"]), wait_s=stats["wait_s"],
             retries=int(stats["retries"]), duration_s=stats["elapsed_s"], parts=summary,
