@@ -197,7 +197,7 @@ def test_persistent_5xx_gives_up_after_max_retries_with_the_checkpoint_intact(db
 @pytest.mark.parametrize(
     ("make_fault", "github"),
     [
-        (lambda: faults.slow(1.0, page=2), {"timeout_s": 0.3}),  # 11: the answer comes after the read timeout
+        (lambda: faults.slow(3.0, page=2), {"timeout_s": 1.0}),  # 11: the answer comes after the read timeout
         (lambda: faults.cut_body(page=2), {}),  # 12: the connection closes mid-body
         (lambda: faults.html_page(page=2), {}),  # 13: a 200 "Unicorn!" HTML page
     ],
