@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,9 @@ import jsonschema
 from agentrank import __version__, pipeline
 from agentrank.config import Config, ConfigError, ServeConfig, load_config
 from agentrank.locks import LockHeld, run_lock
+from crawler.client import GitHubError
 from crawler.saved import SavedFileError
+from crawler.secrets import install_redaction, redact
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError, open_db
 from db.export import ExportError
@@ -28,6 +31,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     ConfigError,
     DatabaseError,
     ExportError,
+    GitHubError,
     LockHeld,
     pipeline.PipelineError,
     SavedFileError,
@@ -41,9 +45,9 @@ class AgentRankGroup(click.Group):
         try:
             return super().invoke(ctx)
         except USER_ERRORS as e:
-            raise click.ClickException(str(e)) from None
+            raise click.ClickException(redact(str(e))) from None
         except sqlite3.OperationalError as e:
-            raise click.ClickException(f"database error: {e}") from None
+            raise click.ClickException(redact(f"database error: {e}")) from None
 
 
 class State:
@@ -86,6 +90,24 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     ctx.obj = State(db_path, config_path)
     ctx.obj.config  # a bad config file fails every command, before it does anything
+
+
+@cli.command()
+@click.option("--api-url", default=None, metavar="URL",
+              help="GitHub API base URL (default: env GITHUB_API_URL, then github.api_url, then api.github.com)")
+@click.option("--fresh", is_flag=True, help="Start a new crawl instead of resuming an unfinished one")
+@pass_state
+def crawl(state: State, api_url: str | None, fresh: bool) -> None:
+    "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
+    from crawler.crawl import crawl as run_crawl, format_summary
+
+    token = os.environ.get("GITHUB_TOKEN", "").strip() or None
+    install_redaction(token)
+    config = state.config
+    with run_lock(state.db_path, "crawl"):
+        db = state.open()
+        result = run_crawl(db, config, api_url=api_url or config.github.api_url, token=token, fresh=fresh)
+    click.echo(format_summary(result))
 
 
 @cli.command(name="import")
@@ -268,6 +290,10 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
         validate_export(json.loads(result.export_path.read_text(encoding="utf-8")))
     except jsonschema.ValidationError as e:
         raise click.ClickException(f"the export does not validate: {e.message}") from None
+    if result.crawl is not None:
+        from crawler.crawl import format_summary
+
+        click.echo(f"crawled the emulator: {format_summary(result.crawl)}")
     click.echo(f"database: {result.db_path}")
     click.echo(f"export:   {result.export_path} ({result.document['count']} agents, "
                f"valid against schema v{SCHEMA_VERSION})")

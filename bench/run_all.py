@@ -1,7 +1,7 @@
 """Run every benchmark in bench/ and print one table of figures.
 
-Each ``bench/*.py`` module has a ``main()`` that prints its own details and returns a list of
-``(figure, value)`` rows for the summary table.
+Each ``bench/*.py`` module has a ``main()`` that prints its own details and returns rows for the
+summary table: ``(figure, value)`` pairs, or dicts whose first value labels the row.
 """
 
 from __future__ import annotations
@@ -36,7 +36,12 @@ def main() -> int:
             continue
         takes_argv = bool(inspect.signature(module.main).parameters)
         figures = (module.main([]) if takes_argv else module.main()) or []
-        rows.extend((path.stem, figure, value) for figure, value in figures)
+        for row in figures:
+            if isinstance(row, dict):  # one row of a bench's own table: label it by its first value
+                label, *rest = row.items()
+                rows.extend((path.stem, f"{label[1]}: {figure}", str(value)) for figure, value in rest)
+            else:
+                rows.append((path.stem, row[0], str(row[1])))
         print(f"({path.name} took {time.perf_counter() - started:.1f} s)")
     width_b = max((len(r[0]) for r in rows), default=5)
     width_f = max((len(r[1]) for r in rows), default=6)

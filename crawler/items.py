@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,7 +38,7 @@ def clean_text(value: Any) -> Any:
     Everything else, HTML and control characters included, is kept as it came.
     """
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return value if value.isascii() else _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
         return [clean_text(v) for v in value]
     if isinstance(value, dict):
@@ -129,6 +130,9 @@ class SearchItem(_Model):
         return value
 
 
+_FIELDS = frozenset(SearchItem.model_fields)
+
+
 def _describe(error: ValidationError) -> str:
     first = error.errors()[0]
     field = ".".join(str(p) for p in first["loc"]) or "item"
@@ -147,7 +151,8 @@ def parse_item(raw: Any) -> dict[str, Any]:
     """
     if not isinstance(raw, dict):
         raise ItemRejected(f"item: expected a JSON object, got {type(raw).__name__}")
-    raw = clean_text(raw)
+    # Only the fields we read are cleaned: a search item carries some 80 keys, mostly URLs.
+    raw = clean_text({key: value for key, value in raw.items() if key in _FIELDS})
     repo_id = raw.get("id") if isinstance(raw.get("id"), int) and not isinstance(raw.get("id"), bool) else None
     full_name = raw.get("full_name") if isinstance(raw.get("full_name"), str) else None
     try:
@@ -193,3 +198,15 @@ def parse_item(raw: Any) -> dict[str, Any]:
         "archived": int(item.archived),
         "fork": int(item.fork),
     }
+
+
+def validate_items(raw_items: Iterable[tuple[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Split ``(reference, raw item)`` pairs into repo records and reject rows (with their reasons)."""
+    records: list[dict[str, Any]] = []
+    rejects: list[dict[str, Any]] = []
+    for ref, raw in raw_items:
+        try:
+            records.append(parse_item(raw))
+        except ItemRejected as e:
+            rejects.append({"item_ref": ref, "repo_id": e.repo_id, "full_name": e.full_name, "reason": e.reason})
+    return records, rejects

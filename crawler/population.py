@@ -17,7 +17,7 @@ Same seed and reference time, same population, on every machine.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -404,3 +404,20 @@ def to_search_item(repo: SyntheticRepo, api: str = "https://api.github.com") -> 
     })  # fmt: skip
     item.update(repo.extra)
     return item
+
+
+def pile_on_stars(repos: list[SyntheticRepo], *, stars: int, count: int, topic: str) -> list[SyntheticRepo]:
+    """A copy of ``repos`` where ``count`` of them (evenly spaced, so deterministic) have exactly
+    ``stars`` stars and carry ``topic``: one star value holding more repos than a search can
+    return, which only ``created:`` windows can split. The others are unchanged."""
+    if not 0 <= count <= len(repos):
+        raise ValueError(f"count must be between 0 and {len(repos)}")
+    step = len(repos) / count if count else 0
+    chosen = {int(i * step) for i in range(count)}
+    piled = []
+    for index, repo in enumerate(repos):
+        if index in chosen:
+            topics = repo.topics if topic in repo.topics else [*repo.topics, topic]
+            repo = replace(repo, stars=stars, topics=topics, extra=dict(repo.extra))
+        piled.append(repo)
+    return piled

@@ -447,3 +447,73 @@ def m301_publish_fts(db: sqlite_utils.Database) -> None:
     # Full-text search for Datasette (the agents view searches it through fts_pk = repo_id).
     # The triggers keep the index in step with every insert, upsert and delete on repos.
     db["repos"].enable_fts(["full_name", "description", "topics"], create_triggers=True, tokenize="porter")
+
+
+@migrations()
+def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
+    # The crawl's private bookkeeping (checkpoints, sightings, misses): never published.
+    db["crawl_state"].create(
+        {
+            "run_id": int,
+            "fingerprint": str,  # the queries and min_stars the parts were planned for
+            "api_url": str,
+            "requests": int,
+            "search_requests": int,
+            "waits": int,
+            "wait_s": float,
+            "retries": int,
+            "elapsed_s": float,
+            "items": int,
+            "new": int,
+            "updated": int,
+            "rejected": int,
+            "sessions": int,  # 1 + the number of times the crawl was resumed
+        },
+        pk="run_id",
+        foreign_keys=[("run_id", "runs", "id")],
+        not_null=["fingerprint"],
+        defaults={"requests": 0, "search_requests": 0, "waits": 0, "wait_s": 0.0, "retries": 0, "elapsed_s": 0.0,
+                  "items": 0, "new": 0, "updated": 0, "rejected": 0, "sessions": 1},
+    )  # fmt: skip
+    db["crawl_parts"].create(
+        {
+            "id": int,
+            "run_id": int,
+            "query_index": int,  # position of the configured topic/keyword
+            "base": str,  # topic:X or the quoted keyword
+            "q": str,  # the full search string
+            "stars_lo": int,
+            "stars_hi": int,
+            "created_lo": str,
+            "created_hi": str,
+            "parent_id": int,
+            "split_reason": str,  # why the parent was split: cap, incomplete, verify
+            "state": str,  # pending, paging, done, split
+            "next_page": int,
+            "pages": int,  # pages fetched, verification included
+            "items": int,  # items received
+            "total_count": int,  # the latest total_count GitHub reported
+            "incomplete": int,  # results may be missing: incomplete_results, a short sweep, > 1,000 unsplittable
+            "flags": str,  # JSON list of what made it incomplete
+            "verified": int,
+            "sweeps": int,  # verification re-sweeps done
+        },
+        pk="id",
+        foreign_keys=[("run_id", "runs", "id"), ("parent_id", "crawl_parts", "id")],
+        not_null=["run_id", "q", "state"],
+        defaults={"next_page": 1, "pages": 0, "items": 0, "incomplete": 0, "verified": 0, "sweeps": 0,
+                  "flags": "[]"},
+    )  # fmt: skip
+    db["crawl_parts"].create_index(["run_id", "q"], unique=True)
+    db["crawl_parts"].create_index(["run_id", "state"])
+    db["crawl_sightings"].create(
+        {"run_id": int, "part_id": int, "repo_id": int},
+        pk=("run_id", "part_id", "repo_id"),
+        foreign_keys=[("run_id", "runs", "id"), ("part_id", "crawl_parts", "id")],
+    )
+    db["crawl_sightings"].create_index(["run_id", "repo_id"])
+    db["crawl_misses"].create(
+        {"run_id": int, "repo_id": int, "complete": int},
+        pk=("run_id", "repo_id"),
+        foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
+    )

@@ -1,0 +1,130 @@
+"""The crawl's checkpoint: query parts, per-run sightings and misses, run counters.
+
+These ``crawl_*`` tables are private bookkeeping, never published. Writers here do not open
+their own transaction: the crawl calls them inside the one ``write_transaction`` that also saves
+the page, so a page and its checkpoint land together or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import sqlite_utils
+
+PART_COLUMNS = ("base", "q", "stars_lo", "stars_hi", "created_lo", "created_hi")
+COUNTERS = ("items", "new", "updated", "rejected")
+CLIENT_STATS = ("requests", "search_requests", "waits", "wait_s", "retries", "elapsed_s")
+
+
+def _chunks(values: list[int], size: int = 500) -> Iterable[list[int]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def create_state(db: sqlite_utils.Database, run_id: int, *, fingerprint: str, api_url: str) -> None:
+    db["crawl_state"].insert({"run_id": run_id, "fingerprint": fingerprint, "api_url": api_url}, pk="run_id")
+
+
+def get_state(db: sqlite_utils.Database, run_id: int) -> dict[str, Any] | None:
+    rows = list(db["crawl_state"].rows_where("run_id = ?", [run_id]))
+    return rows[0] if rows else None
+
+
+def add_parts(
+    db: sqlite_utils.Database,
+    run_id: int,
+    parts: list[dict[str, Any]],
+    *,
+    query_index: int | None = None,
+    parent: dict[str, Any] | None = None,
+    reason: str | None = None,
+) -> None:
+    """Add query parts (dicts with PART_COLUMNS), children of ``parent`` when given."""
+    rows = []
+    for part in parts:
+        row = {column: part.get(column) for column in PART_COLUMNS}
+        row.update(run_id=run_id, state="pending",
+                   query_index=parent["query_index"] if parent else part.get("query_index", query_index),
+                   parent_id=parent["id"] if parent else None, split_reason=reason)  # fmt: skip
+        rows.append(row)
+    db["crawl_parts"].insert_all(rows, pk="id")
+
+
+def next_part(db: sqlite_utils.Database, run_id: int) -> dict[str, Any] | None:
+    """The next part to page through; when none is left, the next one to verify."""
+    for where in ("state in ('pending', 'paging')", "state = 'done' and verified = 0"):
+        rows = list(db["crawl_parts"].rows_where(f"run_id = ? and {where}", [run_id],
+                                                 order_by="query_index, id", limit=1))  # fmt: skip
+        if rows:
+            return rows[0]
+    return None
+
+
+def update_part(db: sqlite_utils.Database, part_id: int, values: dict[str, Any]) -> None:
+    if "flags" in values and not isinstance(values["flags"], str):
+        values = {**values, "flags": json.dumps(sorted(set(values["flags"])))}
+    db["crawl_parts"].update(part_id, values)
+
+
+def part_flags(part: dict[str, Any]) -> list[str]:
+    return list(json.loads(part.get("flags") or "[]"))
+
+
+def parts_summary(db: sqlite_utils.Database, run_id: int) -> dict[str, int]:
+    row = db.execute(
+        "select count(*), sum(state = 'split'), sum(state != 'split' and incomplete = 1), sum(pages) "
+        "from crawl_parts where run_id = ?",
+        [run_id],
+    ).fetchone()
+    return {"parts": row[0] or 0, "split": row[1] or 0, "incomplete": row[2] or 0, "pages": row[3] or 0}
+
+
+def seen_in_run(db: sqlite_utils.Database, run_id: int, ids: list[int]) -> set[int]:
+    found: set[int] = set()
+    for chunk in _chunks(ids):
+        sql = "select repo_id from crawl_sightings where run_id = ? and repo_id in ({})".format(
+            ", ".join("?" for _ in chunk))  # fmt: skip
+        found.update(row[0] for row in db.execute(sql, [run_id, *chunk]))
+    return found
+
+
+def distinct_in_part(db: sqlite_utils.Database, run_id: int, part_id: int, more: Iterable[int] = ()) -> int:
+    """Distinct repos sighted by a part so far, counting ``more`` (ids not saved yet) too."""
+    known = {row[0] for row in db.execute(
+        "select repo_id from crawl_sightings where run_id = ? and part_id = ?", [run_id, part_id])}  # fmt: skip
+    return len(known | set(more))
+
+
+def rejects_in_run(db: sqlite_utils.Database, run_id: int) -> set[tuple[Any, Any, str]]:
+    return {tuple(row) for row in db.execute(
+        "select repo_id, full_name, reason from rejects where run_id = ?", [run_id])}  # fmt: skip
+
+
+def record_sightings(db: sqlite_utils.Database, run_id: int, part_id: int, ids: Iterable[int]) -> None:
+    db.conn.executemany(
+        "insert or ignore into crawl_sightings (run_id, part_id, repo_id) values (?, ?, ?)",
+        [(run_id, part_id, repo_id) for repo_id in set(ids)],
+    )
+
+
+def add_counters(db: sqlite_utils.Database, run_id: int, deltas: dict[str, int], stats: dict[str, float]) -> None:
+    """Add this page's counts and set the client's running totals (requests, waits, …)."""
+    sets = [f"[{name}] = [{name}] + ?" for name in COUNTERS]
+    params: list[Any] = [int(deltas.get(name, 0)) for name in COUNTERS]
+    for name in CLIENT_STATS:
+        sets.append(f"[{name}] = ?")
+        params.append(stats[name])
+    db.execute(f"update crawl_state set {', '.join(sets)} where run_id = ?", [*params, run_id])
+
+
+def seen_ids(db: sqlite_utils.Database, run_id: int) -> set[int]:
+    return {row[0] for row in db.execute("select distinct repo_id from crawl_sightings where run_id = ?", [run_id])}
+
+
+def record_misses(db: sqlite_utils.Database, run_id: int, ids: list[int], *, complete: bool) -> None:
+    db.conn.executemany(
+        "insert or replace into crawl_misses (run_id, repo_id, complete) values (?, ?, ?)",
+        [(run_id, repo_id, int(complete)) for repo_id in ids],
+    )

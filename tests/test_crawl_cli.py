@@ -1,0 +1,52 @@
+"""The crawl as a user meets it: progress on a terminal, one summary line, the demo through the emulator."""
+
+from __future__ import annotations
+
+import json
+
+from agentrank.config import Config
+from agentrank.demo import build_demo
+from tests.crawl_helpers import crawl_config, emulated, population, run_crawl, write_config
+from crawler.clock import FakeClock
+from crawler.crawl import CrawlProgress
+
+
+def test_progress_shows_each_query_part_when_asked(db, capsys):
+    with emulated(population(600, seed=71), clock=FakeClock()) as emulator:
+        run_crawl(db, emulator, crawl_config(topics=["ai-agents", "ai-agent"], keywords=[]), progress=True)
+    err = capsys.readouterr().err
+    assert "topic:ai-agents stars:>=200 archived:false" in err and "topic:ai-agent stars:>=200" in err
+    assert "verify topic:ai-agents" in err
+
+
+def test_no_progress_when_not_a_terminal(db, capsys):
+    with emulated(population(300, seed=72), clock=FakeClock()) as emulator:
+        run_crawl(db, emulator, crawl_config(topics=["ai-agents"], keywords=[]), progress=None)
+    assert capsys.readouterr().err == ""
+    assert CrawlProgress(False)._bar is None
+
+
+def test_crawl_command_prints_one_summary_line(tmp_path, run_cli):
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0)
+    with emulated(population(800, seed=73)) as emulator:
+        result = run_cli("--config", str(config), "crawl", "--api-url", emulator.url)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 and result.stderr == ""
+    line = lines[0]
+    for part in ("crawl run 1 (complete)", "requests", "repos found (", "new,", "updated,", "delisted)", "waits",
+                 "retries"):  # fmt: skip
+        assert part in line
+    assert line.endswith(" s")
+
+
+def test_the_demo_crawls_the_emulator(tmp_path):
+    result = build_demo(tmp_path, Config(), size=800)
+    assert result.crawl is not None and result.crawl.complete and result.crawl.requests > 0
+    assert result.document["count"] == result.crawl.listed > 0
+    from db.connection import open_db
+
+    db = open_db(result.db_path)
+    kinds = [r["kind"] for r in db.query("select kind from runs order by id")]
+    assert kinds == ["crawl", "classify", "score", "export"]
+    details = json.loads(db["runs"].get(1)["details"])
+    assert details["complete"] is True and details["requests"] == result.crawl.requests

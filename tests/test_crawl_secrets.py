@@ -1,0 +1,108 @@
+"""Done-when 4 (§7.G): the token never appears in output, logs, exceptions, the database or the export."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+import pytest
+
+from tests.crawl_helpers import TOKEN, crawl_config, emulated, population, write_config
+from crawler import emulator as faults
+from crawler.client import GitHubClient, GitHubError
+from crawler.clock import FakeClock
+from crawler.repository import fetch_repo
+from crawler.secrets import install_redaction, redact
+
+LEAKS = (TOKEN, "ghp_", "github_pat_", TOKEN[4:])
+
+
+def assert_clean(text: str, where: str) -> None:
+    for needle in LEAKS:
+        assert needle not in text, f"{needle!r} found in {where}"
+
+
+@pytest.fixture
+def debug_log(tmp_path):
+    """Every logger at DEBUG into a file, as an operator chasing a problem would run it."""
+    path = tmp_path / "debug.log"
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setLevel(logging.DEBUG)
+    handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    yield path
+    root.removeHandler(handler)
+    root.setLevel(old_level)
+    handler.close()
+
+
+def test_the_token_is_sent_but_never_written_anywhere(tmp_path, run_cli, db_path, debug_log):
+    repos = population(1500, seed=61)
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0, max_wait_s=3600, max_retries=1)
+    env = {"GITHUB_TOKEN": TOKEN}
+    outputs = []
+    with emulated(repos, tokens={TOKEN}) as emulator:
+        # A crawl through faults: secondary limit, 5xx, a broken body, HTML, a reset too far away.
+        emulator.inject(faults.secondary_limit(retry_after=1, page=2))
+        emulator.inject(faults.error_status(502, page=3))
+        emulator.inject(faults.cut_body(page=1, q="topic:llm-agent"))
+        emulator.inject(faults.html_page(page=1, q="topic:multi-agent"))
+        emulator.inject(faults.primary_limit(reset_in=7200, q="topic:coding-agent"))
+        outputs.append(run_cli("--config", str(config), "-v", "crawl", "--api-url", emulator.url, env=env, expect=1))
+        outputs.append(run_cli("--config", str(config), "-v", "crawl", "--api-url", emulator.url, env=env))
+        # Refusals that end the run with an error message.
+        for fault in (faults.error_status(403, "Resource not accessible by personal access token"),
+                      faults.error_status(422), faults.error_status(502, times=None)):  # fmt: skip
+            emulator.inject(fault)
+            outputs.append(run_cli("--config", str(config), "crawl", "--api-url", emulator.url, "--fresh",
+                                   env=env, expect=1))  # fmt: skip
+            emulator.faults.clear()
+        assert {r.auth for r in emulator.log} == {"Bearer"}  # the token was really sent
+    with emulated(repos, tokens={"ghp_" + "z" * 36}) as strict:
+        outputs.append(run_cli("--config", str(config), "crawl", "--api-url", strict.url, "--fresh", env=env,
+                               expect=1))  # fmt: skip
+        assert "401 Bad credentials" in outputs[-1].stderr
+    outputs.append(run_cli("score"))
+    export = tmp_path / "export.json"
+    outputs.append(run_cli("export", "--out", str(export)))
+
+    for number, result in enumerate(outputs):
+        assert_clean(result.stdout + result.stderr, f"output of command {number}")
+    assert "HTTP Request: GET" in debug_log.read_text(encoding="utf-8")  # the debug log did record requests
+    assert_clean(debug_log.read_text(encoding="utf-8"), "the debug log")
+    conn = sqlite3.connect(db_path)
+    assert_clean("\n".join(conn.iterdump()), "the database")
+    conn.close()
+    for suffix in ("-wal", "-shm"):
+        wal = db_path.with_name(db_path.name + suffix)
+        if wal.exists():
+            assert TOKEN.encode() not in wal.read_bytes()
+    assert TOKEN.encode() not in db_path.read_bytes()
+    assert_clean(export.read_text(encoding="utf-8"), "the export")
+
+
+def test_exceptions_do_not_carry_the_token():
+    repos = population(50, seed=62)
+    with emulated(repos, clock=FakeClock(), tokens={"ghp_" + "y" * 36}) as emulator:
+        with GitHubClient(crawl_config().github, api_url=emulator.url, token=TOKEN, clock=emulator.clock) as client:
+            with pytest.raises(GitHubError) as caught:
+                fetch_repo(client, repos[0].full_name)
+            assert_clean(str(caught.value) + repr(caught.value) + repr(client._http.headers), "the exception")
+            assert "[secure]" in repr(client._http.headers)
+
+
+def test_log_records_are_redacted_whatever_logs_them(caplog):
+    install_redaction(TOKEN)
+    logging.getLogger("some.library").warning("sending Authorization: Bearer %s", TOKEN)
+    logging.getLogger("other").error("a fine-grained github_pat_%s leaked", "A" * 40)
+    try:
+        raise RuntimeError(f"failed with {TOKEN}")
+    except RuntimeError:
+        logging.getLogger("x").exception("boom")
+    text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
+    assert_clean(text, "the captured log")
+    assert "[redacted]" in text
+    assert redact(f"token={TOKEN}") == "token=[redacted]"
