@@ -171,9 +171,9 @@ def _stored_guess(row: dict[str, Any] | None) -> Prediction | None:
     if row is None:
         return None
     if row["source"] == "model":
-        return Prediction(row["category"], row["probability"], row["runner_up"], row["runner_up_probability"], False)
+        return Prediction(row["category"], row["probability"], row["runner_up"], row["runner_up_probability"])
     if row["runner_up"]:
-        return Prediction(row["runner_up"], row["runner_up_probability"], None, None, False)
+        return Prediction(row["runner_up"], row["runner_up_probability"], None, None)
     return None
 
 

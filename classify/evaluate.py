@@ -138,5 +138,5 @@ def cross_validation_report(folds: int, *, uncertain_below: float) -> str:
     ev = cross_validate(examples, folds)
     bare = cross_validate(examples, folds, without_topics=True)
     title = f"cross-validation on the bundled training set: {len(examples)} labelled repos"
-    return (format_evaluation(ev, title, uncertain_below=uncertain_below)
-            + f"\nheld-out repos without their topics: accuracy {bare.accuracy:.3f}, macro-F1 {bare.macro_f1:.3f}")  # fmt: skip
+    report = format_evaluation(ev, title, uncertain_below=uncertain_below)
+    return f"{report}\nheld-out repos without their topics: accuracy {bare.accuracy:.3f}, macro-F1 {bare.macro_f1:.3f}"

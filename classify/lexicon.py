@@ -3,13 +3,14 @@
 Two kinds of knowledge enter the classifier from here:
 
 - **Settling topics.** A maker who tags a repo ``awesome-list`` or ``coding-agent`` has told us
-  what it is. Such a topic multiplies the odds of its category by ``TOPIC_BOOST`` after the model
-  has spoken, so it wins unless the text argues hard against it (a memory layer *for* coding agents
-  tagged ``coding-agent`` can still be ``memory``). Resources topics and an ``awesome-`` name are
+  what it is. Such a topic multiplies the probability of its category by ``TOPIC_BOOST`` once
+  the model has spoken, so it wins unless the text argues hard against it (a memory layer *for*
+  coding agents tagged ``coding-agent`` can still be ``memory``). Resources topics and an ``awesome-`` name are
   final: a list of links is ``resources`` whatever its subject.
-- **Keywords.** Per category, phrases that point to it (``text-to-sql``, ``penetration test``,
-  ``drag and drop``). The classifier gets one feature per category, the number of its phrases
-  found in the name, description and topics, so it generalises to wording its training data lacks.
+- **Keywords.** Per category, phrases that point to it (``text-to-sql``, ``pentest``,
+  ``drag and drop``). The classifier gets, per category, how many of its phrases the name,
+  description and topics contain, and one feature per phrase: it generalises to wording its
+  training data lacks, while the training data decides how much each phrase counts.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from scipy import sparse
 
 from classify.categories import CATEGORY_IDS
-from classify.text import RepoText, full_text, split_name
+from classify.text import RepoText, full_text
 
 # Topic → category. Only topics that say on their own what a repo is belong here.
 TOPIC_LEXICON: dict[str, str] = {
@@ -62,23 +63,27 @@ TOPIC_LEXICON: dict[str, str] = {
 # Categories whose settling topic is final rather than a strong hint.
 FINAL_CATEGORIES = frozenset({"resources"})
 TOPIC_BOOST = 8.0
+FINAL_BOOST = 1e4
 _AWESOME_NAME = re.compile(r"^awesome(?:$|[-_ .]|[A-Z])", re.I)
 
 # Category → phrases (regular expressions, matched case-insensitively in lower-case text) that point to it.
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "coding": (
-        r"\bcod(?:ing|er|ers)\b", r"\bcodebases?\b", r"\bpull requests?\b", r"\bide\b|\bvs ?code\b|\bneovim\b|\bjetbrains\b",
-        r"\bcode (?:editor|generation|review|completion|assistant|changes|agent)", r"\bsoftware (?:engineer|development|developer)",
-        r"\bpair[- ]programm", r"\bcopilot\b", r"\bdebug(?:s|ging)?\b", r"\brefactor", r"\bunit tests?\b",
-        r"\bgithub issues?\b", r"\bdevin\b|\bcursor\b|\bclaude code\b|\bcodex\b", r"\bfull[- ]stack\b|\bweb apps?\b",
+        r"\bcod(?:ing|er|ers)\b", r"\bcodebases?\b", r"\bpull requests?\b",
+        r"\bide\b|\bvs ?code\b|\bneovim\b|\bjetbrains\b",
+        r"\bcode (?:editor|generation|review|completion|assistant|changes|agent)",
+        r"\bsoftware (?:engineer|development|developer)", r"\bpair[- ]programm", r"\bcopilot\b",
+        r"\bdebug(?:s|ging)?\b", r"\brefactor", r"\bunit tests?\b", r"\bgithub issues?\b",
+        r"\bdevin\b|\bcursor\b|\bclaude code\b|\bcodex\b", r"\bfull[- ]stack\b|\bweb apps?\b",
         r"\bwrites? (?:the )?code\b|\bcode for you\b|\bgenerates? code\b", r"\bdevelopers?\b", r"\bprogrammer\b",
     ),
     "framework": (
         r"\bframeworks?\b", r"\bsdks?\b", r"\blibrar(?:y|ies)\b", r"\btoolkit\b",
         r"\bbuild(?:ing)? (?:\w+ ){0,2}agents\b", r"\bagent (?:framework|sdk|development)", r"\bfew lines of code\b",
-        r"\b(?:python|typescript|java|golang|rust|c#|\.net) (?:library|framework|sdk)", r"\bagentic (?:apps|applications)\b",
-        r"\bllm (?:apps|applications|powered applications)\b", r"\bproduction[- ]ready\b", r"\bcomposable\b|\bmodular\b",
-        r"\bdevelopers? to build\b", r"\bprogrammatic", r"\btype[- ]safe\b",
+        r"\b(?:python|typescript|java|golang|rust|c#|\.net) (?:library|framework|sdk)",
+        r"\bagentic (?:apps|applications)\b", r"\bllm (?:apps|applications|powered applications)\b",
+        r"\bproduction[- ]ready\b", r"\bcomposable\b|\bmodular\b", r"\bdevelopers? to build\b", r"\bprogrammatic",
+        r"\btype[- ]safe\b",
     ),
     "multi-agent": (
         r"\bmulti[- ]?agents?\b", r"\bswarms?\b", r"\bcrews?\b", r"\brole[- ]?playing\b",
@@ -90,11 +95,13 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     ),
     "computer-use": (
         r"\bbrowsers?\b", r"\bweb (?:automation|agents?|browsing|navigation|interaction|pages?)\b",
-        r"\bcomputer[- ]use\b|\bcomputer control\b|\boperat\w* (?:a |the |your )?(?:computer|desktop|phone|smartphone|os)\b",
+        r"\bcomputer[- ]use\b|\bcomputer control\b"
+        r"|\boperat\w* (?:a |the |your )?(?:computer|desktop|phone|smartphone|os)\b",
         r"\bgui\b|\bui automation\b|\bscreens?(?:hots?)?\b", r"\bmouse\b|\bkeyboard\b|\bclicks?\b",
         r"\bplaywright\b|\bpuppeteer\b|\bselenium\b|\bchrome\b|\bcdp\b|\bdom\b|\bheadless\b",
         r"\bandroid\b|\bios\b|\bsmartphones?\b|\bmobile (?:apps?|devices?|agents?|phones?)\b", r"\brpa\b",
-        r"\bwebsites?\b", r"\bvision[- ](?:based|driven|first|language)\b", r"\bdesktop (?:apps?|automation|agents?)\b",
+        r"\bwebsites?\b", r"\bvision[- ](?:based|driven|first|language)\b",
+        r"\bdesktop (?:apps?|automation|agents?)\b",
     ),
     "research": (
         r"\bdeep[- ]?research\b", r"\bresearch(?:er|es|ing)?\b", r"\breports?\b", r"\bcit(?:ations?|ed|es)\b",
@@ -111,30 +118,36 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bself[- ]improving\b|\bself[- ]evolving\b",
     ),
     "workflow": (
-        r"\bworkflows?\b", r"\bno[- ]?code\b|\blow[- ]?code\b", r"\bvisual(?:ly)?\b|\bdrag[- ](?:and|&|n)[- ]drop\b|\bcanvas\b",
-        r"\bautomation platform\b|\bprocess automation\b|\bzapier\b|\bifttt\b", r"\bintegrations\b",
-        r"\bbuilder\b", r"\borchestrat\w* (?:platform|engine)\b", r"\bpipelines?\b", r"\bflows?\b",
-        r"\bplatform\b", r"\bwithout cod(?:e|ing)\b", r"\bbusiness process", r"\bdeploy\w* (?:ai )?agents\b",
+        r"\bworkflows?\b", r"\bno[- ]?code\b|\blow[- ]?code\b",
+        r"\bvisual(?:ly)?\b|\bdrag[- ](?:and|&|n)[- ]drop\b|\bcanvas\b",
+        r"\bautomation platform\b|\bprocess automation\b|\bzapier\b|\bifttt\b", r"\bintegrations\b", r"\bbuilder\b",
+        r"\borchestrat\w* (?:platform|engine)\b", r"\bpipelines?\b", r"\bflows?\b", r"\bplatform\b",
+        r"\bwithout cod(?:e|ing)\b", r"\bbusiness process", r"\bdeploy\w* (?:ai )?agents\b",
     ),
     "data": (
         r"\bdata (?:analysis|analytics|science|scientists?|exploration|visuali[sz]ation|analyst|discovery|tasks?)\b",
         r"\btext[- ]?(?:to|2)[- ]?sql\b|\bnl2sql\b|\bsql\b", r"\bdatabases?\b|\bdata warehouse\b",
-        r"\bpandas\b|\bdataframes?\b|\bspreadsheets?\b|\bcsvs?\b|\bexcel\b", r"\bbi\b|\bbusiness intelligence\b|\bdashboards?\b",
-        r"\bcharts?\b|\bvisuali[sz]ations?\b", r"\bmachine learning engineer|\bkaggle\b|\bml engineering\b|\bautoml\b",
-        r"\byour data\b|\bstructured data\b", r"\banalytics?\b|\banaly[sz]e\b|\binsights?\b", r"\bquer(?:y|ies)\b",
+        r"\bpandas\b|\bdataframes?\b|\bspreadsheets?\b|\bcsvs?\b|\bexcel\b",
+        r"\bbi\b|\bbusiness intelligence\b|\bdashboards?\b", r"\bcharts?\b|\bvisuali[sz]ations?\b",
+        r"\bmachine learning engineer|\bkaggle\b|\bml engineering\b|\bautoml\b", r"\byour data\b|\bstructured data\b",
+        r"\banalytics?\b|\banaly[sz]e\b|\binsights?\b", r"\bquer(?:y|ies)\b",
     ),
     "chat": (
-        r"\bchat(?:bots?|s)?\b", r"\bchat (?:ui|interface|app|client|front[- ]?end)\b|\bchatgpt (?:clone|alternative)\b",
+        r"\bchat(?:bots?|s)?\b",
+        r"\bchat (?:ui|interface|app|client|front[- ]?end)\b|\bchatgpt (?:clone|alternative)\b",
         r"\bcustomer (?:support|service|engagement|experience)\b|\bhelp ?desk\b|\bsupport (?:agent|bot)s?\b",
-        r"\bconversational\b|\bconversations?\b", r"\bchat with (?:your )?(?:docs|documents|pdfs?|files|notes|knowledge)\b",
-        r"\bfront[- ]?end\b|\bweb ?ui\b|\binterface\b|\bclients?\b", r"\bwechat\b|\bfeishu\b|\bdingtalk\b|\bqq\b|\bdiscord\b|\bslack\b",
-        r"\bhr\b|\bsales\b|\bcrm\b", r"\bquestions?\b|\bq ?& ?a\b|\banswers? questions\b", r"\bself[- ]hosted\b",
+        r"\bconversational\b|\bconversations?\b",
+        r"\bchat with (?:your )?(?:docs|documents|pdfs?|files|notes|knowledge)\b",
+        r"\bfront[- ]?end\b|\bweb ?ui\b|\binterface\b|\bclients?\b",
+        r"\bwechat\b|\bfeishu\b|\bdingtalk\b|\bqq\b|\bdiscord\b|\bslack\b", r"\bhr\b|\bsales\b|\bcrm\b",
+        r"\bquestions?\b|\bq ?& ?a\b|\banswers? questions\b", r"\bself[- ]hosted\b",
         r"\bollama\b|\blocal (?:llms?|models?)\b", r"\broleplay\b|\bcompanion\b",
     ),
     "voice": (
         r"\bvoices?\b", r"\bspeech\b|\bspoken\b|\bspeak(?:s|ing)?\b|\btalk(?:s|ing)?\b", r"\bstt\b|\btts\b|\basr\b",
-        r"\btext[- ]to[- ]speech\b|\bspeech[- ]to[- ](?:text|speech)\b|\btranscri", r"\bphones?\b|\bcalls?\b|\btelephony\b|\btwilio\b|\bsip\b",
-        r"\baudio\b|\bmicrophone\b", r"\breal[- ]?time\b|\blow[- ]latency\b", r"\bwebrtc\b", r"\bdictation\b|\bbarge[- ]in\b|\bvad\b",
+        r"\btext[- ]to[- ]speech\b|\bspeech[- ]to[- ](?:text|speech)\b|\btranscri",
+        r"\bphones?\b|\bcalls?\b|\btelephony\b|\btwilio\b|\bsip\b", r"\baudio\b|\bmicrophone\b",
+        r"\breal[- ]?time\b|\blow[- ]latency\b", r"\bwebrtc\b", r"\bdictation\b|\bbarge[- ]in\b|\bvad\b",
         r"\bfull[- ]duplex\b|\bturn[- ]taking\b", r"\bhear\b|\blisten", r"\bsmart speaker\b|\bwake word\b",
     ),
     "memory": (
@@ -145,34 +158,41 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     ),
     "infrastructure": (
         r"\bmcp\b|\bmodel context protocol\b", r"\bsandbox(?:es|ed)?\b|\bisolat\w*\b|\bmicro-?vms?\b|\bcontainers?\b",
-        r"\bguardrails?\b|\bsecurity\b|\bpolic(?:y|ies)\b|\bgovernance\b|\bpermissions?\b|\bauthori[sz]ation\b|\bidentity\b",
+        r"\bguardrails?\b|\bsecurity\b|\bpolic(?:y|ies)\b|\bgovernance\b"
+        r"|\bpermissions?\b|\bauthori[sz]ation\b|\bidentity\b",
         r"\bprompt injection\b", r"\bgateway\b|\bproxy\b|\brout(?:er|ing)\b|\bcontrol plane\b", r"\bprotocols?\b",
         r"\btools?\b|\bfunction[- ]calling\b|\btool[- ]calling\b|\btool use\b", r"\bscrap(?:e|er|ers|ing)\b|\bcrawl",
         r"\bdeploy(?:ment|ing)?\b|\bruntimes?\b|\binfrastructure\b|\bkubernetes\b|\bserverless\b|\bhosting\b",
-        r"\bstructured (?:outputs?|generation|data extraction)\b", r"\bpdfs?\b|\bdocuments? pars|\bmarkdown\b|\bocr\b",
-        r"\bapis?\b", r"\bserver\b", r"\bexecut\w* (?:ai[- ]generated |untrusted )?code\b", r"\bsafe(?:ly|ty)?\b",
+        r"\bstructured (?:outputs?|generation|data extraction)\b",
+        r"\bpdfs?\b|\bdocuments? pars|\bmarkdown\b|\bocr\b", r"\bapis?\b", r"\bserver\b",
+        r"\bexecut\w* (?:ai[- ]generated |untrusted )?code\b", r"\bsafe(?:ly|ty)?\b",
         r"\bauth\b|\boauth\b|\bcredentials?\b|\bsecrets?\b",
     ),
     "evaluation": (
-        r"\bbenchmark\w*\b|\bbench\b", r"\beval(?:s|uat\w*)?\b", r"\bobservability\b|\bmonitor\w*\b|\btrac(?:e|es|ing)\b",
-        r"\btelemetry\b|\bopentelemetry\b|\blogging\b", r"\btest(?:s|ing)?\b|\bqa\b|\bred[- ]team", r"\bgym\b|\benvironments?\b|\barena\b",
-        r"\bleaderboard\b", r"\bcosts?\b|\blatency\b|\btokens?\b|\bmetrics\b", r"\bdebug(?:ging)?\b|\bllmops\b",
+        r"\bbenchmark\w*\b|\bbench\b", r"\beval(?:s|uat\w*)?\b",
+        r"\bobservability\b|\bmonitor\w*\b|\btrac(?:e|es|ing)\b", r"\btelemetry\b|\bopentelemetry\b|\blogging\b",
+        r"\btest(?:s|ing)?\b|\bqa\b|\bred[- ]team", r"\bgym\b|\benvironments?\b|\barena\b", r"\bleaderboard\b",
+        r"\bcosts?\b|\blatency\b|\btokens?\b|\bmetrics\b", r"\bdebug(?:ging)?\b|\bllmops\b",
         r"\bmeasur\w*\b|\bscor(?:e|es|ing)\b|\bassess", r"\bregression\b|\bexperiments?\b|\breplay\b",
     ),
     "resources": (
         r"\bawesome\b", r"\bcurated\b|\blists?\b|\bcollection of\b|\bcollected\b|\bcompilation\b",
         r"\btutorials?\b|\bcourses?\b|\blessons?\b|\bcurriculum\b|\bguides?\b|\bhandbook\b",
-        r"\bbooks?\b|\bcookbooks?\b|\brecipes?\b|\bexamples?\b|\bnotebooks?\b", r"\bsurvey\b|\breading list\b|\bpaper list\b",
-        r"\bprompts\b|\bsystem prompts?\b|\bprompt (?:collection|library|engineering)\b", r"\blearn(?:ing)?\b|\bbeginners?\b|\beducational\b",
-        r"\bresources\b|\broadmaps?\b|\bcheat ?sheets?\b", r"\bprinciples\b|\bbest practices\b|\bpatterns\b",
-        r"\bfrom scratch\b|\bstep by step\b", r"\buse cases\b|\bprojects\b|\bideas\b",
+        r"\bbooks?\b|\bcookbooks?\b|\brecipes?\b|\bexamples?\b|\bnotebooks?\b",
+        r"\bsurvey\b|\breading list\b|\bpaper list\b",
+        r"\bprompts\b|\bsystem prompts?\b|\bprompt (?:collection|library|engineering)\b",
+        r"\blearn(?:ing)?\b|\bbeginners?\b|\beducational\b", r"\bresources\b|\broadmaps?\b|\bcheat ?sheets?\b",
+        r"\bprinciples\b|\bbest practices\b|\bpatterns\b", r"\bfrom scratch\b|\bstep by step\b",
+        r"\buse cases\b|\bprojects\b|\bideas\b",
     ),
     "other": (
         r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\binvest\w*\b|\bquant\b",
-        r"\bcrypto\w*\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
+        r"\bcrypto\w*\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
+        r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
         r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
         r"\bgames?\b|\bgaming\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
-        r"\beducation\w*\b|\btutor\w*\b|\bstudents?\b|\bteach\w*\b", r"\bmedic\w*\b|\bhealth\w*\b|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
+        r"\beducation\w*\b|\btutor\w*\b|\bstudents?\b|\bteach\w*\b",
+        r"\bmedic\w*\b|\bhealth\w*\b|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
         r"\bjobs?\b|\bresumes?\b|\bcareers?\b|\brecruit\w*\b", r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
         r"\bnovels?\b|\bstor(?:y|ies|ytelling)\b|\bmusic\b|\bart\b|\bdesign\b|\bcreative\b|\bwriting\b",
         r"\blegal\b|\blaw\b|\breal estate\b|\btravel\b|\btrips?\b|\bmarketing\b|\bsocial media\b|\be-?commerce\b",
@@ -180,8 +200,49 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 
-_PATTERNS: tuple[tuple[re.Pattern[str], ...], ...] = tuple(
-    tuple(re.compile(p) for p in KEYWORDS[category]) for category in CATEGORY_IDS
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level ``|`` branches of a regular expression."""
+    branches, current, depth, in_class, i = [], "", 0, False, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            current, i = current + pattern[i : i + 2], i + 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            branches.append(current)
+            current, i = "", i + 1
+            continue
+        current, i = current + c, i + 1
+    return [*branches, current]
+
+
+def _required_prefixes(pattern: str) -> tuple[str, ...] | None:
+    """Literal text one of which any match must start with, or None when a branch has none.
+
+    Testing ``prefix in text`` first is exact and about three times faster than searching every
+    phrase in every description (it matters at 100k repos)."""
+    prefixes = []
+    for branch in _alternatives(pattern):
+        branch = re.sub(r"^(?:\\b|\^)+", "", branch)
+        literal = ""
+        for j, c in enumerate(branch):
+            if not re.fullmatch(r"[a-z0-9 -]", c) or branch[j + 1 : j + 2] in ("?", "*", "+", "{"):
+                break
+            literal += c
+        if len(literal) < 2:
+            return None
+        prefixes.append(literal)
+    return tuple(prefixes)
+
+
+_PATTERNS: tuple[tuple[tuple[re.Pattern[str], tuple[str, ...] | None], ...], ...] = tuple(
+    tuple((re.compile(p), _required_prefixes(p)) for p in KEYWORDS[category]) for category in CATEGORY_IDS
 )
 
 
@@ -193,23 +254,33 @@ def settling_categories(repo: RepoText) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def keyword_counts(texts: list[str], per_pattern: bool = False) -> sparse.csr_matrix:
-    """One row per text, one column per category (in ``CATEGORY_IDS`` order): its phrases found.
-    With ``per_pattern`` there are also one 0/1 column per phrase after the category columns."""
+def boosts(repo: RepoText) -> np.ndarray | None:
+    """Factors (in ``CATEGORY_IDS`` order) that multiply the model's probabilities, or None when
+    no topic or name settles anything."""
+    settled = settling_categories(repo)
+    if not settled:
+        return None
+    factors = np.ones(len(CATEGORY_IDS))
+    for category in settled:
+        factors[CATEGORY_IDS.index(category)] = FINAL_BOOST if category in FINAL_CATEGORIES else TOPIC_BOOST
+    return factors
+
+
+def keyword_features(texts: list[str]) -> sparse.csr_matrix:
+    """One row per text: first, per category (in ``CATEGORY_IDS`` order), log(1 + its phrases found);
+    then one 0/1 column per phrase, so the model can weigh phrases one by one."""
     width = sum(len(p) for p in _PATTERNS)
-    counts = np.zeros((len(texts), len(CATEGORY_IDS)), dtype=np.float64)
-    hits = np.zeros((len(texts), width), dtype=np.float64)
+    counts = np.zeros((len(texts), len(CATEGORY_IDS)))
+    hits = np.zeros((len(texts), width))
     for i, text in enumerate(texts):
         k = 0
         for j, patterns in enumerate(_PATTERNS):
-            for p in patterns:
-                if p.search(text):
+            for pattern, prefixes in patterns:
+                if (prefixes is None or any(p in text for p in prefixes)) and pattern.search(text):
                     counts[i, j] += 1
                     hits[i, k] = 1
                 k += 1
-    if per_pattern:
-        return sparse.csr_matrix(np.hstack([np.log1p(counts), hits]))
-    return sparse.csr_matrix(np.log1p(counts))
+    return sparse.csr_matrix(np.hstack([np.log1p(counts), hits]))
 
 
 def lexicon_category(name: str, description: str | None, topics: list[str]) -> str | None:
@@ -218,12 +289,12 @@ def lexicon_category(name: str, description: str | None, topics: list[str]) -> s
     settled = settling_categories(repo)
     if settled:
         return settled[0]
-    row = keyword_counts([full_text(repo)]).toarray()[0]
-    return CATEGORY_IDS[int(row.argmax())] if row.max() > 0 else None
+    counts = keyword_features([full_text(repo)]).toarray()[0, : len(CATEGORY_IDS)]
+    return CATEGORY_IDS[int(counts.argmax())] if counts.max() > 0 else None
 
 
 def lexicon_fingerprint() -> str:
     """Everything above that changes predictions, as text, for the model version."""
-    parts = [repr(sorted(TOPIC_LEXICON.items())), repr(sorted(FINAL_CATEGORIES)), repr(TOPIC_BOOST),
-             repr(_AWESOME_NAME.pattern), repr(sorted(KEYWORDS.items())), split_name.__doc__ or ""]  # fmt: skip
+    parts = [repr(sorted(TOPIC_LEXICON.items())), repr(sorted(FINAL_CATEGORIES)), repr((TOPIC_BOOST, FINAL_BOOST)),
+             repr(_AWESOME_NAME.pattern), repr(sorted(KEYWORDS.items()))]  # fmt: skip
     return "\n".join(parts)

@@ -1,7 +1,7 @@
 """The category model: TF-IDF words and characters, name words, topic indicators and keyword counts,
 fed to a multinomial logistic regression; settling topics then reweigh its probabilities.
 
-Trained from the bundled data (plus corrections) every time it is needed: it takes about a second,
+Trained from the bundled data (plus corrections) every time it is needed: it takes a few seconds,
 so no fitted model is ever stored. Same examples in, same model and same predictions out.
 """
 
@@ -21,12 +21,11 @@ from sklearn.preprocessing import FunctionTransformer
 
 from classify.categories import CATEGORY_IDS
 from classify.examples import Example
-from classify.lexicon import FINAL_CATEGORIES, TOPIC_BOOST, keyword_counts, lexicon_fingerprint, settling_categories
+from classify.lexicon import boosts, keyword_features, lexicon_fingerprint
 from classify.text import RepoText, full_text, split_name, tokens
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
 CODE_VERSION = "1"
-FINAL_BOOST = 1e4
 _BATCH = 5000
 _STOP_WORDS = frozenset(
     "a an and the of for to in on with your you by from as at is are be it its this that or into via "
@@ -36,7 +35,8 @@ _STOP_WORDS = frozenset(
 
 @dataclass(frozen=True)
 class Settings:
-    """Hyperparameters, chosen by cross-validation on the training set (see README, Categories)."""
+    """Hyperparameters (block weights, regularisation), chosen on the validation file and by
+    cross-validation on the training set; see the README's Categories section."""
 
     C: float = 8.0
     word_weight: float = 1.0
@@ -45,7 +45,6 @@ class Settings:
     topic_weight: float = 0.6
     keyword_weight: float = 0.3
     topic_dropout: bool = True
-    keyword_patterns: bool = True
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,6 @@ class Prediction:
     probability: float
     runner_up: str | None
     runner_up_probability: float | None
-    settled: bool  # a settling topic or an awesome- name took part
 
 
 @dataclass(frozen=True)
@@ -80,8 +78,8 @@ def _topics(docs: Sequence[_Doc]) -> list[tuple[str, ...]]:
     return [d.topics for d in docs]
 
 
-def _keywords(docs: Sequence[_Doc], per_pattern: bool = False):
-    return keyword_counts(_texts(docs), per_pattern)
+def _keywords(docs: Sequence[_Doc]):
+    return keyword_features(_texts(docs))
 
 
 def _words(text: str) -> list[str]:
@@ -93,24 +91,24 @@ def _identity(items):
 
 
 def _pipeline(settings: Settings) -> Pipeline:
-    select = lambda f: FunctionTransformer(f)  # noqa: E731
     features = FeatureUnion(
         [
-            ("words", make_pipeline(select(_texts), TfidfVectorizer(
+            ("words", make_pipeline(FunctionTransformer(_texts), TfidfVectorizer(
                 tokenizer=_words, token_pattern=None, lowercase=False, ngram_range=(1, 2), sublinear_tf=True))),
-            ("chars", make_pipeline(select(_texts), TfidfVectorizer(
+            ("chars", make_pipeline(FunctionTransformer(_texts), TfidfVectorizer(
                 analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2))),
-            ("name", make_pipeline(select(_names), TfidfVectorizer(
+            ("name", make_pipeline(FunctionTransformer(_names), TfidfVectorizer(
                 tokenizer=_words, token_pattern=None, lowercase=False))),
-            ("topics", make_pipeline(select(_topics), CountVectorizer(analyzer=_identity, binary=True))),
-            ("keywords", FunctionTransformer(_keywords, kw_args={"per_pattern": settings.keyword_patterns})),
+            ("topics", make_pipeline(FunctionTransformer(_topics), CountVectorizer(analyzer=_identity, binary=True))),
+            ("keywords", FunctionTransformer(_keywords)),
         ],  # fmt: skip
         transformer_weights={
             "words": settings.word_weight, "chars": settings.char_weight, "name": settings.name_weight,
             "topics": settings.topic_weight, "keywords": settings.keyword_weight,
         },  # fmt: skip
     )
-    return Pipeline([("features", features), ("model", LogisticRegression(C=settings.C, max_iter=5000))])
+    model = LogisticRegression(C=settings.C, solver="newton-cg", max_iter=1000)
+    return Pipeline([("features", features), ("model", model)])
 
 
 def model_version(examples: Sequence[Example], settings: Settings) -> str:
@@ -143,11 +141,9 @@ class CategoryModel:
             raw = self._pipeline.predict_proba([_doc(r) for r in batch])
             probs = np.column_stack([raw[:, i] if i is not None else np.zeros(len(batch)) for i in self._columns])
             for row, repo in enumerate(batch):
-                settled = settling_categories(repo)
-                for category in settled:
-                    j = CATEGORY_IDS.index(category)
-                    probs[row, j] *= FINAL_BOOST if category in FINAL_CATEGORIES else TOPIC_BOOST
-                if settled:
+                factors = boosts(repo)
+                if factors is not None:
+                    probs[row] *= factors
                     probs[row] /= probs[row].sum()
             out[start : start + len(batch)] = probs
         return out
@@ -157,12 +153,11 @@ class CategoryModel:
         # Stable sort: equal probabilities fall back to the category order, so ties never flip.
         order = np.argsort(-probs, axis=1, kind="stable")
         predictions = []
-        for row, repo in zip(range(len(repos)), repos):
+        for row in range(len(repos)):
             first, second = order[row, 0], order[row, 1]
             predictions.append(Prediction(
                 category=CATEGORY_IDS[first], probability=float(probs[row, first]),
                 runner_up=CATEGORY_IDS[second], runner_up_probability=float(probs[row, second]),
-                settled=bool(settling_categories(repo)),
             ))  # fmt: skip
         return predictions
 

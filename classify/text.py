@@ -44,7 +44,7 @@ def normalise_topics(topics) -> tuple[str, ...]:
 
 
 def split_name(name: str) -> str:
-    """``AgentPilot`` → ``agent pilot``, ``awesome-llm_apps`` → ``awesome llm apps``, ``Agent4Rec`` → ``agent 4 rec``."""
+    """Name words: ``AgentPilot`` → ``agent pilot``, ``awesome-llm_apps`` → ``awesome llm apps``."""
     return " ".join(part.lower() for part in _SEPARATORS.split(_CAMEL.sub(" ", name)) if part)
 
 

@@ -59,7 +59,7 @@ def test_a_settling_topic_tips_an_ambiguous_description(model):
         ("talkline", "Build phone-calling voice agents with streaming speech-to-text and TTS", "voice"),
         ("ask-my-warehouse", "Ask questions about your Postgres tables in English; it writes the SQL", "data"),
         ("agent-bench-lite", "Benchmark suite measuring how often LLM agents finish multi-step tasks", "evaluation"),
-        ("pagepilot", "Lets an LLM click, type and scroll in a real Chrome browser to finish web tasks", "computer-use"),
+        ("pagepilot", "Lets an LLM click, type and scroll in a real Chrome browser", "computer-use"),
         ("recallstack", "Long-term memory layer that lets agents remember users across sessions", "memory"),
     ],
 )
