@@ -15,6 +15,7 @@ import jsonschema
 from agentrank import __version__, pipeline
 from agentrank.config import Config, ConfigError, ServeConfig, load_config
 from agentrank.locks import LockHeld, run_lock
+from classify.examples import ClassifyError
 from crawler.client import GitHubError
 from crawler.saved import SavedFileError
 from crawler.secrets import install_redaction, redact
@@ -28,6 +29,7 @@ from scoring.explain import format_breakdown, format_change
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (
     AttemptFileError,
+    ClassifyError,
     ConfigError,
     DatabaseError,
     ExportError,
@@ -104,7 +106,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     token = os.environ.get("GITHUB_TOKEN", "").strip() or None
     install_redaction(token)
     config = state.config
-    with run_lock(state.db_path, "crawl"):
+    with state.lock("crawl"):
         db = state.open()
         result = run_crawl(db, config, api_url=api_url or config.github.api_url, token=token, fresh=fresh)
     click.echo(format_summary(result))
@@ -149,7 +151,7 @@ def import_attempts(state: State, file: str) -> None:
       2  bad usage (missing file, unknown option)
       3  some records were rejected (one line each on stderr); the valid ones were imported
     """
-    with run_lock(state.db_path, "import-attempts"):
+    with state.lock("import-attempts"):
         db = state.open()
         result = load_attempts(db, file)
     for line in result.errors:
@@ -163,14 +165,41 @@ def import_attempts(state: State, file: str) -> None:
 
 
 @cli.command()
+@click.option("--only-changed", is_flag=True,
+              help="Only repos that are new, changed (name, description, topics) or classified by another model")
+@click.option("--evaluate", "evaluate_path", type=click.Path(dir_okay=False), default=None,
+              help="Score the model on a labelled CSV (full_name, description, topics, category); no database")
+@click.option("--cross-validate", is_flag=True, help="k-fold cross-validation on the bundled training set")
+@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Folds for --cross-validate")
 @pass_state
-def classify(state: State) -> None:
-    "Assign a category to every listed repo"
+def classify(state: State, only_changed: bool, evaluate_path: str | None, cross_validate: bool, folds: int) -> None:
+    "Assign a category to every listed repo, or evaluate the classifier"
+    if evaluate_path or cross_validate:
+        from classify import evaluate as ev
+
+        uncertain_below = state.config.classify.uncertain_below
+        if evaluate_path:
+            click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below))
+        if cross_validate:
+            if evaluate_path:
+                click.echo("")
+            click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
+        return
     with state.lock("classify"):
         db = state.open()
-        run_id = pipeline.classify_listed(db, state.config)
-    counts = db.execute("select category, count(*) from repo_categories group by category order by 2 desc").fetchall()
-    click.echo(f"classify run {run_id}: " + ", ".join(f"{c} {n}" for c, n in counts))
+        run_id = pipeline.classify_listed(db, state.config, only_changed=only_changed)
+    run = db["runs"].get(run_id)
+    details = json.loads(run["details"])
+    counts = db.execute(
+        "select category, count(*) from repo_categories where repo_id in (select id from repos where listed = 1) "
+        "group by category order by 2 desc, 1"
+    ).fetchall()
+    click.echo(f"classify run {run_id}: {run['saved']} of {run['items']} listed repos classified "
+               f"({details['uncertain']} uncertain, {details['corrections']} corrections known), "
+               f"model {details['model_version']} trained on {details['training_examples']} examples "
+               f"in {details['train_seconds']:.1f}s")  # fmt: skip
+    if counts:
+        click.echo("categories: " + ", ".join(f"{c} {n}" for c, n in counts))
 
 
 @cli.command()

@@ -36,6 +36,8 @@ def main() -> int:
             continue
         takes_argv = bool(inspect.signature(module.main).parameters)
         figures = (module.main([]) if takes_argv else module.main()) or []
+        if isinstance(figures, dict):
+            figures = list(figures.items())
         for row in figures:
             if isinstance(row, dict):  # one row of a bench's own table: label it by its first value
                 label, *rest = row.items()

@@ -1,71 +1,300 @@
-"""Topics and phrases that settle a category on their own.
+"""What the project knows about categories before any training: settling topics and keywords.
 
-A maker who tags a repo ``awesome-list`` or ``coding-agent`` has told us what it is; the model
-need not guess. The first matching rule wins, so more specific rules come first.
+Two kinds of knowledge enter the classifier from here:
+
+- **Settling topics.** A maker who tags a repo ``awesome-list`` or ``coding-agent`` has told us
+  what it is. Such a topic multiplies the probability of its category by ``TOPIC_BOOST`` once
+  the model has spoken, so it wins unless the text argues hard against it (a memory layer *for*
+  coding agents tagged ``coding-agent`` can still be ``memory``). Resources topics and an ``awesome-`` name are
+  final: a list of links is ``resources`` whatever its subject.
+- **Keywords.** Per category, phrases that point to it (``text-to-sql``, ``pentest``,
+  ``drag and drop``). The classifier gets, per category, how many of its phrases the name,
+  description and topics contain, and one feature per phrase: it generalises to wording its
+  training data lacks, while the training data decides how much each phrase counts.
 """
 
 from __future__ import annotations
 
 import re
 
-# Topic → category. Only topics that are unambiguous on their own belong here.
+import numpy as np
+from scipy import sparse
+
+from classify.categories import CATEGORY_IDS
+from classify.text import RepoText, full_text
+
+# Topic → category. Only topics that say on their own what a repo is belong here.
 TOPIC_LEXICON: dict[str, str] = {
     "awesome": "resources", "awesome-list": "resources", "awesome-lists": "resources", "tutorial": "resources",
     "tutorials": "resources", "course": "resources", "courses": "resources", "cookbook": "resources",
-    "book": "resources", "prompts": "resources", "prompt-collection": "resources", "curated-list": "resources",
+    "curated-list": "resources", "prompt-collection": "resources", "paper-list": "resources",
+    "survey": "resources", "learning-resources": "resources", "roadmap": "resources",
     "coding-agent": "coding", "coding-agents": "coding", "code-generation": "coding", "ai-coding": "coding",
     "coding-assistant": "coding", "code-review": "coding", "software-engineering-agent": "coding",
-    "multi-agent": "multi-agent", "multi-agent-systems": "multi-agent", "multi-agent-system": "multi-agent",
-    "multiagent": "multi-agent", "agent-swarm": "multi-agent", "swarm": "multi-agent",
+    "ai-coding-assistant": "coding", "vibe-coding": "coding", "code-assistant": "coding", "ai-ide": "coding",
+    "agent-simulation": "multi-agent", "role-playing": "multi-agent", "agent-collaboration": "multi-agent",
     "computer-use": "computer-use", "browser-automation": "computer-use", "browser-use": "computer-use",
     "gui-agent": "computer-use", "web-agent": "computer-use", "mobile-agent": "computer-use",
+    "computer-use-agent": "computer-use", "browser-agent": "computer-use", "desktop-automation": "computer-use",
     "deep-research": "research", "research-agent": "research", "research-assistant": "research",
-    "personal-assistant": "assistant", "autogpt": "assistant", "ai-assistant": "assistant",
+    "ai-research-assistant": "research", "ai-scientist": "research",
+    "personal-assistant": "assistant", "autogpt": "assistant", "auto-gpt": "assistant", "babyagi": "assistant",
+    "personal-ai": "assistant", "general-agent": "assistant", "manus": "assistant",
     "workflow-automation": "workflow", "no-code": "workflow", "low-code": "workflow", "nocode": "workflow",
-    "lowcode": "workflow", "workflow": "workflow",
-    "text-to-sql": "data", "data-analysis": "data", "data-science": "data", "business-intelligence": "data",
-    "chatbot": "chat", "chat-ui": "chat", "customer-support": "chat", "chatbot-ui": "chat",
-    "voice-agent": "voice", "voice-assistant": "voice", "speech": "voice", "text-to-speech": "voice",
-    "speech-to-text": "voice", "voice": "voice",
-    "memory": "memory", "long-term-memory": "memory", "vector-database": "memory", "knowledge-graph": "memory",
-    "rag": "memory", "retrieval-augmented-generation": "memory",
-    "mcp": "infrastructure", "mcp-server": "infrastructure", "model-context-protocol": "infrastructure",
-    "sandbox": "infrastructure", "guardrails": "infrastructure",
-    "benchmark": "evaluation", "evaluation": "evaluation", "observability": "evaluation", "llm-evaluation": "evaluation",
-    "agent-framework": "framework", "ai-agents-framework": "framework", "agent-sdk": "framework",
+    "lowcode": "workflow", "visual-programming": "workflow", "workflow-engine": "workflow",
+    "text-to-sql": "data", "text2sql": "data", "nl2sql": "data", "data-analysis": "data", "data-science": "data",
+    "business-intelligence": "data", "data-analytics": "data", "data-visualization": "data",
+    "chatbot": "chat", "chat-ui": "chat", "customer-support": "chat", "chatbot-ui": "chat", "chatgpt-clone": "chat",
+    "customer-service": "chat", "live-chat": "chat", "chat-with-pdf": "chat",
+    "voice-agent": "voice", "voice-assistant": "voice", "voice-ai": "voice", "text-to-speech": "voice",
+    "speech-to-text": "voice", "speech-recognition": "voice", "voice": "voice", "tts": "voice", "stt": "voice",
+    "telephony": "voice", "speech": "voice", "voice-agents": "voice",
+    "long-term-memory": "memory", "vector-database": "memory", "agent-memory": "memory", "memory-layer": "memory",
+    "vector-search": "memory", "graphrag": "memory", "vector-db": "memory",
+    "mcp-server": "infrastructure", "mcp-servers": "infrastructure", "sandbox": "infrastructure",
+    "guardrails": "infrastructure", "ai-gateway": "infrastructure", "llm-gateway": "infrastructure",
+    "structured-output": "infrastructure",
+    "benchmark": "evaluation", "evaluation": "evaluation", "observability": "evaluation",
+    "llm-evaluation": "evaluation", "llm-observability": "evaluation", "evals": "evaluation",
+    "tracing": "evaluation", "benchmarks": "evaluation", "red-teaming": "evaluation",
+    "penetration-testing": "other", "pentesting": "other",
 }  # fmt: skip
 
-# Phrases in the name or description that settle a category.
-PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), category)
-    for pattern, category in (
-        (r"^awesome[-_ ]|\bawesome list\b|\bcurated list\b|\bcollection of (?:resources|papers|prompts)\b", "resources"),
-        (r"\b(?:tutorials?|course|lessons|cookbook|handbook)\b", "resources"),
-        (r"\bcoding agent|\bcode (?:generation|review)\b|\bsoftware engineering agent|\bpair programm", "coding"),
-        (r"\bmulti[- ]agent\b|\bagent swarm|\bcrew of agents\b", "multi-agent"),
-        (r"\bbrowser (?:automation|agent|use)\b|\bcomputer[- ]use\b|\bgui agent\b", "computer-use"),
-        (r"\bdeep research\b|\bresearch (?:agent|assistant)\b", "research"),
-        (r"\bvoice (?:agent|assistant)\b|\bspeech\b|\bphone call", "voice"),
-        (r"\btext[- ]to[- ]sql\b|\bdata analy", "data"),
-        (r"\bmemory (?:layer|for)\b|\blong[- ]term memory\b|\bvector (?:database|store)\b", "memory"),
-        (r"\bmcp server\b|\bmodel context protocol\b|\bsandbox", "infrastructure"),
-        (r"\bbenchmark\b|\bevaluat|\bobservability\b|\btracing\b", "evaluation"),
-        (r"\bworkflow\b|\bno[- ]code\b|\blow[- ]code\b", "workflow"),
-        (r"\bchatbot\b|\bchat ui\b|\bcustomer (?:support|service)\b", "chat"),
-        (r"\bframework\b|\bsdk\b|\blibrary for building\b", "framework"),
-        (r"\bpersonal assistant\b|\bautonomous agent\b", "assistant"),
-    )
+# Categories whose settling topic is final rather than a strong hint.
+FINAL_CATEGORIES = frozenset({"resources"})
+TOPIC_BOOST = 8.0
+FINAL_BOOST = 1e4
+_AWESOME_NAME = re.compile(r"^awesome(?:$|[-_ .]|[A-Z])", re.I)
+
+# Category → phrases (regular expressions, matched case-insensitively in lower-case text) that point to it.
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "coding": (
+        r"\bcod(?:ing|er|ers)\b", r"\bcodebases?\b", r"\bpull requests?\b",
+        r"\bide\b|\bvs ?code\b|\bneovim\b|\bjetbrains\b",
+        r"\bcode (?:editor|generation|review|completion|assistant|changes|agent)",
+        r"\bsoftware (?:engineer|development|developer)", r"\bpair[- ]programm", r"\bcopilot\b",
+        r"\bdebug(?:s|ging)?\b", r"\brefactor", r"\bunit tests?\b", r"\bgithub issues?\b",
+        r"\bdevin\b|\bcursor\b|\bclaude code\b|\bcodex\b", r"\bfull[- ]stack\b|\bweb apps?\b",
+        r"\bwrites? (?:the )?code\b|\bcode for you\b|\bgenerates? code\b", r"\bdevelopers?\b", r"\bprogrammer\b",
+    ),
+    "framework": (
+        r"\bframeworks?\b", r"\bsdks?\b", r"\blibrar(?:y|ies)\b", r"\btoolkit\b",
+        r"\bbuild(?:ing)? (?:\w+ ){0,2}agents\b", r"\bagent (?:framework|sdk|development)", r"\bfew lines of code\b",
+        r"\b(?:python|typescript|java|golang|rust|c#|\.net) (?:library|framework|sdk)",
+        r"\bagentic (?:apps|applications)\b", r"\bllm (?:apps|applications|powered applications)\b",
+        r"\bproduction[- ]ready\b", r"\bcomposable\b|\bmodular\b", r"\bdevelopers? to build\b", r"\bprogrammatic",
+        r"\btype[- ]safe\b",
+    ),
+    "multi-agent": (
+        r"\bmulti[- ]?agents?\b", r"\bswarms?\b", r"\bcrews?\b", r"\brole[- ]?playing\b",
+        r"\bagent (?:teams?|societ(?:y|ies)|collaboration|networks?)\b", r"\bteams? of (?:\w+ )?agents\b",
+        r"\bcollaborat", r"\bsimulat(?:ion|e|es|or|ing)\b", r"\bsociet(?:y|ies)\b|\bsocial\b",
+        r"\b(?:multiple|several|many|specialist|specialized|hundreds of|thousands of) (?:\w+ )?agents\b",
+        r"\bagents? (?:that )?(?:debate|converse|communicate|cooperate)\b", r"\bhand ?offs?\b|\bdelegat",
+        r"\bhierarch", r"\bcommunicative\b|\bpersonas?\b",
+    ),
+    "computer-use": (
+        r"\bbrowsers?\b", r"\bweb (?:automation|agents?|browsing|navigation|interaction|pages?)\b",
+        r"\bcomputer[- ]use\b|\bcomputer control\b"
+        r"|\boperat\w* (?:a |the |your )?(?:computer|desktop|phone|smartphone|os)\b",
+        r"\bgui\b|\bui automation\b|\bscreens?(?:hots?)?\b", r"\bmouse\b|\bkeyboard\b|\bclicks?\b",
+        r"\bplaywright\b|\bpuppeteer\b|\bselenium\b|\bchrome\b|\bcdp\b|\bdom\b|\bheadless\b",
+        r"\bandroid\b|\bios\b|\bsmartphones?\b|\bmobile (?:apps?|devices?|agents?|phones?)\b", r"\brpa\b",
+        r"\bwebsites?\b", r"\bvision[- ](?:based|driven|first|language)\b",
+        r"\bdesktop (?:apps?|automation|agents?)\b",
+    ),
+    "research": (
+        r"\bdeep[- ]?research\b", r"\bresearch(?:er|es|ing)?\b", r"\breports?\b", r"\bcit(?:ations?|ed|es)\b",
+        r"\bsearch engines?\b|\bweb search\b|\bperplexity\b|\banswer(?:ing)? engine", r"\bscien(?:ce|tific|tists?)\b",
+        r"\bpapers?\b|\barxiv\b|\bliterature\b", r"\binformation[- ]seeking\b", r"\bknowledge curation\b",
+        r"\binvestigat", r"\bsynthes", r"\bnotebooklm\b", r"\bdiscovery\b",
+    ),
+    "assistant": (
+        r"\bpersonal (?:ai )?(?:assistant|agent|ai)\b", r"\bassistants?\b", r"\bautonomous(?:ly)?\b",
+        r"\bgeneral[- ]purpose\b|\bgeneralist\b", r"\bauto-?gpt\b|\bbabyagi\b|\bagi\b|\bmanus\b|\bjarvis\b",
+        r"\btasks? (?:for you|on your behalf)\b|\bcomplet\w* tasks?\b|\bexecut\w* (?:your |complex )?tasks?\b",
+        r"\bsecond brain\b", r"\bemails?\b|\bcalendars?\b", r"\btelegram\b|\bwhatsapp\b|\bimessage\b",
+        r"\bdaemon\b|\balways[- ]on\b", r"\bgoals?\b", r"\bfor you\b|\byour own\b|\bgrows? with you\b",
+        r"\bself[- ]improving\b|\bself[- ]evolving\b",
+    ),
+    "workflow": (
+        r"\bworkflows?\b", r"\bno[- ]?code\b|\blow[- ]?code\b",
+        r"\bvisual(?:ly)?\b|\bdrag[- ](?:and|&|n)[- ]drop\b|\bcanvas\b",
+        r"\bautomation platform\b|\bprocess automation\b|\bzapier\b|\bifttt\b", r"\bintegrations\b", r"\bbuilder\b",
+        r"\borchestrat\w* (?:platform|engine)\b", r"\bpipelines?\b", r"\bflows?\b", r"\bplatform\b",
+        r"\bwithout cod(?:e|ing)\b", r"\bbusiness process", r"\bdeploy\w* (?:ai )?agents\b",
+    ),
+    "data": (
+        r"\bdata (?:analysis|analytics|science|scientists?|exploration|visuali[sz]ation|analyst|discovery|tasks?)\b",
+        r"\btext[- ]?(?:to|2)[- ]?sql\b|\bnl2sql\b|\bsql\b", r"\bdatabases?\b|\bdata warehouse\b",
+        r"\bpandas\b|\bdataframes?\b|\bspreadsheets?\b|\bcsvs?\b|\bexcel\b",
+        r"\bbi\b|\bbusiness intelligence\b|\bdashboards?\b", r"\bcharts?\b|\bvisuali[sz]ations?\b",
+        r"\bmachine learning engineer|\bkaggle\b|\bml engineering\b|\bautoml\b", r"\byour data\b|\bstructured data\b",
+        r"\banalytics?\b|\banaly[sz]e\b|\binsights?\b", r"\bquer(?:y|ies)\b",
+    ),
+    "chat": (
+        r"\bchat(?:bots?|s)?\b",
+        r"\bchat (?:ui|interface|app|client|front[- ]?end)\b|\bchatgpt (?:clone|alternative)\b",
+        r"\bcustomer (?:support|service|engagement|experience)\b|\bhelp ?desk\b|\bsupport (?:agent|bot)s?\b",
+        r"\bconversational\b|\bconversations?\b",
+        r"\bchat with (?:your )?(?:docs|documents|pdfs?|files|notes|knowledge)\b",
+        r"\bfront[- ]?end\b|\bweb ?ui\b|\binterface\b|\bclients?\b",
+        r"\bwechat\b|\bfeishu\b|\bdingtalk\b|\bqq\b|\bdiscord\b|\bslack\b", r"\bhr\b|\bsales\b|\bcrm\b",
+        r"\bquestions?\b|\bq ?& ?a\b|\banswers? questions\b", r"\bself[- ]hosted\b",
+        r"\bollama\b|\blocal (?:llms?|models?)\b", r"\broleplay\b|\bcompanion\b",
+    ),
+    "voice": (
+        r"\bvoices?\b", r"\bspeech\b|\bspoken\b|\bspeak(?:s|ing)?\b|\btalk(?:s|ing)?\b", r"\bstt\b|\btts\b|\basr\b",
+        r"\btext[- ]to[- ]speech\b|\bspeech[- ]to[- ](?:text|speech)\b|\btranscri",
+        r"\bphones?\b|\bcalls?\b|\btelephony\b|\btwilio\b|\bsip\b", r"\baudio\b|\bmicrophone\b",
+        r"\breal[- ]?time\b|\blow[- ]latency\b", r"\bwebrtc\b", r"\bdictation\b|\bbarge[- ]in\b|\bvad\b",
+        r"\bfull[- ]duplex\b|\bturn[- ]taking\b", r"\bhear\b|\blisten", r"\bsmart speaker\b|\bwake word\b",
+    ),
+    "memory": (
+        r"\bmemor(?:y|ies)\b|\bremember", r"\bknowledge (?:graphs?|bases?)\b", r"\brag\b|\bretrieval\b|\bgraphrag\b",
+        r"\bvector (?:database|db|store|search|index)\b|\bembeddings?\b|\bsemantic search\b|\bsimilarity search\b",
+        r"\bcontext (?:engine|layer|management|engineering)\b", r"\blong[- ]term\b|\bpersistent\b|\bstateful\b",
+        r"\brecall\b", r"\bpersonali[sz]", r"\bindex(?:ing|es)?\b",
+    ),
+    "infrastructure": (
+        r"\bmcp\b|\bmodel context protocol\b", r"\bsandbox(?:es|ed)?\b|\bisolat\w*\b|\bmicro-?vms?\b|\bcontainers?\b",
+        r"\bguardrails?\b|\bsecurity\b|\bpolic(?:y|ies)\b|\bgovernance\b"
+        r"|\bpermissions?\b|\bauthori[sz]ation\b|\bidentity\b",
+        r"\bprompt injection\b", r"\bgateway\b|\bproxy\b|\brout(?:er|ing)\b|\bcontrol plane\b", r"\bprotocols?\b",
+        r"\btools?\b|\bfunction[- ]calling\b|\btool[- ]calling\b|\btool use\b", r"\bscrap(?:e|er|ers|ing)\b|\bcrawl",
+        r"\bdeploy(?:ment|ing)?\b|\bruntimes?\b|\binfrastructure\b|\bkubernetes\b|\bserverless\b|\bhosting\b",
+        r"\bstructured (?:outputs?|generation|data extraction)\b",
+        r"\bpdfs?\b|\bdocuments? pars|\bmarkdown\b|\bocr\b", r"\bapis?\b", r"\bserver\b",
+        r"\bexecut\w* (?:ai[- ]generated |untrusted )?code\b", r"\bsafe(?:ly|ty)?\b",
+        r"\bauth\b|\boauth\b|\bcredentials?\b|\bsecrets?\b",
+    ),
+    "evaluation": (
+        r"\bbenchmark\w*\b|\bbench\b", r"\beval(?:s|uat\w*)?\b",
+        r"\bobservability\b|\bmonitor\w*\b|\btrac(?:e|es|ing)\b", r"\btelemetry\b|\bopentelemetry\b|\blogging\b",
+        r"\btest(?:s|ing)?\b|\bqa\b|\bred[- ]team", r"\bgym\b|\benvironments?\b|\barena\b", r"\bleaderboard\b",
+        r"\bcosts?\b|\blatency\b|\btokens?\b|\bmetrics\b", r"\bdebug(?:ging)?\b|\bllmops\b",
+        r"\bmeasur\w*\b|\bscor(?:e|es|ing)\b|\bassess", r"\bregression\b|\bexperiments?\b|\breplay\b",
+    ),
+    "resources": (
+        r"\bawesome\b", r"\bcurated\b|\blists?\b|\bcollection of\b|\bcollected\b|\bcompilation\b",
+        r"\btutorials?\b|\bcourses?\b|\blessons?\b|\bcurriculum\b|\bguides?\b|\bhandbook\b",
+        r"\bbooks?\b|\bcookbooks?\b|\brecipes?\b|\bexamples?\b|\bnotebooks?\b",
+        r"\bsurvey\b|\breading list\b|\bpaper list\b",
+        r"\bprompts\b|\bsystem prompts?\b|\bprompt (?:collection|library|engineering)\b",
+        r"\blearn(?:ing)?\b|\bbeginners?\b|\beducational\b", r"\bresources\b|\broadmaps?\b|\bcheat ?sheets?\b",
+        r"\bprinciples\b|\bbest practices\b|\bpatterns\b", r"\bfrom scratch\b|\bstep by step\b",
+        r"\buse cases\b|\bprojects\b|\bideas\b",
+    ),
+    "other": (
+        r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\binvest\w*\b|\bquant\b",
+        r"\bcrypto\w*\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
+        r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
+        r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
+        r"\bgames?\b|\bgaming\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
+        r"\beducation\w*\b|\btutor\w*\b|\bstudents?\b|\bteach\w*\b",
+        r"\bmedic\w*\b|\bhealth\w*\b|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
+        r"\bjobs?\b|\bresumes?\b|\bcareers?\b|\brecruit\w*\b", r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
+        r"\bnovels?\b|\bstor(?:y|ies|ytelling)\b|\bmusic\b|\bart\b|\bdesign\b|\bcreative\b|\bwriting\b",
+        r"\blegal\b|\blaw\b|\breal estate\b|\btravel\b|\btrips?\b|\bmarketing\b|\bsocial media\b|\be-?commerce\b",
+        r"\brecommend\w*\b|\bbiolog\w*\b|\bchemi\w*\b|\bgene\b|\bdrug\b",
+    ),
+}  # fmt: skip
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level ``|`` branches of a regular expression."""
+    branches, current, depth, in_class, i = [], "", 0, False, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            current, i = current + pattern[i : i + 2], i + 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            branches.append(current)
+            current, i = "", i + 1
+            continue
+        current, i = current + c, i + 1
+    return [*branches, current]
+
+
+def _required_prefixes(pattern: str) -> tuple[str, ...] | None:
+    """Literal text one of which any match must start with, or None when a branch has none.
+
+    Testing ``prefix in text`` first is exact and about three times faster than searching every
+    phrase in every description (it matters at 100k repos)."""
+    prefixes = []
+    for branch in _alternatives(pattern):
+        branch = re.sub(r"^(?:\\b|\^)+", "", branch)
+        literal = ""
+        for j, c in enumerate(branch):
+            if not re.fullmatch(r"[a-z0-9 -]", c) or branch[j + 1 : j + 2] in ("?", "*", "+", "{"):
+                break
+            literal += c
+        if len(literal) < 2:
+            return None
+        prefixes.append(literal)
+    return tuple(prefixes)
+
+
+_PATTERNS: tuple[tuple[tuple[re.Pattern[str], tuple[str, ...] | None], ...], ...] = tuple(
+    tuple((re.compile(p), _required_prefixes(p)) for p in KEYWORDS[category]) for category in CATEGORY_IDS
 )
 
 
+def settling_categories(repo: RepoText) -> tuple[str, ...]:
+    """The categories the repo's topics (and an ``awesome-`` name) settle, in order of first mention."""
+    found = [TOPIC_LEXICON[t] for t in repo.topics if t in TOPIC_LEXICON]
+    if _AWESOME_NAME.match(repo.name):
+        found.insert(0, "resources")
+    return tuple(dict.fromkeys(found))
+
+
+def boosts(repo: RepoText) -> np.ndarray | None:
+    """Factors (in ``CATEGORY_IDS`` order) that multiply the model's probabilities, or None when
+    no topic or name settles anything."""
+    settled = settling_categories(repo)
+    if not settled:
+        return None
+    factors = np.ones(len(CATEGORY_IDS))
+    for category in settled:
+        factors[CATEGORY_IDS.index(category)] = FINAL_BOOST if category in FINAL_CATEGORIES else TOPIC_BOOST
+    return factors
+
+
+def keyword_features(texts: list[str]) -> sparse.csr_matrix:
+    """One row per text: first, per category (in ``CATEGORY_IDS`` order), log(1 + its phrases found);
+    then one 0/1 column per phrase, so the model can weigh phrases one by one."""
+    width = sum(len(p) for p in _PATTERNS)
+    counts = np.zeros((len(texts), len(CATEGORY_IDS)))
+    hits = np.zeros((len(texts), width))
+    for i, text in enumerate(texts):
+        k = 0
+        for j, patterns in enumerate(_PATTERNS):
+            for pattern, prefixes in patterns:
+                if (prefixes is None or any(p in text for p in prefixes)) and pattern.search(text):
+                    counts[i, j] += 1
+                    hits[i, k] = 1
+                k += 1
+    return sparse.csr_matrix(np.hstack([np.log1p(counts), hits]))
+
+
 def lexicon_category(name: str, description: str | None, topics: list[str]) -> str | None:
-    """The category a topic or phrase settles, or None when nothing does."""
-    for topic in topics:
-        category = TOPIC_LEXICON.get(topic.lower())
-        if category:
-            return category
-    text = f"{name} {description or ''}"
-    for pattern, category in PHRASES:
-        if pattern.search(text):
-            return category
-    return None
+    """The category settled by topics or name, else the one with the most keyword hits (None if none)."""
+    repo = RepoText(name, description or "", tuple(t.lower() for t in topics))
+    settled = settling_categories(repo)
+    if settled:
+        return settled[0]
+    counts = keyword_features([full_text(repo)]).toarray()[0, : len(CATEGORY_IDS)]
+    return CATEGORY_IDS[int(counts.argmax())] if counts.max() > 0 else None
+
+
+def lexicon_fingerprint() -> str:
+    """Everything above that changes predictions, as text, for the model version."""
+    parts = [repr(sorted(TOPIC_LEXICON.items())), repr(sorted(FINAL_CATEGORIES)), repr((TOPIC_BOOST, FINAL_BOOST)),
+             repr(_AWESOME_NAME.pattern), repr(sorted(KEYWORDS.items()))]  # fmt: skip
+    return "\n".join(parts)

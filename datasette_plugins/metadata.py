@@ -228,6 +228,18 @@ TABLES: dict[str, dict[str, Any]] = {
             "model_version": "Version of the classifier",
             "run_id": "The classify run",
             "classified_at": "When (UTC)",
+            "input_hash": "Hash of the name, description and topics it was classified from (to redo only changed repos)",
+        },
+    },
+    "category_corrections": {
+        "description": "Category corrections from the corrections file: they override the classifier and are "
+        "added to its training examples.",
+        "columns": {
+            "full_name": "owner/repo as the correction names it",
+            "repo_id": "GitHub's numeric repository id it resolved to (empty until the repo is seen)",
+            "category": "The category it must have",
+            "reason": "Why, as the corrections file says",
+            "updated_at": "When the correction was last applied (UTC)",
         },
     },
     "published": {

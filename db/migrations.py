@@ -517,3 +517,24 @@ def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
         pk=("run_id", "repo_id"),
         foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
     )
+
+
+@migrations()
+def m201_classify_category_corrections(db: sqlite_utils.Database) -> None:
+    # Category corrections, keyed by the name a human wrote (GitHub names are case-insensitive);
+    # repo_id is filled in once the repo is known, so a correction follows it through renames.
+    db.execute(
+        """
+        create table category_corrections (
+          full_name text primary key collate nocase,
+          repo_id integer references repos(id),
+          category text not null references categories(id),
+          reason text,
+          updated_at text not null
+        )
+        """
+    )
+    db["category_corrections"].create_index(["repo_id"])
+    # A hash of the name, description and topics a category was computed from: with the model
+    # version it tells `classify --only-changed` which repos need a new prediction.
+    db["repo_categories"].add_column("input_hash", str)

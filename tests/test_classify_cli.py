@@ -1,0 +1,95 @@
+"""``agentrank classify``: classifying a database, and the evaluation reports."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from agentrank import pipeline
+from agentrank.config import Config
+
+LABELLED = [
+    ("someone/awesome-llm-agents", "A curated list of papers and projects on LLM agents", "awesome-list", "resources"),
+    ("someone/pr-fixer", "Coding agent that fixes failing tests and opens pull requests", "coding-agent", "coding"),
+    ("someone/callbot", "Phone-calling voice agent with speech-to-text and text-to-speech", "", "voice"),
+    ("someone/sqlmate", "Ask your database questions in plain English; it writes the SQL", "", "data"),
+    ("someone/recallstack", "Long-term memory layer for AI agents", "memory", "memory"),
+    ("someone/agent-arena", "Benchmark that scores LLM agents on web tasks", "benchmark", "evaluation"),
+]
+
+
+def write_csv(path, rows, header=("full_name", "description", "topics", "category")):
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def test_evaluate_prints_accuracy_macro_f1_per_category_and_confusion_matrix(run_cli, tmp_path, db_path):
+    path = write_csv(tmp_path / "labelled.csv", LABELLED)
+    out = run_cli("classify", "--evaluate", str(path)).output
+    assert "6 labelled repos" in out
+    assert "accuracy  1.000" in out and "macro-F1  1.000" in out
+    assert "category        precision  recall     f1 labelled predicted" in out
+    resources_row = next(line for line in out.splitlines() if line.startswith("resources "))
+    assert resources_row.split() == ["resources", "1.000", "1.000", "1.000", "1", "1"]
+    assert "confusion matrix (rows: labelled, columns: predicted)" in out
+    matrix_header = out.split("confusion matrix (rows: labelled, columns: predicted)\n")[1].splitlines()[0]
+    assert matrix_header.split() == ["codin", "data", "voice", "memor", "evalu", "resou"]
+    assert "uncertain (probability < 0.45)" in out
+    assert not db_path.exists()  # evaluating needs no database
+
+
+def test_evaluate_counts_mistakes_and_works_without_a_topics_column(run_cli, tmp_path):
+    rows = [(n, d, "other" if n.endswith("sqlmate") else c) for n, d, _, c in LABELLED]
+    path = write_csv(tmp_path / "no-topics.csv", rows, header=("full_name", "description", "category"))
+    out = run_cli("classify", "--evaluate", str(path)).output
+    assert "accuracy  0.833" in out
+    other_row = next(line for line in out.splitlines() if line.startswith("other "))
+    assert other_row.split() == ["other", "0.000", "0.000", "0.000", "1", "0"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("full_name,description\na/b,x\n", "missing column(s) category"),
+        ("full_name,description,category\na/b,x,robots\n", "line 2: unknown category 'robots'"),
+        ("full_name,description,category\n", "no labelled rows"),
+    ],
+)
+def test_a_bad_evaluation_file_is_one_clear_line(run_cli, tmp_path, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    result = run_cli("classify", "--evaluate", str(path), expect=1)
+    assert message in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_missing_evaluation_file_is_one_clear_line(run_cli, tmp_path):
+    result = run_cli("classify", "--evaluate", str(tmp_path / "nope.csv"), expect=1)
+    assert "file not found" in result.output
+
+
+def test_cross_validation_reports_its_figures(run_cli):
+    out = run_cli("classify", "--cross-validate", "--folds", "2").output
+    assert "cross-validation on the bundled training set" in out
+    assert "2-fold stratified cross-validation" in out
+    accuracy = float(next(line for line in out.splitlines() if line.startswith("accuracy")).split()[1])
+    assert accuracy > 0.6
+    assert "held-out repos without their topics: accuracy" in out
+
+
+def test_classify_command_summarises_the_run(run_cli, db, item_factory, tmp_path):
+    items = [item_factory(id=77, full_name="acme/awesome-agents", name="awesome-agents",
+                          description="A curated list of agents", topics=["awesome"], seed=3)]  # fmt: skip
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    pipeline.import_files(db, [path], Config())
+    out = run_cli("classify").output
+    assert "1 of 1 listed repos classified" in out
+    assert "categories: resources 1" in out
+    out = run_cli("classify", "--only-changed").output
+    assert "0 of 1 listed repos classified" in out

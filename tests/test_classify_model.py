@@ -1,0 +1,121 @@
+"""The category model on its own: what it decides for repos a visitor would recognise."""
+
+from __future__ import annotations
+
+import pytest
+
+from classify.categories import CATEGORY_IDS
+from classify.examples import load_training_examples
+from classify.lexicon import lexicon_category, settling_categories
+from classify.model import train
+from classify.text import RepoText, normalise_topics, split_name
+
+
+@pytest.fixture(scope="module")
+def model():
+    return train(load_training_examples())
+
+
+def predict(model, name: str, description: str, topics: tuple[str, ...] = ()):
+    return model.predict([RepoText(name, description, topics)])[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        ("awesome-agent-tooling", "A hand-picked list of links to agent frameworks, papers and demos", ()),
+        ("AwesomeRobotAgents", "Links to embodied agent projects", ("robotics",)),
+        ("agent-tutorials", "Step-by-step tutorial notebooks that teach you to build an LLM agent from scratch", ()),
+        ("build-agents-course", "Twelve lessons with exercises on tool calling, planning and memory", ("course",)),
+        ("gpt-recipes", "Worked examples for calling chat models", ("cookbook", "openai")),
+        ("sql-copilot", "Collection of prompts", ("awesome-list", "text-to-sql")),
+    ],
+)
+def test_lists_tutorials_and_courses_are_resources(model, name, description, topics):
+    prediction = predict(model, name, description, topics)
+    assert prediction.category == "resources", prediction
+
+
+def test_coding_agent_topic_with_a_coding_description_is_coding(model):
+    prediction = predict(
+        model,
+        "patchwright",
+        "Terminal agent that reads your repository, edits files and opens a pull request with the fix",
+        ("coding-agent", "cli", "llm"),
+    )
+    assert prediction.category == "coding"
+    assert prediction.probability >= 0.45
+
+
+def test_a_settling_topic_tips_an_ambiguous_description(model):
+    vague = "Open-source agent for developers"
+    assert predict(model, "helix", vague, ("voice-agent",)).category == "voice"
+    assert predict(model, "helix", vague, ("deep-research",)).category == "research"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "expected"),
+    [
+        ("talkline", "Build phone-calling voice agents with streaming speech-to-text and TTS", "voice"),
+        ("ask-my-warehouse", "Ask questions about your Postgres tables in English; it writes the SQL", "data"),
+        ("agent-bench-lite", "Benchmark suite measuring how often LLM agents finish multi-step tasks", "evaluation"),
+        ("pagepilot", "Lets an LLM click, type and scroll in a real Chrome browser", "computer-use"),
+        ("recallstack", "Long-term memory layer that lets agents remember users across sessions", "memory"),
+    ],
+)
+def test_plain_descriptions_without_topics(model, name, description, expected):
+    assert predict(model, name, description).category == expected
+
+
+def test_every_prediction_names_a_runner_up_with_lower_probability(model):
+    predictions = model.predict([RepoText("x", "An agent"), RepoText("crewtopia", "Agents that debate in a crew")])
+    for p in predictions:
+        assert p.category in CATEGORY_IDS and p.runner_up in CATEGORY_IDS and p.runner_up != p.category
+        assert 0 <= p.runner_up_probability <= p.probability <= 1
+
+
+def test_same_input_same_output_across_trainings():
+    examples = load_training_examples()
+    first, second = train(examples), train(examples)
+    repos = [RepoText("loom", "Framework for building agents"), RepoText("q", ""),
+             RepoText("voicebox", "Voice agent", ("speech",))]  # fmt: skip
+    assert first.version == second.version
+    assert first.predict(repos) == second.predict(repos)
+    assert (first.probabilities(repos) == second.probabilities(repos)).all()
+
+
+def test_the_model_version_follows_the_training_data():
+    examples = load_training_examples()
+    changed = examples[:-1]
+    assert train(examples).version != train(changed).version
+
+
+def test_hostile_text_is_classified_without_error(model):
+    repos = [
+        RepoText("<script>alert(1)</script>", "'); drop table repos; -- <b>bold</b>\x00\x07\u202e", ("<img>",)),
+        RepoText("huge", "agent " * 200_000),
+        RepoText("", ""),
+        RepoText("\ufffd\ufffd", "\ud800 lone surrogate"),
+    ]
+    predictions = model.predict(repos)
+    assert [p.category in CATEGORY_IDS for p in predictions] == [True] * len(repos)
+
+
+def test_name_words_split_like_a_reader_would():
+    assert split_name("AgentPilot") == "agent pilot"
+    assert split_name("awesome-llm_apps") == "awesome llm apps"
+    assert split_name("Agent4Rec") == "agent 4 rec"
+    assert split_name("GPTSwarm") == "gpt swarm"
+
+
+def test_topics_are_read_from_the_shapes_files_use():
+    assert normalise_topics('["AI-Agent", "mcp"]') == ("ai-agent", "mcp")
+    assert normalise_topics("ai-agent mcp, rag") == ("ai-agent", "mcp", "rag")
+    assert normalise_topics(None) == normalise_topics("") == ()
+
+
+def test_the_lexicon_alone_settles_topics_and_awesome_names():
+    assert settling_categories(RepoText("awesome-agents", "")) == ("resources",)
+    assert settling_categories(RepoText("x", "", ("coding-agent", "mcp-server"))) == ("coding", "infrastructure")
+    assert lexicon_category("x", "A text-to-SQL agent for your warehouse", []) == "data"
+    assert lexicon_category("x", "", []) is None

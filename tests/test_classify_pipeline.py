@@ -1,0 +1,151 @@
+"""``classify_listed`` and category corrections on a real database file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentrank import pipeline
+from agentrank.config import Config
+from classify.examples import ClassifyError
+from db.categories import load_category_corrections
+
+REPOS = [
+    (9001, "acme/patchwright", "Terminal coding agent that edits your repo and opens pull requests", ["coding-agent"]),
+    (9002, "acme/awesome-agent-links", "A curated list of agent frameworks and papers", ["awesome-list"]),
+    (9003, "acme/talkline", "Real-time voice agent framework with speech-to-text and TTS", ["voice-agent"]),
+    (9004, "acme/hivemind", "Crew of role-playing agents that collaborate on research tasks", ["multi-agent"]),
+    (9005, "acme/zzz", None, []),
+]
+
+
+def load(db, item_factory, tmp_path, repos=REPOS, config=None):
+    items = [item_factory(id=i, full_name=name, name=name.split("/")[1], description=d, topics=t, seed=i)
+             for i, name, d, t in repos]  # fmt: skip
+    path = tmp_path / f"items-{len(list(tmp_path.iterdir()))}.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    pipeline.import_files(db, [path], config or Config())
+
+
+def categories(db) -> dict[int, dict]:
+    return {r["repo_id"]: r for r in db.query("select * from repo_categories")}
+
+
+def test_every_listed_repo_gets_category_probability_runner_up_version_and_source(db, item_factory, tmp_path):
+    load(db, item_factory, tmp_path)
+    run_id = pipeline.classify_listed(db, Config())
+    rows = categories(db)
+    assert set(rows) == {r[0] for r in REPOS}
+    assert rows[9001]["category"] == "coding"
+    assert rows[9002]["category"] == "resources"
+    assert rows[9003]["category"] == "voice"
+    for row in rows.values():
+        assert row["source"] == "model" and row["run_id"] == run_id
+        assert row["model_version"].startswith("clf") and row["input_hash"]
+        assert row["runner_up"] and row["runner_up"] != row["category"]
+        assert 0 < row["runner_up_probability"] <= row["probability"] <= 1
+    run = db["runs"].get(run_id)
+    assert (run["kind"], run["status"], run["items"], run["saved"]) == ("classify", "ok", 5, 5)
+
+
+def test_low_probability_is_marked_uncertain(db, item_factory, tmp_path):
+    load(db, item_factory, tmp_path)
+    config = Config()
+    pipeline.classify_listed(db, config)
+    rows = categories(db)
+    assert rows[9005]["uncertain"] == 1  # no description, no topics: the model cannot know
+    assert rows[9002]["uncertain"] == 0
+    assert all(r["uncertain"] == int(r["probability"] < config.classify.uncertain_below) for r in rows.values())
+    config.classify.uncertain_below = 1.0
+    pipeline.classify_listed(db, config)
+    assert {r["uncertain"] for r in categories(db).values()} == {1}
+
+
+def test_a_correction_wins_over_the_model_and_survives_reclassification(db, item_factory, tmp_path):
+    load(db, item_factory, tmp_path)
+    pipeline.classify_listed(db, Config())
+    assert categories(db)[9001]["category"] == "coding"
+
+    result = pipeline.apply_category_corrections(db, {"ACME/patchwright": "evaluation", 9003: "other"},
+                                                 reason="maintainer request")  # fmt: skip
+    assert (result.saved, result.applied, result.pending) == (2, 2, [])
+    row = categories(db)[9001]
+    assert (row["category"], row["source"], row["uncertain"]) == ("evaluation", "correction", 0)
+    assert row["runner_up"] == "coding"  # the model's view stays visible
+
+    for only_changed in (False, True, False):
+        pipeline.classify_listed(db, Config(), only_changed=only_changed)
+        rows = categories(db)
+        assert (rows[9001]["category"], rows[9001]["source"]) == ("evaluation", "correction")
+        assert (rows[9003]["category"], rows[9003]["source"]) == ("other", "correction")
+        assert rows[9002]["source"] == "model"
+
+
+def test_a_correction_for_a_repo_not_yet_crawled_applies_when_it_arrives(db, item_factory, tmp_path):
+    result = pipeline.apply_category_corrections(db, {"acme/talkline": "chat"})
+    assert result.pending == ["acme/talkline"] and result.applied == 0
+    load(db, item_factory, tmp_path)
+    pipeline.classify_listed(db, Config())
+    assert (categories(db)[9003]["category"], categories(db)[9003]["source"]) == ("chat", "correction")
+    assert load_category_corrections(db)[0]["repo_id"] == 9003
+
+
+def test_a_correction_follows_a_rename(db, item_factory, tmp_path):
+    load(db, item_factory, tmp_path)
+    pipeline.apply_category_corrections(db, {"acme/talkline": "chat"})
+    renamed = [(9003, "newowner/talkline-v2", REPOS[2][2], REPOS[2][3])]
+    load(db, item_factory, tmp_path, renamed)
+    pipeline.classify_listed(db, Config())
+    assert (categories(db)[9003]["category"], categories(db)[9003]["source"]) == ("chat", "correction")
+
+
+def test_corrections_are_training_examples(db, item_factory, tmp_path):
+    load(db, item_factory, tmp_path)
+    first = pipeline.classify_listed(db, Config())
+    pipeline.apply_category_corrections(db, {"acme/hivemind": "research"})
+    second = pipeline.classify_listed(db, Config())
+    details = [json.loads(db["runs"].get(i)["details"]) for i in (first, second)]
+    assert details[0]["model_version"] != details[1]["model_version"]
+    assert (details[0]["training_examples"] + 1, details[1]["corrections"]) == (details[1]["training_examples"], 1)
+
+
+def test_replacing_the_corrections_returns_dropped_repos_to_the_model(db, item_factory, tmp_path):
+    load(db, item_factory, tmp_path)
+    pipeline.apply_category_corrections(db, {"acme/patchwright": "evaluation", "acme/talkline": "chat"})
+    pipeline.classify_listed(db, Config())
+    result = pipeline.apply_category_corrections(db, {"acme/talkline": "chat"}, replace=True)
+    assert result.removed == ["acme/patchwright"]
+    pipeline.classify_listed(db, Config(), only_changed=True)
+    rows = categories(db)
+    assert (rows[9001]["category"], rows[9001]["source"]) == ("coding", "model")
+    assert (rows[9003]["category"], rows[9003]["source"]) == ("chat", "correction")
+
+
+@pytest.mark.parametrize(
+    ("corrections", "message"),
+    [
+        ({"acme/patchwright": "robots"}, "unknown category 'robots'"),
+        ({"not a name": "coding"}, "is not an owner/repo name"),
+        ({123456789: "coding"}, "no such repo"),
+    ],
+)
+def test_bad_corrections_are_refused_and_nothing_is_stored(db, item_factory, tmp_path, corrections, message):
+    load(db, item_factory, tmp_path)
+    with pytest.raises(ClassifyError, match=message):
+        pipeline.apply_category_corrections(db, {"acme/talkline": "chat", **corrections})
+    assert load_category_corrections(db) == []
+
+
+def test_only_changed_redoes_new_and_edited_repos(db, item_factory, tmp_path):
+    load(db, item_factory, tmp_path)
+    pipeline.classify_listed(db, Config())
+    before = categories(db)
+    edited = [(9005, "acme/zzz", "Benchmark harness that scores LLM agents on web tasks", ["benchmark"]),
+              (9006, "acme/newcomer", "Chatbot UI for your self-hosted models", ["chatbot"])]  # fmt: skip
+    load(db, item_factory, tmp_path, edited)
+    run_id = pipeline.classify_listed(db, Config(), only_changed=True)
+    after = categories(db)
+    assert {i for i, r in after.items() if r["run_id"] == run_id} == {9005, 9006}
+    assert after[9005]["category"] == "evaluation" and after[9006]["category"] == "chat"
+    assert after[9001] == before[9001]
