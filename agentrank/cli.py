@@ -13,6 +13,8 @@ import click
 import jsonschema
 
 from agentrank import __version__, pipeline
+from agentrank.corrections import CorrectionsError
+from agentrank.refresh import RefreshFailed
 from agentrank.config import Config, ConfigError, ServeConfig, load_config
 from agentrank.locks import LockHeld, run_lock
 from classify.examples import ClassifyError
@@ -39,6 +41,8 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     SavedFileError,
     SnapshotError,
     UnknownRun,
+    CorrectionsError,
+    RefreshFailed,
 )
 
 
@@ -110,6 +114,51 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
         db = state.open()
         result = run_crawl(db, config, api_url=api_url or config.github.api_url, token=token, fresh=fresh)
     click.echo(format_summary(result))
+
+
+@cli.command()
+@click.option("--api-url", default=None, metavar="URL", help="GitHub API base URL (as for crawl)")
+@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
+              help="Where the site JSON goes (default: export.path from the config)")
+@pass_state
+def refresh(state: State, api_url: str | None, out: str | None) -> None:
+    "The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed"
+    from agentrank.refresh import refresh as run_refresh
+
+    token = os.environ.get("GITHUB_TOKEN", "").strip() or None
+    install_redaction(token)
+    config = state.config
+    with state.lock("refresh"):
+        db = state.open()
+        result = run_refresh(db, config, export_path=out, api_url=api_url or config.github.api_url, token=token)
+    timings = ", ".join(f"{s['stage']} {s['duration_s']:.1f} s" for s in result.stages)
+    click.echo(f"refresh run {result.run_id}: published score run {result.score_run_id} with {result.count} agents; "
+               f"wrote {result.export_path} ({timings})")  # fmt: skip
+
+
+@cli.command()
+@click.option("--next", "next_count", type=click.IntRange(1, 1000), default=None, metavar="N",
+              help="Print the next N fire times and exit")
+@pass_state
+def schedule(state: State, next_count: int | None) -> None:
+    "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
+    from functools import partial
+
+    from schedules.jobs import last_successful_refresh, scheduled_refresh
+    from schedules.weekly import next_fire_times, run_forever, weekly_trigger
+
+    cfg = state.config.schedule
+    trigger = weekly_trigger(cfg.day_of_week, cfg.hour, cfg.minute)
+    if next_count:
+        for when in next_fire_times(trigger, next_count):
+            click.echo(when.strftime("%a %Y-%m-%d %H:%M UTC"))
+        return
+    logging.getLogger("agentrank").setLevel(logging.INFO)
+    click.echo(f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "
+               f"next {next_fire_times(trigger, 1)[0]:%a %Y-%m-%d %H:%M UTC} (Ctrl-C to stop)")  # fmt: skip
+    run_forever(partial(scheduled_refresh, str(state.db_path), state.config_path),
+                last_successful_refresh(state.db_path), day_of_week=cfg.day_of_week, hour=cfg.hour,
+                minute=cfg.minute, misfire_grace_s=cfg.misfire_grace_s)  # fmt: skip
 
 
 @cli.command(name="import")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from datetime import date
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     repo: str
     reason: str = ""
-    date: date | None = None
+    date: dt.date | None = None
     by: str | None = Field(None, description="who asked for it (a login or a name)")
 
     @field_validator("repo")

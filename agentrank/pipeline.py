@@ -233,12 +233,13 @@ class CorrectionResult:
 
 def apply_category_corrections(
     db: sqlite_utils.Database,
-    corrections: Mapping[int | str, str],
+    corrections: Mapping[int | str, str | tuple[str, str | None]],
     *,
     reason: str | None = None,
     replace: bool = False,
 ) -> CorrectionResult:
-    """Store category corrections ({repo id or "owner/repo": category}) and show them at once.
+    """Store category corrections ({repo id or "owner/repo": category, or (category, reason)}) and
+    show them at once.
 
     They are kept in ``category_corrections``, so every later classify run trains on them and
     overrides the model with them. With ``replace`` they become the whole set (the corrections
@@ -247,7 +248,8 @@ def apply_category_corrections(
     """
     now = iso(utcnow())
     rows, targets, pending = [], {}, []
-    for key, category in corrections.items():
+    for key, value in corrections.items():
+        category, why = value if isinstance(value, tuple) else (value, reason)
         if category not in CATEGORY_IDS:
             raise ClassifyError(f"category correction for {key}: unknown category {category!r} "
                                 f"(one of: {', '.join(CATEGORY_IDS)})")  # fmt: skip
@@ -266,7 +268,7 @@ def apply_category_corrections(
             pending.append(full_name)
         else:
             targets[repo_id] = category
-        rows.append({"full_name": full_name, "repo_id": repo_id, "category": category, "reason": reason,
+        rows.append({"full_name": full_name, "repo_id": repo_id, "category": category, "reason": why,
                      "updated_at": now})  # fmt: skip
     removed = save_category_corrections(db, rows, replace=replace)
     stored = {r["repo_id"]: r for r in db.query("select * from repo_categories")}

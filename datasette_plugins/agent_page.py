@@ -83,6 +83,14 @@ def correction(source_url: str, full_name: str) -> dict[str, str]:
     }
 
 
+def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
+    """Makers who claimed the repo through the corrections file."""
+    rows = conn.execute(
+        "select value, reason, date from corrections where kind = 'claim' and repo_id = ? order by line", [repo_id]
+    ).fetchall()
+    return [{"login": login, "reason": reason, "date": date} for login, reason, date in rows]
+
+
 def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> dict[str, Any] | None:
     """Everything the maker's page shows about one repo; None when the name is unknown."""
     breakdown = load_breakdown(conn, full_name)
@@ -98,6 +106,7 @@ def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> 
         "history": score_history(conn, repo["id"]),
         "correction": correction(source_url, repo["full_name"]),
         "benchmark": benchmark_summary(conn, repo["full_name"]),
+        "claims": claims(conn, repo["id"]),
     }
     if breakdown["score"] is not None:
         population = np.asarray(

@@ -166,3 +166,27 @@ def find_repo(db: sqlite_utils.Database, full_name: str) -> dict[str, Any] | Non
         )
     )
     return rows[0] if rows else None
+
+
+def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, str]) -> dict[str, int]:
+    """Apply the listing rule again to every repo, with the corrections' exclusions.
+
+    A repo excluded last week and no longer in the file is listed again if the rule allows; a
+    repo delisted by a complete crawl (``missing_since_run``) stays delisted until it is seen.
+    Returns how many repos were delisted and relisted.
+    """
+    changed = {"delisted": 0, "relisted": 0}
+    updates = []
+    for row in db.query("select id, matched, stars, fork, archived, missing_since_run, listed, unlisted_reason "
+                        "from repos"):  # fmt: skip
+        reason = unlisted_reason(
+            matched=bool(row["matched"]), stars=row["stars"], fork=bool(row["fork"]), archived=bool(row["archived"]),
+            min_stars=min_stars, excluded=exclusions.get(row["id"]), missing=row["missing_since_run"] is not None,
+        )  # fmt: skip
+        if reason != row["unlisted_reason"] or int(reason is None) != row["listed"]:
+            updates.append((int(reason is None), reason, row["id"]))
+            changed["relisted" if reason is None else "delisted"] += int(bool(row["listed"]) != (reason is None))
+    if updates:
+        with write_transaction(db):
+            db.conn.executemany("update repos set listed = ?, unlisted_reason = ? where id = ?", updates)
+    return changed

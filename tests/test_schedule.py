@@ -153,3 +153,41 @@ def test_the_configuration_is_not_apschedulers_defaults(scheduler):
     assert job.misfire_grace_time >= 24 * 3600  # the default of 1 s would skip a late run
     assert job.coalesce is True and job.max_instances == 1
     assert str(job.trigger).startswith("cron[day_of_week='mon', hour='6', minute='0'")
+
+
+def test_schedule_next_prints_mondays_and_follows_the_config(run_cli, tmp_path):
+    lines = run_cli("schedule", "--next", "3").output.strip().splitlines()
+    assert len(lines) == 3
+    dates = [datetime.strptime(line, "%a %Y-%m-%d %H:%M UTC") for line in lines]
+    assert all(d.weekday() == 0 and (d.hour, d.minute) == (6, 0) for d in dates)
+    assert [(b - a).days for a, b in zip(dates, dates[1:])] == [7, 7]
+    config = tmp_path / "agentrank.toml"
+    config.write_text('[schedule]\nday_of_week = "wed"\nhour = 3\nminute = 30\n')
+    first = run_cli("--config", str(config), "schedule", "--next", "1").output.strip()
+    assert first.startswith("Wed ") and first.endswith("03:30 UTC")
+    config.write_text('[schedule]\nday_of_week = "1"\n')
+    assert "schedule.day_of_week" in run_cli("--config", str(config), "schedule", "--next", "1", expect=1).stderr
+
+
+def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tmp_path, caplog):
+    import logging
+
+    from agentrank.locks import run_lock
+    from schedules.jobs import last_successful_refresh, scheduled_refresh
+    from tests.crawl_helpers import emulated, population
+
+    db_path = tmp_path / "agentrank.db"
+    with emulated(population(150, seed=4)) as emulator:
+        config = tmp_path / "agentrank.toml"
+        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\n'
+                          f'[export]\npath = "{tmp_path / "site.json"}"\n')  # fmt: skip
+        assert last_successful_refresh(db_path) is None
+        with caplog.at_level(logging.INFO, logger="agentrank.schedule"):
+            scheduled_refresh(str(db_path), str(config))
+            with run_lock(db_path, "a manual refresh"):
+                scheduled_refresh(str(db_path), str(config))
+    messages = [r.getMessage() for r in caplog.records if r.name == "agentrank.schedule"]
+    assert messages[0].startswith("refresh starting") and messages[1].startswith("refresh finished: run 1")
+    assert messages[3].startswith("refresh skipped: another agentrank run is already using")
+    assert last_successful_refresh(db_path) is not None
+    assert (tmp_path / "site.json").exists()

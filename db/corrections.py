@@ -1,0 +1,25 @@
+"""The ``corrections`` table: the corrections file as the latest refresh applied it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import sqlite_utils
+
+from db.connection import write_transaction
+
+
+def save_corrections(db: sqlite_utils.Database, rows: Iterable[dict[str, Any]], *, run_id: int, at: str) -> int:
+    """Replace the table with this refresh's corrections (the file's history is in git)."""
+    rows = [{**row, "run_id": run_id, "updated_at": at} for row in rows]
+    with write_transaction(db):
+        db.execute("delete from corrections")
+        if rows:
+            db["corrections"].insert_all(rows, pk="id")
+    return len(rows)
+
+
+def claims_for(db: sqlite_utils.Database, repo_id: int) -> list[dict[str, Any]]:
+    return list(db.query("select value as login, reason, date from corrections where kind = 'claim' and repo_id = ?",
+                         [repo_id]))  # fmt: skip

@@ -1,0 +1,282 @@
+"""`agentrank refresh` against the GitHub emulator: one run, published only when every stage succeeds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from crawler.population import SyntheticRepo
+from db.export import export_schema
+from tests.crawl_helpers import emulated, population
+
+TOPICS = ["ai-agent", "ai-agents", "coding-agent", "autonomous-agents", "llm-agent", "agentic-ai", "multi-agent"]
+
+
+@pytest.fixture
+def repos() -> list[SyntheticRepo]:
+    return population(300, seed=11)
+
+
+@pytest.fixture
+def setup(tmp_path):
+    """A config file pointing the export and the corrections file into tmp_path."""
+
+    def make(emulator, corrections: str | None = None) -> dict:
+        corrections_path = tmp_path / "corrections.toml"
+        text = f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\n[export]\npath = "{tmp_path / "site.json"}"\n'
+        if corrections is not None:  # otherwise the default path, which does not exist: no corrections
+            corrections_path.write_text(corrections, encoding="utf-8")
+            text += f'[corrections]\npath = "{corrections_path}"\n'
+        config = tmp_path / "agentrank.toml"
+        config.write_text(text, encoding="utf-8")
+        return {"config": config, "export": tmp_path / "site.json", "corrections": corrections_path}
+
+    return make
+
+
+def _published(db_path: Path) -> tuple:
+    conn = sqlite3.connect(db_path)
+    try:
+        return conn.execute("select score_run_id, refresh_run_id from published").fetchone()
+    finally:
+        conn.close()
+
+
+def _query(db_path: Path, sql: str, params=()) -> list[tuple]:
+    conn = sqlite3.connect(db_path)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def test_refresh_runs_every_stage_and_publishes(repos, setup, run_cli, db_path):
+    with emulated(repos) as emulator:
+        paths = setup(emulator)
+        result = run_cli("--config", str(paths["config"]), "refresh")
+    assert "refresh run 1: published score run" in result.output
+    document = json.loads(paths["export"].read_text())
+    jsonschema.validate(document, export_schema())
+    refresh = _query(db_path, "select id, status, details from runs where kind = 'refresh'")
+    assert [(r[0], r[1]) for r in refresh] == [(1, "ok")]
+    stages = json.loads(refresh[0][2])["stages"]
+    assert [s["stage"] for s in stages] == ["corrections", "crawl", "apply-corrections", "classify", "score",
+                                            "export", "publish"]  # fmt: skip
+    assert all(s["status"] == "ok" and "duration_s" in s for s in stages)
+    children = _query(db_path, "select kind, status from runs where parent_id = 1 order by id")
+    assert [k for k, _ in children] == ["crawl", "corrections", "classify", "score"]
+    assert all(status == "ok" for _, status in children)
+    score_run = _published(db_path)[0]
+    assert document["count"] == _query(db_path, "select count(*) from scores where run_id = ?", [score_run])[0][0] > 50
+
+
+def test_a_second_refresh_exits_at_once_while_one_runs(repos, setup, run_cli, db_path):
+    from crawler import emulator as faults
+
+    with emulated(repos) as emulator:
+        paths = setup(emulator)
+        held = emulator.inject(faults.hold(page=1))
+        first = subprocess.Popen(
+            [sys.executable, "-m", "agentrank.cli", "--db", str(db_path), "--config", str(paths["config"]), "refresh"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while not any(r.fault == "hold" for r in emulator.log):
+                assert time.monotonic() < deadline and first.poll() is None, first.communicate()
+                time.sleep(0.05)
+            second = run_cli("--config", str(paths["config"]), "refresh", expect=1)
+            assert "already using" in second.stderr and "refresh not started" in second.stderr
+            assert len(second.stderr.strip().splitlines()) == 1
+        finally:
+            held.event.set()
+        out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert [r[0] for r in _query(db_path, "select status from runs where kind = 'refresh'")] == ["ok"]
+
+
+KILL_IN_SCORE = """
+import pathlib, sys, time
+import agentrank.pipeline as pipeline
+real = pipeline.compute_scores
+def stuck(inputs):
+    pathlib.Path(sys.argv[1]).write_text("scoring")
+    time.sleep(300)
+    return real(inputs)
+pipeline.compute_scores = stuck
+from agentrank.cli import cli
+cli(sys.argv[2:])
+"""
+
+
+def test_a_refresh_killed_in_the_score_stage_changes_nothing_published(repos, setup, run_cli, db_path, tmp_path):
+    with emulated(repos) as emulator:
+        paths = setup(emulator)
+        run_cli("--config", str(paths["config"]), "refresh")
+        before_published = _published(db_path)
+        before_export = hashlib.sha256(paths["export"].read_bytes()).hexdigest()
+        before_agents = _query(db_path, "select * from agents")
+        # The world moves on, then a refresh dies while scoring.
+        emulator.set_stars(repos[0].id, repos[0].stars + 5000)
+        marker = tmp_path / "marker"
+        process = subprocess.Popen(
+            [sys.executable, "-c", KILL_IN_SCORE, str(marker), "--db", str(db_path), "--config",
+             str(paths["config"]), "refresh"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+        assert _published(db_path) == before_published
+        assert hashlib.sha256(paths["export"].read_bytes()).hexdigest() == before_export
+        assert _query(db_path, "select * from agents") == before_agents
+        assert not [p for p in paths["export"].parent.iterdir() if p.name.endswith(".next")]
+        assert _query(db_path, "pragma integrity_check") == [("ok",)]
+
+        # The next refresh records the dead one as interrupted and publishes.
+        run_cli("--config", str(paths["config"]), "refresh")
+    statuses = _query(db_path, "select id, status from runs where kind = 'refresh' order by id")
+    assert [s for _, s in statuses] == ["ok", "interrupted", "ok"]
+    assert _published(db_path)[1] == statuses[-1][0]
+
+
+CORRECTIONS = """
+# Maintainers' corrections; every change is reviewed in git.
+
+[[exclude]]
+repo = "{excluded}"
+reason = "a prompt collection, not an agent"
+date = 2026-11-20
+
+[[include]]
+repo = "{included}"
+reason = "an agent without topics"
+
+[[category]]
+repo = "{recategorised}"
+category = "voice"
+reason = "maker's request"
+
+[[claim]]
+repo = "{claimed}"
+login = "octo-maker"
+"""
+
+
+def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db_path):
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    excluded, recategorised, claimed = eligible[0], eligible[1], eligible[2]
+    # A real agent that no configured search finds: no topics, no keyword.
+    hidden = replace(eligible[3], id=999_000_001, full_name="quiet/hidden-agent", topics=[],
+                     description="A helper that books trains")  # fmt: skip
+    with emulated([*repos, hidden]) as emulator:
+        text = CORRECTIONS.format(excluded=excluded.full_name, included=hidden.full_name,
+                                  recategorised=recategorised.full_name, claimed=claimed.full_name)  # fmt: skip
+        paths = setup(emulator, text)
+        run_cli("--config", str(paths["config"]), "refresh")
+        agents = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
+
+    assert excluded.full_name not in agents
+    reason = _query(db_path, "select listed, unlisted_reason from repos where id = ?", [excluded.id])[0]
+    assert reason == (0, "excluded by correction: a prompt collection, not an agent")
+    assert hidden.full_name in agents
+    assert agents[recategorised.full_name]["category"] == "voice"
+    assert agents[recategorised.full_name]["category_source"] == "correction"
+    table = {row[0]: row[1:] for row in _query(
+        db_path, "select kind, repo, repo_id, value, reason, date, line, status from corrections")}  # fmt: skip
+    assert table["exclude"] == (excluded.full_name, excluded.id, None, "a prompt collection, not an agent",
+                                "2026-11-20", 4, "applied")  # fmt: skip
+    assert table["include"][:2] == (hidden.full_name, hidden.id) and table["include"][-1] == "applied"
+    assert table["category"][2] == "voice" and table["claim"][2] == "octo-maker"
+
+    # The maker's page shows the claim; the excluded repo's page says why it is not ranked.
+    from datasette_plugins.agent_page import agent_context
+
+    conn = sqlite3.connect(db_path)
+    page = agent_context(conn, claimed.full_name, "https://example.org/agentrank")
+    assert [c["login"] for c in page["claims"]] == ["octo-maker"]
+    out = agent_context(conn, excluded.full_name, "https://example.org/agentrank")
+    assert out["breakdown"]["score"] is None
+    assert "excluded by correction" in out["breakdown"]["repo"]["unlisted_reason"]
+
+
+@pytest.mark.parametrize(
+    "body, line, message",
+    [
+        ('[[category]]\nrepo = "a/b"\ncategory = "robots"\n', 3, "unknown category 'robots'"),
+        ('[[exclude]]\nrepo = "a/b"\nreason = "x"\n\n[[exclude]]\nrepo = "A/b"\nreason = "y"\n', 5, "duplicate"),
+        ('[[exclude]]\nrepo = "a/b"\nreason = "x"\ncolour = "red"\n', 4, "unknown key"),
+        ('[[frobnicate]]\nrepo = "a/b"\n', 1, "unknown entry kind"),
+        ('[[exclude]]\nrepo = "nobody/nothing-here"\nreason = "x"\n', 1, "unknown repo nobody/nothing-here"),
+        ('[[claim]]\nrepo = "a/b"\nlogin = "not a login!"\n', 3, "not a GitHub login"),
+    ],
+)
+def test_a_bad_corrections_file_names_the_line_and_changes_nothing(repos, setup, run_cli, db_path, body, line,
+                                                                   message):  # fmt: skip
+    with emulated(repos) as emulator:
+        paths = setup(emulator, "")
+        run_cli("--config", str(paths["config"]), "refresh")
+        before = (_published(db_path), _query(db_path, "select * from repos order by id"),
+                  _query(db_path, "select * from corrections"), paths["export"].read_bytes())  # fmt: skip
+        paths["corrections"].write_text(body, encoding="utf-8")
+        result = run_cli("--config", str(paths["config"]), "refresh", expect=1)
+    assert f"{paths['corrections']}:{line}:" in result.stderr and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    after = (_published(db_path), _query(db_path, "select * from repos order by id"),
+             _query(db_path, "select * from corrections"), paths["export"].read_bytes())  # fmt: skip
+    assert after == before
+
+
+def test_explain_since_separates_own_growth_from_the_population_shift(repos, setup, run_cli, db_path):
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    mid = sorted(eligible, key=lambda r: r.stars)[len(eligible) // 2]
+    with emulated(repos) as emulator:
+        paths = setup(emulator)
+        run_cli("--config", str(paths["config"]), "refresh")
+        # A week later: the repo gained stars, and 40 bigger agents joined the directory.
+        emulator.set_stars(mid.id, mid.stars + 400)
+        for i, newcomer in enumerate(population(40, seed=99)):
+            emulator.add(replace(newcomer, id=990_000_000 + i, full_name=f"new{i}/agent", topics=["ai-agent"],
+                                 stars=mid.stars * 3, fork=False, archived=False))  # fmt: skip
+        run_cli("--config", str(paths["config"]), "refresh")
+    change = json.loads(run_cli("explain", mid.full_name, "--since", "previous", "--json").output)
+    assert change["own_changes"]["stars"] == {"before": mid.stars, "after": mid.stars + 400}
+    assert change["own_points"] > 0 and change["population_points"] < 0
+    assert change["listed_after"] == change["listed_before"] + 40
+    assert change["own_points"] + change["population_points"] == pytest.approx(change["score_delta"], abs=1e-9)
+    assert sum(c["own_points"] + c["population_points"] for c in change["components"]) == pytest.approx(
+        change["score_delta"], abs=1e-9)
+
+
+def test_the_export_carries_weekly_growth(repos, setup, run_cli, db_path):
+    with emulated(repos) as emulator:
+        paths = setup(emulator)
+        run_cli("--config", str(paths["config"]), "refresh")
+        first = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
+        assert all(a["stars_delta_7d"] is None for a in first.values())  # no week-old snapshot yet
+        # Backdate the first crawl's snapshots by a week, as if it had run last Monday.
+        conn = sqlite3.connect(db_path)
+        conn.execute("update snapshots set observed_at = '2026-11-20T06:00:00Z'")
+        conn.commit()
+        conn.close()
+        target = next(r for r in repos if r.full_name in first)
+        emulator.set_stars(target.id, target.stars + 123)
+        run_cli("--config", str(paths["config"]), "refresh")
+    second = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
+    assert second[target.full_name]["stars_delta_7d"] == 123
+    assert second[target.full_name]["stars_delta_28d"] is None
