@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from agentrank.locks import LockHeld, run_lock
 from classify.examples import ClassifyError
 from crawler.client import GitHubError
 from crawler.saved import SavedFileError
-from crawler.secrets import install_redaction, redact
+from crawler.secrets import github_token, redact
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError, open_db
 from db.export import ExportError
@@ -107,8 +106,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
     from crawler.crawl import crawl as run_crawl, format_summary
 
-    token = os.environ.get("GITHUB_TOKEN", "").strip() or None
-    install_redaction(token)
+    token = github_token()
     config = state.config
     with state.lock("crawl"):
         db = state.open()
@@ -125,8 +123,7 @@ def refresh(state: State, api_url: str | None, out: str | None) -> None:
     "The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed"
     from agentrank.refresh import refresh as run_refresh
 
-    token = os.environ.get("GITHUB_TOKEN", "").strip() or None
-    install_redaction(token)
+    token = github_token()
     config = state.config
     with state.lock("refresh"):
         db = state.open()

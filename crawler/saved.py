@@ -69,10 +69,10 @@ def read_saved_items(path: str | Path) -> list[tuple[str, Any]]:
                 continue
             try:
                 documents.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise SavedFileError(
-                    f"{path}: not valid JSON (line {first_error.lineno}, column {first_error.colno}: {first_error.msg})"
-                ) from None
+            except json.JSONDecodeError as line_error:
+                # Earlier lines parsed: JSON Lines with one bad line. Otherwise one broken document.
+                error, at = (line_error, number) if documents else (first_error, first_error.lineno)
+                raise SavedFileError(f"{path}: not valid JSON (line {at}, column {error.colno}: {error.msg})") from None
         json_lines = True
     items: list[tuple[str, Any]] = []
     for doc_number, document in enumerate(documents, 1):

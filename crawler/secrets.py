@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 
@@ -78,3 +79,10 @@ def install_redaction(token: str | None = None) -> None:
         return record
 
     logging.setLogRecordFactory(factory)
+
+
+def github_token() -> str | None:
+    """The token from GITHUB_TOKEN (optional), registered for redaction before anything can log it."""
+    token = os.environ.get("GITHUB_TOKEN", "").strip() or None
+    install_redaction(token)
+    return token

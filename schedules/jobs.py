@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import time
 from datetime import datetime
 from pathlib import Path
@@ -32,14 +31,13 @@ def scheduled_refresh(db_path: str, config_path: str | None) -> None:
     """Run one refresh under the run lock; configuration is read afresh for every run."""
     from agentrank import pipeline
     from agentrank.refresh import refresh
-    from crawler.secrets import install_redaction
+    from crawler.secrets import github_token
 
     started = time.monotonic()
     log.info("refresh starting (database %s)", db_path)
     try:
         config = load_config(config_path)
-        token = os.environ.get("GITHUB_TOKEN", "").strip() or None
-        install_redaction(token)
+        token = github_token()
         with run_lock(db_path, "scheduled refresh"):
             db = open_db(db_path)
             try:

@@ -117,28 +117,18 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         index = int(np.searchsorted(values, value, side="left"))
         return np.delete(values, index) if index < len(values) and values[index] == value else values
 
-    components = []
-    components.append({
-        "component": "popularity",
-        "input": {"stars": row["stars"]},
-        "measure": "percentile of ln(1 + stars) among listed repos",
-        "value": math.log1p(row["stars"]),
-        "percentile": row["popularity"],
-        "advice": _percentile_advice(
-            "popularity", "star", row["stars"], others("stars", row["stars"]), n, WEIGHTS["popularity"],
-            row["popularity"],
-        ),
-    })  # fmt: skip
-    components.append({
-        "component": "adoption",
-        "input": {"forks": row["forks"]},
-        "measure": "percentile of ln(1 + forks) among listed repos",
-        "value": math.log1p(row["forks"]),
-        "percentile": row["adoption"],
-        "advice": _percentile_advice(
-            "adoption", "fork", row["forks"], others("forks", row["forks"]), n, WEIGHTS["adoption"], row["adoption"]
-        ),
-    })  # fmt: skip
+    def log_percentile(component: str, column: str, unit: str) -> dict[str, Any]:
+        return {
+            "component": component,
+            "input": {column: row[column]},
+            "measure": f"percentile of ln(1 + {column}) among listed repos",
+            "value": math.log1p(row[column]),
+            "percentile": row[component],
+            "advice": _percentile_advice(component, unit, row[column], others(column, row[column]), n,
+                                         WEIGHTS[component], row[component]),  # fmt: skip
+        }
+
+    components = [log_percentile("popularity", "stars", "star"), log_percentile("adoption", "forks", "fork")]
     days = row.get("days_since_push")
     bucket = next((f"≤ {b:g} days" for b, _ in ACTIVITY_BUCKETS if days is not None and days <= b), "> 365 days")
     components.append({

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-from importlib.resources import files
 
 import jsonschema
 import pytest
