@@ -23,8 +23,19 @@ def _github_url(row: Any) -> str | None:
     return url if isinstance(url, str) and url.startswith("https://github.com/") else None
 
 
+def _uncertain(row: Any) -> bool:
+    try:
+        return bool(row["category_uncertain"])
+    except (IndexError, KeyError, TypeError):
+        return False
+
+
 @hookimpl
 def render_cell(row: Any, value: Any, column: str, table: str | None, database: str, datasette: Any):
+    if column == "category" and isinstance(value, str) and _uncertain(row):
+        # A low-confidence prediction is shown as such, not passed off as certain.
+        return Markup('{} <span class="agentrank-uncertain" title="the classifier was not confident">(uncertain)'
+                      "</span>").format(value)  # fmt: skip
     if column != "full_name" or table in NOT_REPOS or not isinstance(value, str) or not GITHUB_NAME.fullmatch(value):
         return None
     html = Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(datasette.urls.path(agent_path(value)), value)

@@ -277,3 +277,17 @@ def test_demo_serves_a_directory_a_newcomer_can_browse(demo_server):
     page = httpx.get(maker_url, timeout=30)
     assert page.status_code == 200 and "How the score breaks down" in page.text
     assert maker_url.endswith(ranking["rows"][0]["full_name"])
+
+
+@pytest.mark.asyncio
+async def test_an_uncertain_category_is_shown_as_uncertain(published_db, datasette):
+    conn = sqlite3.connect(published_db.path)
+    uncertain = conn.execute("select full_name, category from agents where category_uncertain = 1 limit 1").fetchone()
+    certain = conn.execute("select full_name, category from agents where category_uncertain = 0 limit 1").fetchone()
+    assert uncertain and certain, "the test population should hold both"
+    page = await datasette.client.get("/agentrank/agents?_size=max")
+    rows = html.unescape(page.text).split("<tr")
+    row_of = {name: next(r for r in rows if f'href="/-/agent/{name}"' in r) for name, _ in (uncertain, certain)}
+    assert f'{uncertain[1]} <span class="agentrank-uncertain"' in row_of[uncertain[0]]
+    assert "(uncertain)</span>" in row_of[uncertain[0]]
+    assert "(uncertain)" not in row_of[certain[0]]
