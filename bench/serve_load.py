@@ -34,7 +34,7 @@ HOSTILE = [
     ("2 GB string", "select length(replace(hex(zeroblob(400000000)), '0', '00'))"),
     ("900 MB blob", "select length(randomblob(900000000))"),
     ("900 MB printf", "select length(printf('%.*c', 900000000, 'x'))"),
-    ("90 MB rows x 1000", "select " + ", ".join(["zeroblob(999999)"] * 90) + " from repos"),
+    ("22 MB rows x 1000", "select " + ", ".join(["zeroblob(249999)"] * 90) + " from repos"),
     ("write", "delete from repos"),
     ("load_extension", "select load_extension('/usr/lib/x86_64-linux-gnu/libsqlite3.so.0')"),
 ]  # fmt: skip
