@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"agents page afterwards: {'200' if ok else 'FAILED'} in {time.perf_counter() - start:.2f} s")
 
             # Three at once: every SQL thread busy with the widest result the limits allow.
-            wide = dict(HOSTILE)["90 MB rows x 1000"]
+            wide = dict(HOSTILE)["22 MB rows x 1000"]
 
             async def three() -> None:
                 async with httpx.AsyncClient(timeout=120) as client:
