@@ -16,7 +16,7 @@ import numpy as np
 from datasette import Response, hookimpl
 
 from datasette_plugins.limits import limits, plain_rows
-from db.breakdown import load_breakdown
+from db.breakdown import UnknownRun, load_breakdown, load_change
 from leaderboard.summary import benchmark_summary
 
 HISTOGRAM_BINS = 24
@@ -83,6 +83,16 @@ def correction(source_url: str, full_name: str) -> dict[str, str]:
     }
 
 
+def change_since_previous(conn: sqlite3.Connection, full_name: str, run_id: int | None) -> dict[str, Any] | None:
+    """Why the score moved since the previous score run (None when there is no earlier run with the repo)."""
+    if run_id is None:
+        return None
+    try:
+        return load_change(conn, full_name, "previous", run_id)
+    except UnknownRun:
+        return None
+
+
 def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
     """Makers who claimed the repo through the corrections file."""
     rows = conn.execute(
@@ -107,6 +117,7 @@ def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> 
         "correction": correction(source_url, repo["full_name"]),
         "benchmark": benchmark_summary(conn, repo["full_name"]),
         "claims": claims(conn, repo["id"]),
+        "change": change_since_previous(conn, repo["full_name"], breakdown["run_id"]),
     }
     if breakdown["score"] is not None:
         population = np.asarray(

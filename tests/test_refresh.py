@@ -280,3 +280,36 @@ def test_the_export_carries_weekly_growth(repos, setup, run_cli, db_path):
     second = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
     assert second[target.full_name]["stars_delta_7d"] == 123
     assert second[target.full_name]["stars_delta_28d"] is None
+
+
+def test_the_makers_page_explains_the_change_too(repos, setup, run_cli, db_path):
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    target = eligible[5]
+    with emulated(repos) as emulator:
+        paths = setup(emulator)
+        run_cli("--config", str(paths["config"]), "refresh")
+        assert "What changed" not in _maker_page(db_path, target.full_name)  # one run: nothing to compare
+        emulator.set_stars(target.id, target.stars + 900)
+        run_cli("--config", str(paths["config"]), "refresh")
+    change = json.loads(run_cli("explain", target.full_name, "--since", "previous", "--json").output)
+    page = _maker_page(db_path, target.full_name)
+    assert "What changed since the previous run" in page
+    assert f"{change['own_points']:+.2f}" in page and f"{change['population_points']:+.2f}" in page
+    data = _maker_page(db_path, target.full_name, as_json=True)
+    assert data["change"]["score_delta"] == pytest.approx(change["score_delta"])
+
+
+def _maker_page(db_path: Path, full_name: str, as_json: bool = False):
+    import asyncio
+
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+
+    async def get():
+        response = await datasette.client.get(f"/-/agent/{full_name}" + (".json" if as_json else ""))
+        assert response.status_code == 200, response.text[:300]
+        return response.json() if as_json else response.text
+
+    return asyncio.run(get())
