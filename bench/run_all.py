@@ -34,8 +34,9 @@ def main() -> int:
         module = _load(path)
         if not hasattr(module, "main"):
             continue
-        takes_argv = bool(inspect.signature(module.main).parameters)
-        figures = (module.main([]) if takes_argv else module.main()) or []
+        # main(argv) scripts get no arguments; main() or main(n=...) ones run with their defaults.
+        required = [p for p in inspect.signature(module.main).parameters.values() if p.default is p.empty]
+        figures = (module.main([]) if required else module.main()) or []
         if isinstance(figures, dict):
             figures = list(figures.items())
         for row in figures:
