@@ -148,7 +148,7 @@ def schedule(state: State, next_count: int | None) -> None:
     trigger = weekly_trigger(cfg.day_of_week, cfg.hour, cfg.minute)
     if next_count:
         for when in next_fire_times(trigger, next_count):
-            click.echo(when.strftime("%a %Y-%m-%d %H:%M UTC"))
+            click.echo(f"{when.isoformat()} {when:%A}")
         return
     logging.getLogger("agentrank").setLevel(logging.INFO)
     click.echo(f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "

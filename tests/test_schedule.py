@@ -158,13 +158,14 @@ def test_the_configuration_is_not_apschedulers_defaults(scheduler):
 def test_schedule_next_prints_mondays_and_follows_the_config(run_cli, tmp_path):
     lines = run_cli("schedule", "--next", "3").output.strip().splitlines()
     assert len(lines) == 3
-    dates = [datetime.strptime(line, "%a %Y-%m-%d %H:%M UTC") for line in lines]
-    assert all(d.weekday() == 0 and (d.hour, d.minute) == (6, 0) for d in dates)
+    dates = [datetime.fromisoformat(line.split()[0]) for line in lines]
+    assert all(line.endswith(" Monday") for line in lines)
+    assert all(d.weekday() == 0 and (d.hour, d.minute) == (6, 0) and d.utcoffset().total_seconds() == 0 for d in dates)
     assert [(b - a).days for a, b in zip(dates, dates[1:])] == [7, 7]
     config = tmp_path / "agentrank.toml"
     config.write_text('[schedule]\nday_of_week = "wed"\nhour = 3\nminute = 30\n')
     first = run_cli("--config", str(config), "schedule", "--next", "1").output.strip()
-    assert first.startswith("Wed ") and first.endswith("03:30 UTC")
+    assert first.endswith(" Wednesday") and "T03:30:00+00:00" in first
     config.write_text('[schedule]\nday_of_week = "1"\n')
     assert "schedule.day_of_week" in run_cli("--config", str(config), "schedule", "--next", "1", expect=1).stderr
 
