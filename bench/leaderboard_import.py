@@ -45,29 +45,33 @@ def synthetic_attempts(agents: int, tasks: int, attempts: int, seed: int = 7) ->
     return records
 
 
-def main() -> None:
+def main() -> list[tuple[str, str]]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--agents", type=int, default=50)
     parser.add_argument("--tasks", type=int, default=40)
     parser.add_argument("--attempts", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args([] if __name__ != "__main__" else None)
     records = synthetic_attempts(args.agents, args.tasks, args.attempts)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "attempts.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         db = open_db(Path(tmp) / "bench.db")
+        rows = []
         for label in ("first import", "re-import (unchanged)"):
             started = time.perf_counter()
             result = import_attempts(db, path)
             elapsed = time.perf_counter() - started
             print(f"leaderboard {label}: {len(records)} attempts in {elapsed:.2f} s "
                   f"({len(records) / elapsed:,.0f}/s; {result.counts.new} new, {result.counts.unchanged} unchanged)")
+            rows.append((f"{label} of {len(records):,} attempts", f"{len(records) / elapsed:,.0f} attempts/s"))
         conn = sqlite3.connect(Path(tmp) / "bench.db")
         started = time.perf_counter()
         boards = leaderboards(conn)
         benchmarks_by_repo(conn)
-        print(f"leaderboard export sections: {sum(map(len, boards.values()))} entries in "
-              f"{time.perf_counter() - started:.3f} s")  # fmt: skip
+        seconds = time.perf_counter() - started
+        print(f"leaderboard export sections: {sum(map(len, boards.values()))} entries in {seconds:.3f} s")
+        rows.append(("export sections", f"{seconds:.3f} s"))
+    return rows
 
 
 if __name__ == "__main__":

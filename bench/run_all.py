@@ -23,6 +23,12 @@ def _load(path: Path):
     return module
 
 
+def _shown(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3f}"
+    return str(value)
+
+
 def main() -> int:
     sys.path.insert(0, str(HERE.parent))
     rows: list[tuple[str, str, str]] = []
@@ -42,9 +48,9 @@ def main() -> int:
         for row in figures:
             if isinstance(row, dict):  # one row of a bench's own table: label it by its first value
                 label, *rest = row.items()
-                rows.extend((path.stem, f"{label[1]}: {figure}", str(value)) for figure, value in rest)
+                rows.extend((path.stem, f"{label[1]}: {figure}", _shown(value)) for figure, value in rest)
             else:
-                rows.append((path.stem, row[0], str(row[1])))
+                rows.append((path.stem, row[0], _shown(row[1])))
         print(f"({path.name} took {time.perf_counter() - started:.1f} s)")
     width_b = max((len(r[0]) for r in rows), default=5)
     width_f = max((len(r[1]) for r in rows), default=6)

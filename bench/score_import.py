@@ -19,6 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _peak_mb() -> float:
+    # VmHWM starts afresh with the process image; ru_maxrss would carry the parent's peak across exec.
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

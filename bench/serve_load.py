@@ -103,7 +103,7 @@ def load_with_httpx(url: str, seconds: int, connections: int) -> dict[str, float
     return asyncio.run(run())
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=8000, help="synthetic population (the demo's default)")
     parser.add_argument("--seconds", type=int, default=10, help="load per target")
@@ -139,11 +139,13 @@ def main(argv: list[str] | None = None) -> None:
             print(f"load: {client}, {args.connections} connections, {args.seconds} s per target, loopback, "
                   f"server pid {server.pid}")  # fmt: skip
             print(f"{'target':<28} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+            rows: list[tuple[str, str]] = []
             for name, target in targets:
                 assert httpx.get(target, timeout=30).status_code == 200, target
                 load = load_with_wrk if use_wrk else load_with_httpx
                 r = load(target, args.seconds, args.connections)
                 print(f"{name:<28} {r['rps']:8.1f} {r['p50']:8.1f} {r['p99']:8.1f} {r['errors']:7d}")
+                rows.append((name, f"{r['rps']:.1f} req/s, p50 {r['p50']:.0f} ms, p99 {r['p99']:.0f} ms"))
             loaded = peak_rss_mb(server.pid)
 
             print("hostile SQL (one at a time; then the server must still answer):")
@@ -168,8 +170,11 @@ def main(argv: list[str] | None = None) -> None:
                     await asyncio.gather(*(client.get(f"{url}/{db_name}.json", params={"sql": wide}) for _ in range(3)))
 
             asyncio.run(three())
+            hostile_peak = peak_rss_mb(server.pid)
             print(f"server peak RSS: idle {idle:.0f} MB, after load {loaded:.0f} MB, after hostile SQL "
-                  f"{peak_rss_mb(server.pid):.0f} MB (3 wide-row queries at once included)")  # fmt: skip
+                  f"{hostile_peak:.0f} MB (3 wide-row queries at once included)")  # fmt: skip
+            rows.append(("server peak RSS idle / loaded / hostile", f"{idle:.0f} / {loaded:.0f} / {hostile_peak:.0f} MB"))
+            return rows
         finally:
             server.terminate()
             server.wait(timeout=10)
