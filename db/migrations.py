@@ -137,6 +137,15 @@ def m001_core(db: sqlite_utils.Database) -> None:
             "openness": float,
             "score": float,
             "rank": int,
+            # The category the repo was published with and its recent growth: a published run is
+            # complete on its own, and a later classify cannot change what was published.
+            "category": str,
+            "category_source": str,
+            "category_probability": float,
+            "category_uncertain": int,
+            "stars_delta_7d": int,
+            "stars_delta_28d": int,
+            "forks_delta_7d": int,
         },
         pk=("run_id", "repo_id"),
         foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
@@ -179,100 +188,9 @@ def m001_core(db: sqlite_utils.Database) -> None:
     )
 
 
-def migrate(db: sqlite_utils.Database) -> None:
-    """Apply pending migrations, holding the write lock so two processes cannot race."""
-    from db.connection import write_transaction
-
-    if migrations.pending(db):
-        with write_transaction(db):
-            migrations.apply(db)
-
-
 @migrations()
 def m002_agents_view(db: sqlite_utils.Database) -> None:
     # The current ranking: the published score run joined to each repo's details and category.
-    db.create_view(
-        "agents",
-        """
-        select
-          s.rank,
-          s.full_name,
-          r.html_url,
-          c.category,
-          round(s.score, 1) as score,
-          round(s.popularity, 1) as popularity,
-          round(s.adoption, 1) as adoption,
-          round(s.activity, 1) as activity,
-          round(s.momentum, 1) as momentum,
-          round(s.openness, 1) as openness,
-          s.stars,
-          s.forks,
-          s.license_spdx as license,
-          r.language,
-          s.pushed_at as last_push,
-          case
-            when s.days_since_push is null then 'no push'
-            when s.days_since_push <= 7 then '≤ 7 days'
-            when s.days_since_push <= 30 then '≤ 30 days'
-            when s.days_since_push <= 90 then '≤ 90 days'
-            when s.days_since_push <= 180 then '≤ 180 days'
-            when s.days_since_push <= 365 then '≤ 365 days'
-            else '> 365 days'
-          end as activity_bucket,
-          r.description,
-          r.topics,
-          r.owner_login as owner,
-          s.repo_id,
-          s.run_id as score_run_id,
-          s.as_of
-        from published p
-        join scores s on s.run_id = p.score_run_id
-        join repos r on r.id = s.repo_id
-        left join repo_categories c on c.repo_id = s.repo_id
-        where p.id = 1
-        order by s.rank
-        """,
-    )
-
-
-@migrations()
-def m003_history_and_corrections(db: sqlite_utils.Database) -> None:
-    # Each score row keeps the category it was published with and the repo's recent growth, so a
-    # published run is complete on its own (a later classify cannot change what was published).
-    db["scores"].add_column("category", str)
-    db["scores"].add_column("category_source", str)
-    db["scores"].add_column("category_probability", float)
-    db["scores"].add_column("category_uncertain", int)
-    db["scores"].add_column("stars_delta_7d", int)
-    db["scores"].add_column("stars_delta_28d", int)
-    db["scores"].add_column("forks_delta_7d", int)
-    # The corrections file as of the latest refresh; its history lives in the operator's git.
-    db["corrections"].create(
-        {
-            "id": int,
-            "kind": str,  # exclude, include, category, claim
-            "repo": str,  # as written in the file
-            "repo_id": int,
-            "value": str,  # the category or the claiming login
-            "reason": str,
-            "date": str,
-            "by": str,
-            "line": int,
-            "status": str,  # applied, or why not
-            "run_id": int,
-            "updated_at": str,
-        },
-        pk="id",
-        foreign_keys=[("repo_id", "repos", "id"), ("run_id", "runs", "id")],
-        not_null=["kind", "repo", "line", "status"],
-    )
-    db["corrections"].create_index(["repo_id"])
-
-
-@migrations()
-def m004_agents_view_published_category(db: sqlite_utils.Database) -> None:
-    # The ranking shows the category kept with the published score row (see m003).
-    db["agents"].drop()
     db.create_view(
         "agents",
         """
@@ -316,6 +234,129 @@ def m004_agents_view_published_category(db: sqlite_utils.Database) -> None:
         order by s.rank
         """,
     )
+
+
+@migrations()
+def m003_corrections(db: sqlite_utils.Database) -> None:
+    # The corrections file as of the latest refresh; its history lives in the operator's git.
+    db["corrections"].create(
+        {
+            "id": int,
+            "kind": str,  # exclude, include, category, claim
+            "repo": str,  # as written in the file
+            "repo_id": int,
+            "value": str,  # the category or the claiming login
+            "reason": str,
+            "date": str,
+            "by": str,
+            "line": int,
+            "status": str,  # applied, or why not
+            "run_id": int,
+            "updated_at": str,
+        },
+        pk="id",
+        foreign_keys=[("repo_id", "repos", "id"), ("run_id", "runs", "id")],
+        not_null=["kind", "repo", "line", "status"],
+    )
+    db["corrections"].create_index(["repo_id"])
+
+
+@migrations()
+def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
+    # The crawl's private bookkeeping (checkpoints, sightings, misses): never published.
+    db["crawl_state"].create(
+        {
+            "run_id": int,
+            "fingerprint": str,  # the queries and min_stars the parts were planned for
+            "api_url": str,
+            "requests": int,
+            "search_requests": int,
+            "waits": int,
+            "wait_s": float,
+            "retries": int,
+            "elapsed_s": float,
+            "items": int,
+            "new": int,
+            "updated": int,
+            "rejected": int,
+            "sessions": int,  # 1 + the number of times the crawl was resumed
+        },
+        pk="run_id",
+        foreign_keys=[("run_id", "runs", "id")],
+        not_null=["fingerprint"],
+        defaults={"requests": 0, "search_requests": 0, "waits": 0, "wait_s": 0.0, "retries": 0, "elapsed_s": 0.0,
+                  "items": 0, "new": 0, "updated": 0, "rejected": 0, "sessions": 1},
+    )  # fmt: skip
+    db["crawl_parts"].create(
+        {
+            "id": int,
+            "run_id": int,
+            "query_index": int,  # position of the configured topic/keyword
+            "base": str,  # topic:X or the quoted keyword
+            "q": str,  # the full search string
+            "stars_lo": int,
+            "stars_hi": int,
+            "created_lo": str,
+            "created_hi": str,
+            "parent_id": int,
+            "split_reason": str,  # why the parent was split: cap, incomplete, verify
+            "state": str,  # pending, paging, done, split
+            "next_page": int,
+            "pages": int,  # pages fetched, verification included
+            "items": int,  # items received
+            "total_count": int,  # the latest total_count GitHub reported
+            "incomplete": int,  # results may be missing: incomplete_results, a short sweep, > 1,000 unsplittable
+            "flags": str,  # JSON list of what made it incomplete
+            "verified": int,
+            "sweeps": int,  # verification re-sweeps done
+        },
+        pk="id",
+        foreign_keys=[("run_id", "runs", "id"), ("parent_id", "crawl_parts", "id")],
+        not_null=["run_id", "q", "state"],
+        defaults={"next_page": 1, "pages": 0, "items": 0, "incomplete": 0, "verified": 0, "sweeps": 0,
+                  "flags": "[]"},
+    )  # fmt: skip
+    db["crawl_parts"].create_index(["run_id", "q"], unique=True)
+    db["crawl_parts"].create_index(["run_id", "state"])
+    db["crawl_sightings"].create(
+        {"run_id": int, "part_id": int, "repo_id": int},
+        pk=("run_id", "part_id", "repo_id"),
+        foreign_keys=[("run_id", "runs", "id"), ("part_id", "crawl_parts", "id")],
+    )
+    db["crawl_sightings"].create_index(["run_id", "repo_id"])
+    db["crawl_misses"].create(
+        {"run_id": int, "repo_id": int, "complete": int},
+        pk=("run_id", "repo_id"),
+        foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
+    )
+
+
+@migrations()
+def m201_classify_category_corrections(db: sqlite_utils.Database) -> None:
+    # Category corrections, keyed by the name a human wrote (GitHub names are case-insensitive);
+    # repo_id is filled in once the repo is known, so a correction follows it through renames.
+    db.execute(
+        """
+        create table category_corrections (
+          full_name text primary key collate nocase,
+          repo_id integer references repos(id),
+          category text not null references categories(id),
+          reason text,
+          updated_at text not null
+        )
+        """
+    )
+    db["category_corrections"].create_index(["repo_id"])
+    # A hash of the name, description and topics a category was computed from: with the model
+    # version it tells `classify --only-changed` which repos need a new prediction.
+    db["repo_categories"].add_column("input_hash", str)
+
+
+@migrations()
+def m301_publish_fts(db: sqlite_utils.Database) -> None:
+    # Full-text search for Datasette (the agents view searches it through fts_pk = repo_id).
+    # The triggers keep the index in step with every insert, upsert and delete on repos.
+    db["repos"].enable_fts(["full_name", "description", "topics"], create_triggers=True, tokenize="porter")
 
 
 @migrations()
@@ -442,99 +483,10 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
     db["benchmark_tasks"].create_index(["task_id"])
 
 
-@migrations()
-def m301_publish_fts(db: sqlite_utils.Database) -> None:
-    # Full-text search for Datasette (the agents view searches it through fts_pk = repo_id).
-    # The triggers keep the index in step with every insert, upsert and delete on repos.
-    db["repos"].enable_fts(["full_name", "description", "topics"], create_triggers=True, tokenize="porter")
+def migrate(db: sqlite_utils.Database) -> None:
+    """Apply pending migrations, holding the write lock so two processes cannot race."""
+    from db.connection import write_transaction
 
-
-@migrations()
-def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
-    # The crawl's private bookkeeping (checkpoints, sightings, misses): never published.
-    db["crawl_state"].create(
-        {
-            "run_id": int,
-            "fingerprint": str,  # the queries and min_stars the parts were planned for
-            "api_url": str,
-            "requests": int,
-            "search_requests": int,
-            "waits": int,
-            "wait_s": float,
-            "retries": int,
-            "elapsed_s": float,
-            "items": int,
-            "new": int,
-            "updated": int,
-            "rejected": int,
-            "sessions": int,  # 1 + the number of times the crawl was resumed
-        },
-        pk="run_id",
-        foreign_keys=[("run_id", "runs", "id")],
-        not_null=["fingerprint"],
-        defaults={"requests": 0, "search_requests": 0, "waits": 0, "wait_s": 0.0, "retries": 0, "elapsed_s": 0.0,
-                  "items": 0, "new": 0, "updated": 0, "rejected": 0, "sessions": 1},
-    )  # fmt: skip
-    db["crawl_parts"].create(
-        {
-            "id": int,
-            "run_id": int,
-            "query_index": int,  # position of the configured topic/keyword
-            "base": str,  # topic:X or the quoted keyword
-            "q": str,  # the full search string
-            "stars_lo": int,
-            "stars_hi": int,
-            "created_lo": str,
-            "created_hi": str,
-            "parent_id": int,
-            "split_reason": str,  # why the parent was split: cap, incomplete, verify
-            "state": str,  # pending, paging, done, split
-            "next_page": int,
-            "pages": int,  # pages fetched, verification included
-            "items": int,  # items received
-            "total_count": int,  # the latest total_count GitHub reported
-            "incomplete": int,  # results may be missing: incomplete_results, a short sweep, > 1,000 unsplittable
-            "flags": str,  # JSON list of what made it incomplete
-            "verified": int,
-            "sweeps": int,  # verification re-sweeps done
-        },
-        pk="id",
-        foreign_keys=[("run_id", "runs", "id"), ("parent_id", "crawl_parts", "id")],
-        not_null=["run_id", "q", "state"],
-        defaults={"next_page": 1, "pages": 0, "items": 0, "incomplete": 0, "verified": 0, "sweeps": 0,
-                  "flags": "[]"},
-    )  # fmt: skip
-    db["crawl_parts"].create_index(["run_id", "q"], unique=True)
-    db["crawl_parts"].create_index(["run_id", "state"])
-    db["crawl_sightings"].create(
-        {"run_id": int, "part_id": int, "repo_id": int},
-        pk=("run_id", "part_id", "repo_id"),
-        foreign_keys=[("run_id", "runs", "id"), ("part_id", "crawl_parts", "id")],
-    )
-    db["crawl_sightings"].create_index(["run_id", "repo_id"])
-    db["crawl_misses"].create(
-        {"run_id": int, "repo_id": int, "complete": int},
-        pk=("run_id", "repo_id"),
-        foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
-    )
-
-
-@migrations()
-def m201_classify_category_corrections(db: sqlite_utils.Database) -> None:
-    # Category corrections, keyed by the name a human wrote (GitHub names are case-insensitive);
-    # repo_id is filled in once the repo is known, so a correction follows it through renames.
-    db.execute(
-        """
-        create table category_corrections (
-          full_name text primary key collate nocase,
-          repo_id integer references repos(id),
-          category text not null references categories(id),
-          reason text,
-          updated_at text not null
-        )
-        """
-    )
-    db["category_corrections"].create_index(["repo_id"])
-    # A hash of the name, description and topics a category was computed from: with the model
-    # version it tells `classify --only-changed` which repos need a new prediction.
-    db["repo_categories"].add_column("input_hash", str)
+    if migrations.pending(db):
+        with write_transaction(db):
+            migrations.apply(db)
