@@ -52,11 +52,6 @@ def _matching_items(repos: list[SyntheticRepo], config: Config) -> list[dict[str
     return [item for item in map(to_search_item, repos) if _matches(item, config)]
 
 
-def demo_items(config: Config, size: int = DEMO_SIZE, seed: int = DEMO_SEED, reference: datetime | None = None):
-    """The search items the configured queries would return from the demo population."""
-    return _matching_items(generate_population(size, seed=seed, reference=reference or _reference()), config)
-
-
 def crawl_demo_population(db: sqlite_utils.Database, config: Config, repos: list[SyntheticRepo]) -> CrawlResult:
     """Serve ``repos`` from the GitHub emulator on 127.0.0.1 and crawl them into ``db``."""
     demo_config = config.model_copy(deep=True)

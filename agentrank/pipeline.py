@@ -10,7 +10,6 @@ import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,8 @@ from db.categories import (
     save_classifications,
 )
 from db.export import export_to
-from db.repos import SaveCounts, find_repo, save_rejects, save_repos
+from db.breakdown import resolve_repo
+from db.repos import SaveCounts, save_rejects, save_repos
 from db.runs import finish_run, iso, latest_run, start_run, utcnow
 from db.scores import load_score_inputs, publish, save_scores
 from scoring.score import compute_scores
@@ -128,7 +128,7 @@ def _resolved_corrections(db: sqlite_utils.Database) -> dict[int, str]:
     for correction in load_category_corrections(db):
         repo_id = correction["repo_id"]
         if repo_id is None or not db.execute("select 1 from repos where id = ?", [repo_id]).fetchone():
-            repo = find_repo(db, correction["full_name"])
+            repo = resolve_repo(db.conn, correction["full_name"])
             if repo is None:
                 continue
             repo_id = repo["id"]
@@ -262,7 +262,7 @@ def apply_category_corrections(
             full_name = key.strip()
             if not re.fullmatch(r"[^/\s]+/[^/\s]+", full_name):
                 raise ClassifyError(f"category correction: {key!r} is not an owner/repo name")
-            found = find_repo(db, full_name)
+            found = resolve_repo(db.conn, full_name)
             repo_id = found["id"] if found else None
         if repo_id is None:
             pending.append(full_name)
@@ -334,6 +334,3 @@ def export(db: sqlite_utils.Database, path: str | Path, *, parent_id: int | None
     finish_run(db, run_id, "ok", counts={"items": document["count"], "saved": document["count"]})
     return document
 
-
-def parse_when(value: str) -> datetime:
-    return parse_timestamp(value)

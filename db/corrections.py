@@ -19,7 +19,3 @@ def save_corrections(db: sqlite_utils.Database, rows: Iterable[dict[str, Any]], 
             db["corrections"].insert_all(rows, pk="id")
     return len(rows)
 
-
-def claims_for(db: sqlite_utils.Database, repo_id: int) -> list[dict[str, Any]]:
-    return list(db.query("select value as login, reason, date from corrections where kind = 'claim' and repo_id = ?",
-                         [repo_id]))  # fmt: skip

@@ -153,21 +153,6 @@ def save_rejects(db: sqlite_utils.Database, run_id: int, rejects: Iterable[dict[
     return len(rows)
 
 
-def find_repo(db: sqlite_utils.Database, full_name: str) -> dict[str, Any] | None:
-    """A repo by its current name, or by a name it had before (renames keep the id)."""
-    rows = list(db.query("select * from repos where full_name = ? collate nocase", [full_name]))
-    if rows:
-        return rows[0]
-    rows = list(
-        db.query(
-            "select repos.* from repo_names join repos on repos.id = repo_names.repo_id "
-            "where repo_names.full_name = ? collate nocase order by repo_names.last_seen_at desc limit 1",
-            [full_name],
-        )
-    )
-    return rows[0] if rows else None
-
-
 def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, str]) -> dict[str, int]:
     """Apply the listing rule again to every repo, with the corrections' exclusions.
 
