@@ -12,10 +12,10 @@ import click
 import jsonschema
 
 from agentrank import __version__, pipeline
-from agentrank.corrections import CorrectionsError
-from agentrank.refresh import RefreshFailed
 from agentrank.config import Config, ConfigError, ServeConfig, load_config
+from agentrank.corrections import CorrectionsError
 from agentrank.locks import LockHeld, run_lock
+from agentrank.refresh import RefreshFailed
 from classify.examples import ClassifyError
 from crawler.client import GitHubError
 from crawler.saved import SavedFileError
@@ -24,7 +24,8 @@ from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError, open_db
 from db.export import ExportError
 from db.snapshot import SnapshotError
-from leaderboard.ingest import AttemptFileError, import_attempts as load_attempts
+from leaderboard.ingest import AttemptFileError
+from leaderboard.ingest import import_attempts as load_attempts
 from scoring.explain import format_breakdown, format_change
 
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
@@ -84,27 +85,45 @@ pass_state = click.make_pass_decorator(State)
 
 @click.group(cls=AgentRankGroup)
 @click.version_option(__version__, prog_name="agentrank")
-@click.option("--db", "db_path", default="agentrank.db", show_default=True, envvar="AGENTRANK_DB",
-              type=click.Path(dir_okay=False), help="SQLite database file (env AGENTRANK_DB)")
-@click.option("--config", "config_path", default=None, envvar="AGENTRANK_CONFIG",
-              type=click.Path(dir_okay=False), help="TOML configuration file (env AGENTRANK_CONFIG)")
+@click.option(
+    "--db",
+    "db_path",
+    default="agentrank.db",
+    show_default=True,
+    envvar="AGENTRANK_DB",
+    type=click.Path(dir_okay=False),
+    help="SQLite database file (env AGENTRANK_DB)",
+)
+@click.option(
+    "--config",
+    "config_path",
+    default=None,
+    envvar="AGENTRANK_CONFIG",
+    type=click.Path(dir_okay=False),
+    help="TOML configuration file (env AGENTRANK_CONFIG)",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log progress details to stderr")
 @click.pass_context
 def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool) -> None:
     "AgentRank: the most-starred open-source AI agents on GitHub, scored 0-100 from public data."
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     ctx.obj = State(db_path, config_path)
-    ctx.obj.config  # a bad config file fails every command, before it does anything
+    _ = ctx.obj.config  # a bad config file fails every command, before it does anything
 
 
 @cli.command()
-@click.option("--api-url", default=None, metavar="URL",
-              help="GitHub API base URL (default: env GITHUB_API_URL, then github.api_url, then api.github.com)")
+@click.option(
+    "--api-url",
+    default=None,
+    metavar="URL",
+    help="GitHub API base URL (default: env GITHUB_API_URL, then github.api_url, then api.github.com)",
+)
 @click.option("--fresh", is_flag=True, help="Start a new crawl instead of resuming an unfinished one")
 @pass_state
 def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
-    from crawler.crawl import crawl as run_crawl, format_summary
+    from crawler.crawl import crawl as run_crawl
+    from crawler.crawl import format_summary
 
     token = github_token()
     config = state.config
@@ -116,8 +135,13 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
 
 @cli.command()
 @click.option("--api-url", default=None, metavar="URL", help="GitHub API base URL (as for crawl)")
-@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
-              help="Where the site JSON goes (default: export.path from the config)")
+@click.option(
+    "--out",
+    "out",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Where the site JSON goes (default: export.path from the config)",
+)
 @pass_state
 def refresh(state: State, api_url: str | None, out: str | None) -> None:
     "The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed"
@@ -129,13 +153,21 @@ def refresh(state: State, api_url: str | None, out: str | None) -> None:
         db = state.open()
         result = run_refresh(db, config, export_path=out, api_url=api_url or config.github.api_url, token=token)
     timings = ", ".join(f"{s['stage']} {s['duration_s']:.1f} s" for s in result.stages)
-    click.echo(f"refresh run {result.run_id}: published score run {result.score_run_id} with {result.count} agents; "
-               f"wrote {result.export_path} ({timings})")  # fmt: skip
+    click.echo(
+        f"refresh run {result.run_id}: published score run {result.score_run_id} with {result.count} agents; "
+        f"wrote {result.export_path} ({timings})"
+    )
 
 
 @cli.command()
-@click.option("--next", "next_count", type=click.IntRange(1, 1000), default=None, metavar="N",
-              help="Print the next N fire times and exit")
+@click.option(
+    "--next",
+    "next_count",
+    type=click.IntRange(1, 1000),
+    default=None,
+    metavar="N",
+    help="Print the next N fire times and exit",
+)
 @pass_state
 def schedule(state: State, next_count: int | None) -> None:
     "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
@@ -151,11 +183,18 @@ def schedule(state: State, next_count: int | None) -> None:
             click.echo(f"{when.isoformat()} {when:%A}")
         return
     logging.getLogger("agentrank").setLevel(logging.INFO)
-    click.echo(f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "
-               f"next {next_fire_times(trigger, 1)[0]:%a %Y-%m-%d %H:%M UTC} (Ctrl-C to stop)")  # fmt: skip
-    run_forever(partial(scheduled_refresh, str(state.db_path), state.config_path),
-                last_successful_refresh(state.db_path), day_of_week=cfg.day_of_week, hour=cfg.hour,
-                minute=cfg.minute, misfire_grace_s=cfg.misfire_grace_s)  # fmt: skip
+    click.echo(
+        f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "
+        f"next {next_fire_times(trigger, 1)[0]:%a %Y-%m-%d %H:%M UTC} (Ctrl-C to stop)"
+    )
+    run_forever(
+        partial(scheduled_refresh, str(state.db_path), state.config_path),
+        last_successful_refresh(state.db_path),
+        day_of_week=cfg.day_of_week,
+        hour=cfg.hour,
+        minute=cfg.minute,
+        misfire_grace_s=cfg.misfire_grace_s,
+    )
 
 
 @cli.command(name="import")
@@ -203,18 +242,28 @@ def import_attempts(state: State, file: str) -> None:
     for line in result.errors:
         click.echo(line, err=True)
     c = result.counts
-    click.echo(f"import-attempts run {result.run_id}: {result.records} records from {file}: {c.saved} attempts "
-               f"saved ({c.new} new, {c.updated} updated, {c.unchanged} unchanged), "
-               f"{len(result.errors)} rejected")  # fmt: skip
+    click.echo(
+        f"import-attempts run {result.run_id}: {result.records} records from {file}: {c.saved} attempts "
+        f"saved ({c.new} new, {c.updated} updated, {c.unchanged} unchanged), "
+        f"{len(result.errors)} rejected"
+    )
     if result.errors:
         click.get_current_context().exit(EXIT_RECORDS_REJECTED)
 
 
 @cli.command()
-@click.option("--only-changed", is_flag=True,
-              help="Only repos that are new, changed (name, description, topics) or classified by another model")
-@click.option("--evaluate", "evaluate_path", type=click.Path(dir_okay=False), default=None,
-              help="Score the model on a labelled CSV (full_name, description, topics, category); no database")
+@click.option(
+    "--only-changed",
+    is_flag=True,
+    help="Only repos that are new, changed (name, description, topics) or classified by another model",
+)
+@click.option(
+    "--evaluate",
+    "evaluate_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Score the model on a labelled CSV (full_name, description, topics, category); no database",
+)
 @click.option("--cross-validate", is_flag=True, help="k-fold cross-validation on the bundled training set")
 @click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Folds for --cross-validate")
 @pass_state
@@ -240,10 +289,12 @@ def classify(state: State, only_changed: bool, evaluate_path: str | None, cross_
         "select category, count(*) from repo_categories where repo_id in (select id from repos where listed = 1) "
         "group by category order by 2 desc, 1"
     ).fetchall()
-    click.echo(f"classify run {run_id}: {run['saved']} of {run['items']} listed repos classified "
-               f"({details['uncertain']} uncertain, {details['corrections']} corrections known), "
-               f"model {details['model_version']} trained on {details['training_examples']} examples "
-               f"in {details['train_seconds']:.1f}s")  # fmt: skip
+    click.echo(
+        f"classify run {run_id}: {run['saved']} of {run['items']} listed repos classified "
+        f"({details['uncertain']} uncertain, {details['corrections']} corrections known), "
+        f"model {details['model_version']} trained on {details['training_examples']} examples "
+        f"in {details['train_seconds']:.1f}s"
+    )
     if counts:
         click.echo("categories: " + ", ".join(f"{c} {n}" for c, n in counts))
 
@@ -258,13 +309,19 @@ def score(state: State, as_of: str | None) -> None:
         run_id = pipeline.score(db, as_of=as_of)
     run = db["runs"].get(run_id)
     top = db.execute("select full_name, score from scores where run_id = ? order by rank limit 1", [run_id]).fetchone()
-    click.echo(f"score run {run_id}: {run['saved']} listed repos scored as of {run['as_of']}; "
-               f"#1 {top[0]} ({top[1]:.1f})")  # fmt: skip
+    click.echo(
+        f"score run {run_id}: {run['saved']} listed repos scored as of {run['as_of']}; #1 {top[0]} ({top[1]:.1f})"
+    )
 
 
 @cli.command()
-@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
-              help="Where to write the JSON (default: export.path from the config)")
+@click.option(
+    "--out",
+    "out",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Where to write the JSON (default: export.path from the config)",
+)
 @pass_state
 def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
@@ -278,8 +335,12 @@ def export(state: State, out: str | None) -> None:
 @click.argument("full_name", metavar="OWNER/REPO")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output")
 @click.option("--run", "run_id", type=int, default=None, help="A score run id (default: the published run)")
-@click.option("--since", default=None, metavar="PREVIOUS",
-              help="Explain the change since an earlier score run: a run id, 'previous' or an ISO date")
+@click.option(
+    "--since",
+    default=None,
+    metavar="PREVIOUS",
+    help="Explain the change since an earlier score run: a run id, 'previous' or an ISO date",
+)
 @pass_state
 def explain(state: State, full_name: str, as_json: bool, run_id: int | None, since: str | None) -> None:
     "A repo's score breakdown: each component, its points, and what would move it"
@@ -308,12 +369,17 @@ SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_ti
 @cli.command()
 @click.option("--host", default=None, help="Interface to bind (default from config: 127.0.0.1)")
 @click.option("--port", type=int, default=None, help="Port (default from config: 8001)")
-@click.option("--immutable", is_flag=True, default=None,
-              help="Open the file with immutable=1: for a snapshot nothing writes to (caching, counts once)")
+@click.option(
+    "--immutable",
+    is_flag=True,
+    default=None,
+    help="Open the file with immutable=1: for a snapshot nothing writes to (caching, counts once)",
+)
 @click.option("--setting", "settings", type=(str, str), multiple=True, metavar="NAME VALUE", help=SETTING_HELP)
 @pass_state
-def serve(state: State, host: str | None, port: int | None, immutable: bool | None,
-          settings: tuple[tuple[str, str], ...]) -> None:  # fmt: skip
+def serve(
+    state: State, host: str | None, port: int | None, immutable: bool | None, settings: tuple[tuple[str, str], ...]
+) -> None:
     "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
 
@@ -327,8 +393,13 @@ def serve(state: State, host: str | None, port: int | None, immutable: bool | No
 
 
 @cli.command()
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
-              help="The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json",
+)
 @pass_state
 def snapshot(state: State, out: str) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
@@ -340,24 +411,38 @@ def snapshot(state: State, out: str) -> None:
         raise click.ClickException("--out must not be the database itself")
     result = publish_snapshot(state.open(), out, state.config.serve)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
-    click.echo(f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
-               f"integrity ok, scores recompute{dropped}")  # fmt: skip
+    click.echo(
+        f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
+        f"integrity ok, scores recompute{dropped}"
+    )
     click.echo(f"wrote {result.metadata_path}")
     click.echo(f"serve it with: {datasette_command(result, state.config.serve)}")
 
 
 @cli.command()
-@click.option("--dir", "out_dir", default="demo-output", show_default=True, type=click.Path(file_okay=False),
-              help="Where the demo database and export go")
+@click.option(
+    "--dir",
+    "out_dir",
+    default="demo-output",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where the demo database and export go",
+)
 @click.option("--no-serve", is_flag=True, help="Stop after the export instead of starting Datasette")
 @click.option("--port", type=int, default=8001, show_default=True, help="Port for Datasette (a free one if taken)")
-@click.option("--size", type=click.IntRange(10, 1_000_000), default=8000, show_default=True,
-              help="Repos in the synthetic population")
+@click.option(
+    "--size",
+    type=click.IntRange(10, 1_000_000),
+    default=8000,
+    show_default=True,
+    help="Repos in the synthetic population",
+)
 @pass_state
 def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> None:
     "Build a database from the bundled demo population through the whole pipeline, then serve it"
     from agentrank.demo import build_demo
-    from agentrank.serve import free_port, serve as run_datasette
+    from agentrank.serve import free_port
+    from agentrank.serve import serve as run_datasette
     from db.export import SCHEMA_VERSION, validate_export
 
     result = build_demo(Path(out_dir), state.config, size=size)
@@ -370,8 +455,9 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
 
         click.echo(f"crawled the emulator: {format_summary(result.crawl)}")
     click.echo(f"database: {result.db_path}")
-    click.echo(f"export:   {result.export_path} ({result.document['count']} agents, "
-               f"valid against schema v{SCHEMA_VERSION})")
+    click.echo(
+        f"export:   {result.export_path} ({result.document['count']} agents, valid against schema v{SCHEMA_VERSION})"
+    )
     click.echo(f"saved search items (re-import with `agentrank import`): {result.items_path}")
     if no_serve:
         return

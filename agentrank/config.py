@@ -96,13 +96,25 @@ class ServeConfig(_Section):
 
     # Which of the fields above are Datasette settings, passed through unchanged.
     DATASETTE_SETTINGS: ClassVar[tuple[str, ...]] = (
-        "default_allow_sql", "sql_time_limit_ms", "max_returned_rows", "num_sql_threads", "allow_download",
-        "allow_csv_stream", "max_csv_mb", "facet_time_limit_ms", "suggest_facets", "default_cache_ttl",
-    )  # fmt: skip
+        "default_allow_sql",
+        "sql_time_limit_ms",
+        "max_returned_rows",
+        "num_sql_threads",
+        "allow_download",
+        "allow_csv_stream",
+        "max_csv_mb",
+        "facet_time_limit_ms",
+        "suggest_facets",
+        "default_cache_ttl",
+    )
     # Which are read by the plugin (from the metadata's plugins.agentrank block).
     PLUGIN_SETTINGS: ClassVar[tuple[str, ...]] = (
-        "max_value_bytes", "max_sql_bytes", "max_result_bytes", "heap_limit_mb", "source_url",
-    )  # fmt: skip
+        "max_value_bytes",
+        "max_sql_bytes",
+        "max_result_bytes",
+        "heap_limit_mb",
+        "source_url",
+    )
 
     def datasette_settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.DATASETTE_SETTINGS}
@@ -110,7 +122,7 @@ class ServeConfig(_Section):
     def plugin_settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.PLUGIN_SETTINGS}
 
-    def with_overrides(self, overrides: dict[str, Any]) -> "ServeConfig":
+    def with_overrides(self, overrides: dict[str, Any]) -> ServeConfig:
         """A copy with ``name: value`` pairs applied (``--setting`` on the command line), validated."""
         try:
             return ServeConfig.model_validate({**self.model_dump(), **overrides})

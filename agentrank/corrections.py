@@ -27,10 +27,10 @@ Whether a repo exists is checked later against the database and GitHub (``unknow
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import tomllib
 from dataclasses import dataclass
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -153,11 +153,10 @@ def parse_corrections(text: str, source: str = "corrections.toml") -> list[Corre
             except ValidationError as e:
                 first = e.errors()[0]
                 key = ".".join(str(p) for p in first["loc"]) or kind
-                problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix(
-                    "Value error, ")
-                raise CorrectionsError(
-                    f"{source}:{_key_line(text, line, key)}: [[{kind}]] {key}: {problem}"
-                ) from None
+                problem = (
+                    "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
+                )
+                raise CorrectionsError(f"{source}:{_key_line(text, line, key)}: [[{kind}]] {key}: {problem}") from None
             identity = (kind, model.repo.lower())
             if identity in seen:
                 raise CorrectionsError(
@@ -165,8 +164,17 @@ def parse_corrections(text: str, source: str = "corrections.toml") -> list[Corre
                 )
             seen[identity] = line
             value = getattr(model, "category", None) or getattr(model, "login", None)
-            corrections.append(Correction(kind=kind, repo=model.repo, reason=model.reason, line=line, value=value,
-                                          date=model.date.isoformat() if model.date else None, by=model.by))  # fmt: skip
+            corrections.append(
+                Correction(
+                    kind=kind,
+                    repo=model.repo,
+                    reason=model.reason,
+                    line=line,
+                    value=value,
+                    date=model.date.isoformat() if model.date else None,
+                    by=model.by,
+                )
+            )
     excluded = {c.repo.lower() for c in corrections if c.kind == "exclude"}
     for c in corrections:
         if c.kind == "include" and c.repo.lower() in excluded:
@@ -188,7 +196,14 @@ def load_corrections(path: str | Path) -> list[Correction]:
 
 def as_rows(corrections: list[Correction]) -> list[dict[str, Any]]:
     return [
-        {"kind": c.kind, "repo": c.repo, "value": c.value, "reason": c.reason, "date": c.date, "by": c.by,
-         "line": c.line}  # fmt: skip
+        {
+            "kind": c.kind,
+            "repo": c.repo,
+            "value": c.value,
+            "reason": c.reason,
+            "date": c.date,
+            "by": c.by,
+            "line": c.line,
+        }
         for c in corrections
     ]

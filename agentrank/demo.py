@@ -57,8 +57,9 @@ def crawl_demo_population(db: sqlite_utils.Database, config: Config, repos: list
     demo_config = config.model_copy(deep=True)
     demo_config.github.min_interval_s = 0  # the emulator's rate limit is off: no need to space calls
     unlimited = 10**9
-    with GitHubEmulator(repos, search_limit=unlimited, unauthenticated_search_limit=unlimited,
-                        core_limit=unlimited) as emulator:  # fmt: skip
+    with GitHubEmulator(
+        repos, search_limit=unlimited, unauthenticated_search_limit=unlimited, core_limit=unlimited
+    ) as emulator:
         return crawl(db, demo_config, api_url=emulator.url, token=None, progress=False, fresh=True)
 
 
@@ -79,5 +80,4 @@ def build_demo(out_dir: Path, config: Config, size: int = DEMO_SIZE, seed: int =
     export_path = out_dir / "agentrank-export.json"
     document = pipeline.export(db, export_path)
     db.close()
-    return DemoResult(db_path=db_path, export_path=export_path, items_path=items_path, document=document,
-                      crawl=crawled)  # fmt: skip
+    return DemoResult(db_path=db_path, export_path=export_path, items_path=items_path, document=document, crawl=crawled)

@@ -22,6 +22,7 @@ from classify.model import Prediction, trained
 from classify.text import RepoText, normalise_topics
 from crawler.items import ItemRejected, format_timestamp, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
+from db.breakdown import resolve_repo
 from db.categories import (
     load_category_corrections,
     mark_for_reclassification,
@@ -30,7 +31,6 @@ from db.categories import (
     save_classifications,
 )
 from db.export import export_to
-from db.breakdown import resolve_repo
 from db.repos import SaveCounts, save_rejects, save_repos
 from db.runs import finish_run, iso, latest_run, start_run, utcnow
 from db.scores import load_score_inputs, publish, save_scores
@@ -72,8 +72,9 @@ def save_items(
     batch: list[dict[str, Any]] = []
 
     def flush() -> None:
-        counts.add(save_repos(db, batch, run_id=run_id, seen_at=seen_at, min_stars=config.crawl.min_stars,
-                              source=source))  # fmt: skip
+        counts.add(
+            save_repos(db, batch, run_id=run_id, seen_at=seen_at, min_stars=config.crawl.min_stars, source=source)
+        )
         batch.clear()
 
     for ref, raw in raw_items:
@@ -95,8 +96,7 @@ def import_files(db: sqlite_utils.Database, paths: list[str | Path], config: Con
     """Load saved search results as one ``import`` run, through the crawler's validation and writers."""
     items = list(iter_saved_items(paths))  # every file is read and checked before anything is written
     started = utcnow()
-    run_id = start_run(db, "import", started_at=started, as_of=iso(started),
-                       details={"files": [str(p) for p in paths]})  # fmt: skip
+    run_id = start_run(db, "import", started_at=started, as_of=iso(started), details={"files": [str(p) for p in paths]})
     try:
         counts, rejects = save_items(db, items, run_id=run_id, config=config, source="import", seen_at=iso(started))
     except BaseException as e:
@@ -106,14 +106,16 @@ def import_files(db: sqlite_utils.Database, paths: list[str | Path], config: Con
     for r in rejects:
         field_name = r["reason"].split(":", 1)[0]
         reasons[field_name] = reasons.get(field_name, 0) + 1
-    finish_run(db, run_id, "ok", counts={**counts.as_dict(), "rejected": len(rejects)},
-               details={"reject_reasons": reasons})  # fmt: skip
+    finish_run(
+        db, run_id, "ok", counts={**counts.as_dict(), "rejected": len(rejects)}, details={"reject_reasons": reasons}
+    )
     return ImportResult(run_id=run_id, counts=counts, rejected=len(rejects), reasons=reasons)
 
 
 def _repo_text(row: dict[str, Any]) -> RepoText:
-    return RepoText(row["name"] or row["full_name"].rsplit("/", 1)[-1], row["description"] or "",
-                    normalise_topics(row["topics"]))  # fmt: skip
+    return RepoText(
+        row["name"] or row["full_name"].rsplit("/", 1)[-1], row["description"] or "", normalise_topics(row["topics"])
+    )
 
 
 def _input_hash(text: RepoText) -> str:
@@ -149,9 +151,15 @@ def _correction_examples(db: sqlite_utils.Database, corrections: dict[int, str])
 
 
 def _model_row(repo_id: int, prediction: Prediction, uncertain_below: float) -> dict[str, Any]:
-    return {"repo_id": repo_id, "category": prediction.category, "probability": prediction.probability,
-            "runner_up": prediction.runner_up, "runner_up_probability": prediction.runner_up_probability,
-            "uncertain": int(prediction.probability < uncertain_below), "source": "model"}  # fmt: skip
+    return {
+        "repo_id": repo_id,
+        "category": prediction.category,
+        "probability": prediction.probability,
+        "runner_up": prediction.runner_up,
+        "runner_up_probability": prediction.runner_up_probability,
+        "uncertain": int(prediction.probability < uncertain_below),
+        "source": "model",
+    }
 
 
 def _correction_row(repo_id: int, category: str, guess: Prediction | None) -> dict[str, Any]:
@@ -162,8 +170,15 @@ def _correction_row(repo_id: int, category: str, guess: Prediction | None) -> di
         runner_up, runner_up_probability = guess.category, guess.probability
     elif guess is not None:
         runner_up, runner_up_probability = guess.runner_up, guess.runner_up_probability
-    return {"repo_id": repo_id, "category": category, "probability": 1.0, "runner_up": runner_up,
-            "runner_up_probability": runner_up_probability, "uncertain": 0, "source": "correction"}  # fmt: skip
+    return {
+        "repo_id": repo_id,
+        "category": category,
+        "probability": 1.0,
+        "runner_up": runner_up,
+        "runner_up_probability": runner_up_probability,
+        "uncertain": 0,
+        "source": "correction",
+    }
 
 
 def _stored_guess(row: dict[str, Any] | None) -> Prediction | None:
@@ -192,12 +207,12 @@ def classify_listed(
         model = trained(load_training_examples() + _correction_examples(db, corrections))
         done = {}
         if only_changed:
-            done = {r[0]: (r[1], r[2]) for r in db.execute("select repo_id, model_version, input_hash "
-                                                             "from repo_categories")}  # fmt: skip
+            done = {
+                r[0]: (r[1], r[2]) for r in db.execute("select repo_id, model_version, input_hash from repo_categories")
+            }
         todo = []
         listed = 0
-        for repo in db.query("select id, full_name, name, description, topics from repos where listed = 1"
-                             " order by id"):  # fmt: skip
+        for repo in db.query("select id, full_name, name, description, topics from repos where listed = 1 order by id"):
             listed += 1
             text = _repo_text(repo)
             digest = _input_hash(text)
@@ -205,21 +220,40 @@ def classify_listed(
                 todo.append((repo["id"], text, digest))
         classified_at = iso(utcnow())
         rows = []
-        for (repo_id, _, digest), prediction in zip(todo, model.predict([text for _, text, _ in todo])):
+        for (repo_id, _, digest), prediction in zip(todo, model.predict([text for _, text, _ in todo]), strict=False):
             corrected = corrections.get(repo_id)
-            row = (_correction_row(repo_id, corrected, prediction) if corrected
-                   else _model_row(repo_id, prediction, config.classify.uncertain_below))  # fmt: skip
-            rows.append({**row, "model_version": model.version, "input_hash": digest, "run_id": run_id,
-                         "classified_at": classified_at})  # fmt: skip
+            row = (
+                _correction_row(repo_id, corrected, prediction)
+                if corrected
+                else _model_row(repo_id, prediction, config.classify.uncertain_below)
+            )
+            rows.append(
+                {
+                    **row,
+                    "model_version": model.version,
+                    "input_hash": digest,
+                    "run_id": run_id,
+                    "classified_at": classified_at,
+                }
+            )
         save_classifications(db, rows)
     except BaseException as e:
         finish_run(db, run_id, "failed", error=f"{type(e).__name__}: {e}")
         raise
-    finish_run(db, run_id, "ok", counts={"items": listed, "saved": len(rows)}, details={
-        "model_version": model.version, "training_examples": model.examples, "corrections": len(corrections),
-        "uncertain": sum(r["uncertain"] for r in rows), "unchanged": listed - len(rows),
-        "train_seconds": round(model.train_seconds, 2),
-    })  # fmt: skip
+    finish_run(
+        db,
+        run_id,
+        "ok",
+        counts={"items": listed, "saved": len(rows)},
+        details={
+            "model_version": model.version,
+            "training_examples": model.examples,
+            "corrections": len(corrections),
+            "uncertain": sum(r["uncertain"] for r in rows),
+            "unchanged": listed - len(rows),
+            "train_seconds": round(model.train_seconds, 2),
+        },
+    )
     return run_id
 
 
@@ -251,8 +285,9 @@ def apply_category_corrections(
     for key, value in corrections.items():
         category, why = value if isinstance(value, tuple) else (value, reason)
         if category not in CATEGORY_IDS:
-            raise ClassifyError(f"category correction for {key}: unknown category {category!r} "
-                                f"(one of: {', '.join(CATEGORY_IDS)})")  # fmt: skip
+            raise ClassifyError(
+                f"category correction for {key}: unknown category {category!r} (one of: {', '.join(CATEGORY_IDS)})"
+            )
         if isinstance(key, int):
             repo = db.execute("select id, full_name from repos where id = ?", [key]).fetchone()
             if repo is None:
@@ -268,19 +303,28 @@ def apply_category_corrections(
             pending.append(full_name)
         else:
             targets[repo_id] = category
-        rows.append({"full_name": full_name, "repo_id": repo_id, "category": category, "reason": why,
-                     "updated_at": now})  # fmt: skip
+        rows.append(
+            {"full_name": full_name, "repo_id": repo_id, "category": category, "reason": why, "updated_at": now}
+        )
     removed = save_category_corrections(db, rows, replace=replace)
     stored = {r["repo_id"]: r for r in db.query("select * from repo_categories")}
     if removed:
         dropped = [i for i, r in stored.items() if r["source"] == "correction" and i not in targets]
         mark_for_reclassification(db, dropped)
     # Shown at once; the next classify run trains on them and gives these rows its model version.
-    save_classifications(db, [
-        {**_correction_row(repo_id, category, _stored_guess(stored.get(repo_id))), "model_version": None,
-         "input_hash": None, "run_id": None, "classified_at": now}
-        for repo_id, category in targets.items()
-    ])  # fmt: skip
+    save_classifications(
+        db,
+        [
+            {
+                **_correction_row(repo_id, category, _stored_guess(stored.get(repo_id))),
+                "model_version": None,
+                "input_hash": None,
+                "run_id": None,
+                "classified_at": now,
+            }
+            for repo_id, category in targets.items()
+        ],
+    )
     return CorrectionResult(saved=len(rows), applied=len(targets), pending=pending, removed=removed)
 
 
@@ -333,4 +377,3 @@ def export(db: sqlite_utils.Database, path: str | Path, *, parent_id: int | None
         raise
     finish_run(db, run_id, "ok", counts={"items": document["count"], "saved": document["count"]})
     return document
-

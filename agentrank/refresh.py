@@ -104,13 +104,23 @@ def _resolve(
     return resolved, {"entries": len(resolved)}
 
 
-def apply_corrections(db: sqlite_utils.Database, resolved: list[Resolved], config: Config, run_id: int) -> dict[str, int]:
+def apply_corrections(
+    db: sqlite_utils.Database, resolved: list[Resolved], config: Config, run_id: int
+) -> dict[str, int]:
     """Save included repos, apply exclusions to the listing; returns counts."""
     exclusions = {r.repo_id: r.correction.reason for r in resolved if r.correction.kind == "exclude" and r.repo_id}
     includes = [r.item for r in resolved if r.item is not None]
     seen_at = iso(utcnow())
-    counts = save_repos(db, includes, run_id=run_id, seen_at=seen_at, min_stars=config.crawl.min_stars,
-                        source="correction", matched=True, exclusions=exclusions)  # fmt: skip
+    counts = save_repos(
+        db,
+        includes,
+        run_id=run_id,
+        seen_at=seen_at,
+        min_stars=config.crawl.min_stars,
+        source="correction",
+        matched=True,
+        exclusions=exclusions,
+    )
     changed = relist(db, min_stars=config.crawl.min_stars, exclusions=exclusions)
     for r in resolved:
         if r.correction.kind == "include" and r.item is not None:
@@ -122,9 +132,17 @@ def apply_corrections(db: sqlite_utils.Database, resolved: list[Resolved], confi
 
 def correction_rows(resolved: list[Resolved]) -> list[dict[str, Any]]:
     return [
-        {"kind": r.correction.kind, "repo": r.correction.repo, "repo_id": r.repo_id, "value": r.correction.value,
-         "reason": r.correction.reason, "date": r.correction.date, "by": r.correction.by, "line": r.correction.line,
-         "status": r.status}  # fmt: skip
+        {
+            "kind": r.correction.kind,
+            "repo": r.correction.repo,
+            "repo_id": r.repo_id,
+            "value": r.correction.value,
+            "reason": r.correction.reason,
+            "date": r.correction.date,
+            "by": r.correction.by,
+            "line": r.correction.line,
+            "status": r.status,
+        }
         for r in resolved
     ]
 
@@ -172,10 +190,21 @@ def refresh(
             value, figures = work()
         except BaseException as e:
             message = str(e) or type(e).__name__
-            stages.append({"stage": name, "status": "failed", "error": message,
-                           "duration_s": round(time.monotonic() - started, 3)})  # fmt: skip
-            finish_run(db, run_id, "failed" if isinstance(e, Exception) else "interrupted",
-                       error=f"{name} stage failed: {message}", details={"stages": stages, "failed_stage": name})
+            stages.append(
+                {
+                    "stage": name,
+                    "status": "failed",
+                    "error": message,
+                    "duration_s": round(time.monotonic() - started, 3),
+                }
+            )
+            finish_run(
+                db,
+                run_id,
+                "failed" if isinstance(e, Exception) else "interrupted",
+                error=f"{name} stage failed: {message}",
+                details={"stages": stages, "failed_stage": name},
+            )
             if isinstance(e, Exception):
                 raise RefreshFailed(name, message) from e
             raise
@@ -191,8 +220,14 @@ def refresh(
             result = crawl(db, config, client=client, progress=progress, parent_id=run_id)
             if not result.complete:
                 log.warning("crawl run %s was incomplete: nothing was delisted", result.run_id)
-            return result, {"run_id": result.run_id, "complete": result.complete, "found": result.found,
-                            "new": result.new, "delisted": result.delisted, "requests": result.requests}  # fmt: skip
+            return result, {
+                "run_id": result.run_id,
+                "complete": result.complete,
+                "found": result.found,
+                "new": result.new,
+                "delisted": result.delisted,
+                "requests": result.requests,
+            }
 
         stage("crawl", do_crawl)
 
@@ -203,8 +238,9 @@ def refresh(
             return counts, {"run_id": child, **counts}
 
         stage("apply-corrections", do_apply)
-        categories = {r.repo_id: (r.correction.value, r.correction.reason)
-                      for r in resolved if r.correction.kind == "category"}  # fmt: skip
+        categories = {
+            r.repo_id: (r.correction.value, r.correction.reason) for r in resolved if r.correction.kind == "category"
+        }
 
         def do_classify() -> tuple[Any, dict[str, Any]]:
             # The file is the whole set: a correction removed from it goes back to the model.
@@ -235,8 +271,9 @@ def refresh(
             now = iso(utcnow())
             with write_transaction(db):
                 save_corrections(db, correction_rows(resolved), run_id=run_id, at=now)
-                db["published"].upsert({"id": 1, "score_run_id": score_run, "refresh_run_id": run_id,
-                                        "published_at": now}, pk="id")  # fmt: skip
+                db["published"].upsert(
+                    {"id": 1, "score_run_id": score_run, "refresh_run_id": run_id, "published_at": now}, pk="id"
+                )
             os.replace(state.pop("export_tmp"), export_path)
             return None, {"score_run_id": score_run}
 
@@ -248,6 +285,7 @@ def refresh(
             Path(state["export_tmp"]).unlink(missing_ok=True)
         if own_client:
             client.close()
-    finish_run(db, run_id, "ok", counts={"items": count, "saved": count},
-               details={"stages": stages, "score_run_id": score_run})  # fmt: skip
+    finish_run(
+        db, run_id, "ok", counts={"items": count, "saved": count}, details={"stages": stages, "score_run_id": score_run}
+    )
     return RefreshResult(run_id=run_id, score_run_id=score_run, export_path=export_path, count=count, stages=stages)

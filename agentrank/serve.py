@@ -28,7 +28,9 @@ def _describe_file(db_path: str | Path) -> tuple[list[str], str | None]:
     conn = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
     try:
         names = [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
-        top = conn.execute("select full_name from agents order by rank limit 1").fetchone() if "agents" in names else None
+        top = (
+            conn.execute("select full_name from agents order by rank limit 1").fetchone() if "agents" in names else None
+        )
     finally:
         conn.close()
     return names, top[0] if top else None

@@ -27,12 +27,19 @@ def main(n: int = 100_000) -> dict[str, float]:
     predictions = model.predict(repos)
     seconds = time.perf_counter() - started
     # The population's generator knows each repo's category: a sanity figure, not a validation.
-    agreement = sum(p.category == r.category for p, r in zip(predictions, population)) / n
-    figures = {"training_seconds": train_seconds, "repos": n, "classify_seconds": seconds,
-               "repos_per_second": n / seconds, "synthetic_agreement": agreement}  # fmt: skip
-    print(f"classify: trained on {model.examples} examples in {train_seconds:.1f}s; "
-          f"{n} repos classified in {seconds:.1f}s = {n / seconds:,.0f} repos/s "
-          f"(agreement with the synthetic population's own labels: {agreement:.3f})")  # fmt: skip
+    agreement = sum(p.category == r.category for p, r in zip(predictions, population, strict=False)) / n
+    figures = {
+        "training_seconds": train_seconds,
+        "repos": n,
+        "classify_seconds": seconds,
+        "repos_per_second": n / seconds,
+        "synthetic_agreement": agreement,
+    }
+    print(
+        f"classify: trained on {model.examples} examples in {train_seconds:.1f}s; "
+        f"{n} repos classified in {seconds:.1f}s = {n / seconds:,.0f} repos/s "
+        f"(agreement with the synthetic population's own labels: {agreement:.3f})"
+    )
     return figures
 
 

@@ -23,13 +23,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agentrank import pipeline  # noqa: E402
-from agentrank.config import Config  # noqa: E402
-from crawler.crawl import crawl  # noqa: E402
-from crawler.emulator import GitHubEmulator  # noqa: E402
-from crawler.population import generate_population  # noqa: E402
-from crawler.search import CAP, PER_PAGE  # noqa: E402
-from db.connection import open_db  # noqa: E402
+from agentrank import pipeline
+from agentrank.config import Config
+from crawler.crawl import crawl
+from crawler.emulator import GitHubEmulator
+from crawler.population import generate_population
+from crawler.search import CAP, PER_PAGE
+from db.connection import open_db
 
 SIZES = (10_000, 100_000)
 UNLIMITED = 10**9
@@ -52,9 +52,10 @@ def measure(size: int, seed: int = 2026) -> dict[str, Any]:
     generated = time.perf_counter() - started
     config = Config()
     config.github.min_interval_s = 0
-    with tempfile.TemporaryDirectory() as tmp, GitHubEmulator(
-        repos, search_limit=UNLIMITED, unauthenticated_search_limit=UNLIMITED
-    ) as emulator:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        GitHubEmulator(repos, search_limit=UNLIMITED, unauthenticated_search_limit=UNLIMITED) as emulator,
+    ):
         db = open_db(Path(tmp) / "bench.db")
         pipeline.prepare(db)
         started = time.perf_counter()
@@ -82,8 +83,9 @@ def measure(size: int, seed: int = 2026) -> dict[str, Any]:
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     columns = list(rows[0])
-    widths = {c: max(len(c), *(len(f"{r[c]:,}" if isinstance(r[c], int) else str(r[c])) for r in rows))
-              for c in columns}  # fmt: skip
+    widths = {
+        c: max(len(c), *(len(f"{r[c]:,}" if isinstance(r[c], int) else str(r[c])) for r in rows)) for c in columns
+    }
     print("  ".join(c.rjust(widths[c]) for c in columns))
     for row in rows:
         print("  ".join((f"{row[c]:,}" if isinstance(row[c], int) else str(row[c])).rjust(widths[c]) for c in columns))

@@ -33,15 +33,24 @@ def synthetic_attempts(agents: int, tasks: int, attempts: int, seed: int = 7) ->
                     flags = [rng.choice(FLAGS)] if rng.random() < 0.05 else []
                     cost = None if rng.random() < 0.02 else round(rng.uniform(0.01, 3), 4)
                     source = "self-reported" if tier == "community" else "api-list-price"
-                    records.append({
-                        "agent": f"owner{a}/agent{a}", "agent_version": version, "model": "m", "task_id": f"task-{t}",
-                        "attempt": n, "date": date, "tier": tier,
-                        "tests_passed": None if "infra-error" in flags else rng.randint(0, total),
-                        "tests_total": None if "infra-error" in flags else total,
-                        "wall_seconds": rng.uniform(10, 3000), "cost_usd": cost,
-                        "cost_source": None if cost is None else source,
-                        "flags": flags, "log_url": f"https://logs.example.org/{a}/{version}/{t}/{n}",
-                    })  # fmt: skip
+                    records.append(
+                        {
+                            "agent": f"owner{a}/agent{a}",
+                            "agent_version": version,
+                            "model": "m",
+                            "task_id": f"task-{t}",
+                            "attempt": n,
+                            "date": date,
+                            "tier": tier,
+                            "tests_passed": None if "infra-error" in flags else rng.randint(0, total),
+                            "tests_total": None if "infra-error" in flags else total,
+                            "wall_seconds": rng.uniform(10, 3000),
+                            "cost_usd": cost,
+                            "cost_source": None if cost is None else source,
+                            "flags": flags,
+                            "log_url": f"https://logs.example.org/{a}/{version}/{t}/{n}",
+                        }
+                    )
     return records
 
 
@@ -61,8 +70,10 @@ def main() -> list[tuple[str, str]]:
             started = time.perf_counter()
             result = import_attempts(db, path)
             elapsed = time.perf_counter() - started
-            print(f"leaderboard {label}: {len(records)} attempts in {elapsed:.2f} s "
-                  f"({len(records) / elapsed:,.0f}/s; {result.counts.new} new, {result.counts.unchanged} unchanged)")
+            print(
+                f"leaderboard {label}: {len(records)} attempts in {elapsed:.2f} s "
+                f"({len(records) / elapsed:,.0f}/s; {result.counts.new} new, {result.counts.unchanged} unchanged)"
+            )
             rows.append((f"{label} of {len(records):,} attempts", f"{len(records) / elapsed:,.0f} attempts/s"))
         conn = sqlite3.connect(Path(tmp) / "bench.db")
         started = time.perf_counter()

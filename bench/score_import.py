@@ -59,10 +59,17 @@ def case_db_score(n: int) -> dict:
         db = open_db(Path(tmp) / "bench.db")
         rng = np.random.default_rng(n)
         rows = (
-            (i + 1, f"owner{i % 50_000}/repo{i}", int(200 / (1 - rng.random())), int(rng.integers(0, 5000)),
-             "2024-01-01T00:00:00Z", f"2026-{rng.integers(1, 12):02d}-01T00:00:00Z", "MIT" if i % 3 else None)
+            (
+                i + 1,
+                f"owner{i % 50_000}/repo{i}",
+                int(200 / (1 - rng.random())),
+                int(rng.integers(0, 5000)),
+                "2024-01-01T00:00:00Z",
+                f"2026-{rng.integers(1, 12):02d}-01T00:00:00Z",
+                "MIT" if i % 3 else None,
+            )
             for i in range(n)
-        )  # fmt: skip
+        )
         with db.conn:
             db.conn.executemany(
                 "insert into repos (id, full_name, stars, forks, created_at, pushed_at, license_spdx, archived, fork,"
@@ -108,7 +115,9 @@ def main() -> list[tuple[str, str]]:
         print(rows[-1])
     for n in (100_000, 1_000_000):
         r = _run("db_score", n)
-        rows.append((f"score through SQLite (read+compute+write), {n:,}", f"{r['seconds']:.2f} s (peak {r['peak_mb']:.0f} MB)"))
+        rows.append(
+            (f"score through SQLite (read+compute+write), {n:,}", f"{r['seconds']:.2f} s (peak {r['peak_mb']:.0f} MB)")
+        )
         print(rows[-1])
     r = _run("import", 20_000)
     rows.append(("import 20,000 search items", f"{r['per_second']:,.0f} repos/s (peak {r['peak_mb']:.0f} MB)"))

@@ -29,7 +29,10 @@ from agentrank.serve import free_port
 
 # The queries the limits are for (reliability.md §4.3), each with what it would cost unprotected.
 HOSTILE = [
-    ("recursive CTE, runs forever", "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c"),
+    (
+        "recursive CTE, runs forever",
+        "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c",
+    ),
     ("4-way cross join", "select count(*) from repos a, repos b, repos c, repos d"),
     ("2 GB string", "select length(replace(hex(zeroblob(400000000)), '0', '00'))"),
     ("900 MB blob", "select length(randomblob(900000000))"),
@@ -37,7 +40,7 @@ HOSTILE = [
     ("22 MB rows x 1000", "select " + ", ".join(["zeroblob(249999)"] * 90) + " from repos"),
     ("write", "delete from repos"),
     ("load_extension", "select load_extension('/usr/lib/x86_64-linux-gnu/libsqlite3.so.0')"),
-]  # fmt: skip
+]
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -66,8 +69,10 @@ def _ms(text: str) -> float:
 def load_with_wrk(url: str, seconds: int, connections: int) -> dict[str, float]:
     out = subprocess.run(
         ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s", "--latency", url],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", out, re.M))
     errors = sum(int(n) for n in re.findall(r"(?:Non-2xx or 3xx responses|timeout) (\d+)", out))
     return {
@@ -122,8 +127,16 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
 
         port = free_port("127.0.0.1", 0)
         url = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-c", "from agentrank.cli import cli; cli()", "--db", str(demo.db_path), "serve",
-                   "--port", str(port)]  # fmt: skip
+        command = [
+            sys.executable,
+            "-c",
+            "from agentrank.cli import cli; cli()",
+            "--db",
+            str(demo.db_path),
+            "serve",
+            "--port",
+            str(port),
+        ]
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_until_up(url, server)
@@ -136,8 +149,10 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
                 ("SQL query (JSON)", f"{url}/{db_name}.json?_shape=array&sql={sql}"),
             ]
             client = "wrk -t2" if use_wrk else "async httpx"
-            print(f"load: {client}, {args.connections} connections, {args.seconds} s per target, loopback, "
-                  f"server pid {server.pid}")  # fmt: skip
+            print(
+                f"load: {client}, {args.connections} connections, {args.seconds} s per target, loopback, "
+                f"server pid {server.pid}"
+            )
             print(f"{'target':<28} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
             rows: list[tuple[str, str]] = []
             for name, target in targets:
@@ -171,9 +186,13 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
 
             asyncio.run(three())
             hostile_peak = peak_rss_mb(server.pid)
-            print(f"server peak RSS: idle {idle:.0f} MB, after load {loaded:.0f} MB, after hostile SQL "
-                  f"{hostile_peak:.0f} MB (3 wide-row queries at once included)")  # fmt: skip
-            rows.append(("server peak RSS idle / loaded / hostile", f"{idle:.0f} / {loaded:.0f} / {hostile_peak:.0f} MB"))
+            print(
+                f"server peak RSS: idle {idle:.0f} MB, after load {loaded:.0f} MB, after hostile SQL "
+                f"{hostile_peak:.0f} MB (3 wide-row queries at once included)"
+            )
+            rows.append(
+                ("server peak RSS idle / loaded / hostile", f"{idle:.0f} / {loaded:.0f} / {hostile_peak:.0f} MB")
+            )
             return rows
         finally:
             server.terminate()

@@ -41,17 +41,19 @@ class Evaluation:
         present = set(self.labels) | set(self.predicted)
         return [c for c in CATEGORY_IDS if c in present]
 
-    def subset(self, keep: Sequence[bool]) -> "Evaluation":
-        pick = lambda values: [v for v, k in zip(values, keep) if k]  # noqa: E731
+    def subset(self, keep: Sequence[bool]) -> Evaluation:
+        pick = lambda values: [v for v, k in zip(values, keep, strict=False) if k]  # noqa: E731
         return Evaluation(pick(self.full_names), pick(self.labels), pick(self.predicted), pick(self.probabilities))
 
 
 def evaluate(model: CategoryModel, examples: Sequence[Example]) -> Evaluation:
     predictions = model.predict([e.repo for e in examples])
     return Evaluation(
-        [e.full_name for e in examples], [e.category for e in examples],
-        [p.category for p in predictions], [p.probability for p in predictions],
-    )  # fmt: skip
+        [e.full_name for e in examples],
+        [e.category for e in examples],
+        [p.category for p in predictions],
+        [p.probability for p in predictions],
+    )
 
 
 def cross_validate(
@@ -73,10 +75,15 @@ def cross_validate(
         held_out = [examples[i].repo for i in test_index]
         if without_topics:
             held_out = [RepoText(r.name, r.description, ()) for r in held_out]
-        for i, p in zip(test_index, model.predict(held_out)):
+        for i, p in zip(test_index, model.predict(held_out), strict=False):
             predicted[i], probabilities[i] = p.category, p.probability
-    return Evaluation([e.full_name for e in examples], labels, predicted, probabilities,
-                      notes=[f"{folds}-fold stratified cross-validation, seed {CV_SEED}"])  # fmt: skip
+    return Evaluation(
+        [e.full_name for e in examples],
+        labels,
+        predicted,
+        probabilities,
+        notes=[f"{folds}-fold stratified cross-validation, seed {CV_SEED}"],
+    )
 
 
 def _short(category: str) -> str:
@@ -93,12 +100,14 @@ def format_evaluation(evaluation: Evaluation, title: str, *, uncertain_below: fl
     )
     lines.append(f"{'category':<15} {'precision':>9} {'recall':>7} {'f1':>6} {'labelled':>8} {'predicted':>9}")
     for i, c in enumerate(cats):
-        lines.append(f"{c:<15} {precision[i]:>9.3f} {recall[i]:>7.3f} {f1[i]:>6.3f} {int(support[i]):>8} "
-                     f"{ev.predicted.count(c):>9}")  # fmt: skip
+        lines.append(
+            f"{c:<15} {precision[i]:>9.3f} {recall[i]:>7.3f} {f1[i]:>6.3f} {int(support[i]):>8} "
+            f"{ev.predicted.count(c):>9}"
+        )
     matrix = confusion_matrix(ev.labels, ev.predicted, labels=cats)
     lines += ["", "confusion matrix (rows: labelled, columns: predicted)"]
     lines.append(f"{'':<15}" + "".join(f"{_short(c):>6}" for c in cats))
-    for c, row in zip(cats, matrix):
+    for c, row in zip(cats, matrix, strict=False):
         lines.append(f"{c:<15}" + "".join(f"{n:>6}" for n in row))
     probs = np.asarray(ev.probabilities)
     low = probs < uncertain_below
@@ -120,16 +129,21 @@ def evaluation_report(path: str | Path, *, uncertain_below: float) -> str:
     training = load_training_examples()
     model = train(training)
     ev = evaluate(model, examples)
-    title = (f"evaluation on {path}: {len(examples)} labelled repos; "
-             f"model {model.version} trained on {model.examples} examples")  # fmt: skip
+    title = (
+        f"evaluation on {path}: {len(examples)} labelled repos; "
+        f"model {model.version} trained on {model.examples} examples"
+    )
     report = format_evaluation(ev, title, uncertain_below=uncertain_below)
     known = {e.full_name.lower() for e in training}
     unseen = [name.lower() not in known for name in ev.full_names]
     if not all(unseen):
         rest = ev.subset(unseen)
-        report += (f"\nalso in the training set: {len(unseen) - sum(unseen)} repos; "
-                   f"on the other {len(rest.labels)}: accuracy {rest.accuracy:.3f}, macro-F1 {rest.macro_f1:.3f}"
-                   if rest.labels else "\nall of these repos are also in the training set")  # fmt: skip
+        report += (
+            f"\nalso in the training set: {len(unseen) - sum(unseen)} repos; "
+            f"on the other {len(rest.labels)}: accuracy {rest.accuracy:.3f}, macro-F1 {rest.macro_f1:.3f}"
+            if rest.labels
+            else "\nall of these repos are also in the training set"
+        )
     return report
 
 

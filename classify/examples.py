@@ -59,8 +59,9 @@ def parse_labelled_csv(text: str, where: str) -> list[Example]:
     columns = [c.strip() for c in reader.fieldnames or []]
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
-        raise ClassifyError(f"{where}: missing column(s) {', '.join(missing)} (need full_name, description, "
-                            f"category; topics optional)")  # fmt: skip
+        raise ClassifyError(
+            f"{where}: missing column(s) {', '.join(missing)} (need full_name, description, category; topics optional)"
+        )
     reader.fieldnames = columns
     examples = []
     try:
@@ -71,8 +72,10 @@ def parse_labelled_csv(text: str, where: str) -> list[Example]:
             if not full_name:
                 raise ClassifyError(f"{where} line {line}: empty full_name")
             if category not in CATEGORY_IDS:
-                raise ClassifyError(f"{where} line {line}: unknown category {category!r} for {full_name} "
-                                    f"(one of: {', '.join(CATEGORY_IDS)})")  # fmt: skip
+                raise ClassifyError(
+                    f"{where} line {line}: unknown category {category!r} for {full_name} "
+                    f"(one of: {', '.join(CATEGORY_IDS)})"
+                )
             repo = RepoText.from_full_name(full_name, row.get("description"), row.get("topics"))
             examples.append(Example(full_name, repo, category))
     except csv.Error as e:

@@ -28,8 +28,48 @@ from classify.text import RepoText, full_text, split_name, tokens
 CODE_VERSION = "1"
 _BATCH = 5000
 _STOP_WORDS = frozenset(
-    "a an and the of for to in on with your you by from as at is are be it its this that or into via "
-    "using use uses built based open source opensource any all more most one new".split()
+    [
+        "a",
+        "an",
+        "and",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "with",
+        "your",
+        "you",
+        "by",
+        "from",
+        "as",
+        "at",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "or",
+        "into",
+        "via",
+        "using",
+        "use",
+        "uses",
+        "built",
+        "based",
+        "open",
+        "source",
+        "opensource",
+        "any",
+        "all",
+        "more",
+        "most",
+        "one",
+        "new",
+    ]
 )
 
 
@@ -93,19 +133,38 @@ def _identity(items):
 def _pipeline(settings: Settings) -> Pipeline:
     features = FeatureUnion(
         [
-            ("words", make_pipeline(FunctionTransformer(_texts), TfidfVectorizer(
-                tokenizer=_words, token_pattern=None, lowercase=False, ngram_range=(1, 2), sublinear_tf=True))),
-            ("chars", make_pipeline(FunctionTransformer(_texts), TfidfVectorizer(
-                analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2))),
-            ("name", make_pipeline(FunctionTransformer(_names), TfidfVectorizer(
-                tokenizer=_words, token_pattern=None, lowercase=False))),
+            (
+                "words",
+                make_pipeline(
+                    FunctionTransformer(_texts),
+                    TfidfVectorizer(
+                        tokenizer=_words, token_pattern=None, lowercase=False, ngram_range=(1, 2), sublinear_tf=True
+                    ),
+                ),
+            ),
+            (
+                "chars",
+                make_pipeline(
+                    FunctionTransformer(_texts),
+                    TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2),
+                ),
+            ),
+            (
+                "name",
+                make_pipeline(
+                    FunctionTransformer(_names), TfidfVectorizer(tokenizer=_words, token_pattern=None, lowercase=False)
+                ),
+            ),
             ("topics", make_pipeline(FunctionTransformer(_topics), CountVectorizer(analyzer=_identity, binary=True))),
             ("keywords", FunctionTransformer(_keywords)),
-        ],  # fmt: skip
+        ],
         transformer_weights={
-            "words": settings.word_weight, "chars": settings.char_weight, "name": settings.name_weight,
-            "topics": settings.topic_weight, "keywords": settings.keyword_weight,
-        },  # fmt: skip
+            "words": settings.word_weight,
+            "chars": settings.char_weight,
+            "name": settings.name_weight,
+            "topics": settings.topic_weight,
+            "keywords": settings.keyword_weight,
+        },
     )
     model = LogisticRegression(C=settings.C, solver="newton-cg", max_iter=1000)
     return Pipeline([("features", features), ("model", model)])
@@ -117,8 +176,12 @@ def model_version(examples: Sequence[Example], settings: Settings) -> str:
     for part in (CODE_VERSION, sklearn.__version__, repr(asdict(settings)), lexicon_fingerprint()):
         digest.update(part.encode("utf-8") + b"\0")
     for e in examples:
-        digest.update("\x1f".join([e.full_name, e.repo.name, e.repo.description, " ".join(e.repo.topics),
-                                   e.category]).encode("utf-8", "surrogatepass") + b"\0")  # fmt: skip
+        digest.update(
+            "\x1f".join([e.full_name, e.repo.name, e.repo.description, " ".join(e.repo.topics), e.category]).encode(
+                "utf-8", "surrogatepass"
+            )
+            + b"\0"
+        )
     return f"clf{CODE_VERSION}-{digest.hexdigest()[:12]}"
 
 
@@ -155,10 +218,14 @@ class CategoryModel:
         predictions = []
         for row in range(len(repos)):
             first, second = order[row, 0], order[row, 1]
-            predictions.append(Prediction(
-                category=CATEGORY_IDS[first], probability=float(probs[row, first]),
-                runner_up=CATEGORY_IDS[second], runner_up_probability=float(probs[row, second]),
-            ))  # fmt: skip
+            predictions.append(
+                Prediction(
+                    category=CATEGORY_IDS[first],
+                    probability=float(probs[row, first]),
+                    runner_up=CATEGORY_IDS[second],
+                    runner_up_probability=float(probs[row, second]),
+                )
+            )
         return predictions
 
 

@@ -23,7 +23,7 @@ class RepoText:
     topics: tuple[str, ...] = field(default_factory=tuple)
 
     @classmethod
-    def from_full_name(cls, full_name: str, description: str | None, topics) -> "RepoText":
+    def from_full_name(cls, full_name: str, description: str | None, topics) -> RepoText:
         return cls(full_name.rsplit("/", 1)[-1], description or "", normalise_topics(topics))
 
 

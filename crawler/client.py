@@ -262,11 +262,16 @@ class GitHubClient:
             return Response(status, str(r.url), r.headers, data, dict(r.links))
         message = self._message(data, r)
         if status in (403, 429):
-            if r.headers.get("retry-after") is not None or r.headers.get("x-ratelimit-remaining") == "0" \
-                    or is_rate_limit_message(message) or status == 429:  # fmt: skip
+            if (
+                r.headers.get("retry-after") is not None
+                or r.headers.get("x-ratelimit-remaining") == "0"
+                or is_rate_limit_message(message)
+                or status == 429
+            ):
                 self._rate_limited(r, message)
-            raise GitHubError(self._redact(
-                f"GitHub refused {where} (403 {message}); check the token's permissions"), status)  # fmt: skip
+            raise GitHubError(
+                self._redact(f"GitHub refused {where} (403 {message}); check the token's permissions"), status
+            )
         if status >= 500:
             raise _Transient(f"{status} {message}", self._retry_after(r.headers))
         if status == 401:
@@ -313,8 +318,12 @@ class GitHubClient:
         if self._paused_until > now:
             wait = self._paused_until - now
             if wait >= LONG_WAIT_S:
-                log.warning("rate-limited (%s): waiting %d s, until %s UTC", self._pause_reason, math.ceil(wait),
-                            _utc(self._paused_until))  # fmt: skip
+                log.warning(
+                    "rate-limited (%s): waiting %d s, until %s UTC",
+                    self._pause_reason,
+                    math.ceil(wait),
+                    _utc(self._paused_until),
+                )
             self.stats.waits += 1
             self.stats.wait_s += wait
             self.clock.sleep(wait)
@@ -363,8 +372,11 @@ class GitHubClient:
         self.stats.retries += 1
         error = state.outcome.exception() if state.outcome else None
         if isinstance(error, _Transient):
-            log.info("retrying after a transient failure (%s), attempt %d", self._redact(str(error)),
-                     state.attempt_number + 1)  # fmt: skip
+            log.info(
+                "retrying after a transient failure (%s), attempt %d",
+                self._redact(str(error)),
+                state.attempt_number + 1,
+            )
 
     # -- bodies ------------------------------------------------------------------------------
     @staticmethod

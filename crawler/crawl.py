@@ -24,8 +24,8 @@ import click
 import sqlite_utils
 
 from agentrank.config import Config
-from crawler.clock import Clock, RealClock
 from crawler.client import GitHubClient, GitHubError, RateLimitStop
+from crawler.clock import Clock, RealClock
 from crawler.items import validate_items
 from crawler.search import CAP, Part, SearchPage, base_queries, fetch_pages, fetch_search_page, pages_for, plan_split
 from crawler.secrets import redact
@@ -93,8 +93,9 @@ class CrawlProgress:
             return
         if self._bar is None:
             label = textwrap.shorten(("verify " if verifying else "") + part["q"], 70, placeholder="…")
-            self._bar = click.progressbar(length=pages_for(page.total_count), label=label, file=sys.stderr,
-                                          show_pos=True)  # fmt: skip
+            self._bar = click.progressbar(
+                length=pages_for(page.total_count), label=label, file=sys.stderr, show_pos=True
+            )
             self._bar.__enter__()
             if page.number > 1:
                 self._bar.update(page.number - 1)
@@ -107,8 +108,9 @@ class CrawlProgress:
 
 
 class _Crawl:
-    def __init__(self, db: sqlite_utils.Database, config: Config, client: GitHubClient, clock: Clock,
-                 progress: CrawlProgress) -> None:  # fmt: skip
+    def __init__(
+        self, db: sqlite_utils.Database, config: Config, client: GitHubClient, clock: Clock, progress: CrawlProgress
+    ) -> None:
         self.db, self.config, self.client, self.clock, self.progress = db, config, client, clock, progress
         self.min_stars = config.crawl.min_stars
         self.run_id = 0
@@ -134,17 +136,30 @@ class _Crawl:
         if last is not None and last["status"] == "running":
             # We hold the run lock, so its process is gone.
             with write_transaction(db):
-                db["runs"].update(last["id"], {"status": "interrupted", "finished_at": last["started_at"],
-                                               "error": "superseded by a fresh crawl"})  # fmt: skip
+                db["runs"].update(
+                    last["id"],
+                    {
+                        "status": "interrupted",
+                        "finished_at": last["started_at"],
+                        "error": "superseded by a fresh crawl",
+                    },
+                )
         started = datetime.fromtimestamp(self.clock.now(), UTC).replace(microsecond=0)
         bases = base_queries(self.config.crawl.topics, self.config.crawl.keywords)
         with write_transaction(db):
-            self.run_id = start_run(db, "crawl", parent_id=parent_id, started_at=started, as_of=iso(started),
-                                    details={"api_url": redact(self.client.api_url), "queries": bases,
-                                             "min_stars": self.min_stars})  # fmt: skip
+            self.run_id = start_run(
+                db,
+                "crawl",
+                parent_id=parent_id,
+                started_at=started,
+                as_of=iso(started),
+                details={"api_url": redact(self.client.api_url), "queries": bases, "min_stars": self.min_stars},
+            )
             crawl_state.create_state(db, self.run_id, fingerprint=fp, api_url=redact(self.client.api_url))
-            roots = [{**asdict(Part(b, self.min_stars)), "q": Part(b, self.min_stars).q, "query_index": i}
-                     for i, b in enumerate(bases)]  # fmt: skip
+            roots = [
+                {**asdict(Part(b, self.min_stars)), "q": Part(b, self.min_stars).q, "query_index": i}
+                for i, b in enumerate(bases)
+            ]
             crawl_state.add_parts(db, self.run_id, roots)
         self.seen_at = iso(started)
         self.base = dict(crawl_state.get_state(db, self.run_id) or {})
@@ -196,14 +211,23 @@ class _Crawl:
                 if part["split_reason"] != "incomplete":
                     children = plan_split(spec, page.total_count, page.items, now=self._now())
                     if children:
-                        self._save(part, page, {"state": "split", "total_count": page.total_count}, children,
-                                   "incomplete")  # fmt: skip
+                        self._save(
+                            part, page, {"state": "split", "total_count": page.total_count}, children, "incomplete"
+                        )
                         return
                 flags.extend(page.flags)
             last = page.next_page is None
-            self._save(part, page, {"state": "done" if last else "paging", "next_page": page.number + 1,
-                                    "total_count": page.total_count, "incomplete": int(bool(flags)),
-                                    "flags": flags})  # fmt: skip
+            self._save(
+                part,
+                page,
+                {
+                    "state": "done" if last else "paging",
+                    "next_page": page.number + 1,
+                    "total_count": page.total_count,
+                    "incomplete": int(bool(flags)),
+                    "flags": flags,
+                },
+            )
             if last:
                 return
 
@@ -214,8 +238,9 @@ class _Crawl:
         if page.total_count > CAP:
             children = plan_split(self._spec(part), page.total_count, page.items, now=self._now())
             if children:
-                self._save(part, page, {"state": "split", "verified": 1, "total_count": page.total_count}, children,
-                           "verify")  # fmt: skip
+                self._save(
+                    part, page, {"state": "split", "verified": 1, "total_count": page.total_count}, children, "verify"
+                )
                 return
         distinct = crawl_state.distinct_in_part(self.db, self.run_id, part["id"], _item_ids(page.items))
         expected = min(page.total_count, CAP)
@@ -244,8 +269,14 @@ class _Crawl:
             "elapsed_s": b.get("elapsed_s", 0.0) + (self.clock.now() - self.session_start),
         }
 
-    def _save(self, part: dict[str, Any], page: SearchPage, values: dict[str, Any], children: list[Part] = (),
-              reason: str | None = None) -> None:  # fmt: skip
+    def _save(
+        self,
+        part: dict[str, Any],
+        page: SearchPage,
+        values: dict[str, Any],
+        children: list[Part] = (),
+        reason: str | None = None,
+    ) -> None:
         """The page's repos, rejects and sightings, the part's new state and any children: one transaction."""
         refs = [(f"{part['q']} page {page.number} #{i}", item) for i, item in enumerate(page.items)]
         records, rejects = validate_items(refs)
@@ -258,12 +289,16 @@ class _Crawl:
             save_repos(db, [r for r in records if r["id"] in before], **save)
             # A page fetched again (verification, a re-sweep) must not count its rejects twice.
             known = crawl_state.rejects_in_run(db, self.run_id)
-            rejects = [r for r in rejects if r["repo_id"] not in before
-                       and (r["repo_id"], r["full_name"], r["reason"]) not in known]  # fmt: skip
+            rejects = [
+                r
+                for r in rejects
+                if r["repo_id"] not in before and (r["repo_id"], r["full_name"], r["reason"]) not in known
+            ]
             save_rejects(db, self.run_id, rejects)
             crawl_state.record_sightings(db, self.run_id, part["id"], ids)
-            crawl_state.update_part(db, part["id"], {"pages": part["pages"] + 1,
-                                                     "items": part["items"] + len(page.items), **values})  # fmt: skip
+            crawl_state.update_part(
+                db, part["id"], {"pages": part["pages"] + 1, "items": part["items"] + len(page.items), **values}
+            )
             if children:
                 rows = [{**asdict(child), "q": child.q} for child in children]
                 crawl_state.add_parts(db, self.run_id, rows, parent=part, reason=reason)
@@ -279,51 +314,98 @@ class _Crawl:
         summary = crawl_state.parts_summary(db, self.run_id)
         complete = summary["incomplete"] == 0
         seen = crawl_state.seen_ids(db, self.run_id)
-        candidates = [row for row in db.query(
-            "select id, listed, unlisted_reason, stars, fork, archived from repos "
-            "where matched = 1 and coalesce(source, '') != 'correction'") if row["id"] not in seen]  # fmt: skip
+        candidates = [
+            row
+            for row in db.query(
+                "select id, listed, unlisted_reason, stars, fork, archived from repos "
+                "where matched = 1 and coalesce(source, '') != 'correction'"
+            )
+            if row["id"] not in seen
+        ]
         delisted = 0
         with write_transaction(db):
             crawl_state.record_misses(db, self.run_id, [row["id"] for row in candidates], complete=complete)
             if complete:
                 for row in candidates:
                     reason = row["unlisted_reason"] if not row["listed"] and row["unlisted_reason"] else None
-                    reason = reason or unlisted_reason(matched=True, stars=row["stars"], fork=bool(row["fork"]),
-                                                       archived=bool(row["archived"]), min_stars=self.min_stars,
-                                                       missing=True)  # fmt: skip
+                    reason = reason or unlisted_reason(
+                        matched=True,
+                        stars=row["stars"],
+                        fork=bool(row["fork"]),
+                        archived=bool(row["archived"]),
+                        min_stars=self.min_stars,
+                        missing=True,
+                    )
                     delisted += row["listed"]
-                    db.execute("update repos set listed = 0, unlisted_reason = ?, "
-                               "missing_since_run = coalesce(missing_since_run, ?) where id = ?",
-                               [reason, self.run_id, row["id"]])  # fmt: skip
+                    db.execute(
+                        "update repos set listed = 0, unlisted_reason = ?, "
+                        "missing_since_run = coalesce(missing_since_run, ?) where id = ?",
+                        [reason, self.run_id, row["id"]],
+                    )
             found = db.execute("select count(*) from repos where last_seen_run = ?", [self.run_id]).fetchone()[0]
             stats = self._stats()
             crawl_state.add_counters(db, self.run_id, {}, stats)
             state = crawl_state.get_state(db, self.run_id) or {}
             listed = db.execute("select count(*) from repos where listed = 1").fetchone()[0]
-            details = {**stats, "complete": complete, "delisted": delisted, "missing": len(candidates),
-                       "sessions": state.get("sessions", 1), **summary}  # fmt: skip
-            finish_run(db, self.run_id, "ok", counts={"items": state.get("items", 0), "saved": found,
-                       "new": state.get("new", 0), "updated": state.get("updated", 0),
-                       "rejected": state.get("rejected", 0), "listed": listed}, details=details,
-                       finished_at=self._now().replace(microsecond=0))  # fmt: skip
+            details = {
+                **stats,
+                "complete": complete,
+                "delisted": delisted,
+                "missing": len(candidates),
+                "sessions": state.get("sessions", 1),
+                **summary,
+            }
+            finish_run(
+                db,
+                self.run_id,
+                "ok",
+                counts={
+                    "items": state.get("items", 0),
+                    "saved": found,
+                    "new": state.get("new", 0),
+                    "updated": state.get("updated", 0),
+                    "rejected": state.get("rejected", 0),
+                    "listed": listed,
+                },
+                details=details,
+                finished_at=self._now().replace(microsecond=0),
+            )
             # Earlier runs' sightings have served their purpose (their misses are recorded).
             db.execute("delete from crawl_sightings where run_id < ?", [self.run_id])
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return CrawlResult(
-            run_id=self.run_id, complete=complete, resumed=self.resumed, requests=int(stats["requests"]),
-            search_requests=int(stats["search_requests"]), found=found, new=state.get("new", 0),
-            updated=state.get("updated", 0), delisted=delisted, missing=len(candidates),
-            rejected=state.get("rejected", 0), listed=listed, waits=int(stats["waits"]), wait_s=stats["wait_s"],
-            retries=int(stats["retries"]), duration_s=stats["elapsed_s"], parts=summary,
-        )  # fmt: skip
+            run_id=self.run_id,
+            complete=complete,
+            resumed=self.resumed,
+            requests=int(stats["requests"]),
+            search_requests=int(stats["search_requests"]),
+            found=found,
+            new=state.get("new", 0),
+            updated=state.get("updated", 0),
+            delisted=delisted,
+            missing=len(candidates),
+            rejected=state.get("rejected", 0),
+            listed=listed,
+            waits=int(stats["waits"]),
+            wait_s=stats["wait_s"],
+            retries=int(stats["retries"]),
+            duration_s=stats["elapsed_s"],
+            parts=summary,
+        )
 
     def _end(self, status: str, error: str) -> None:
         """Record how the run stopped; its checkpoint stays for the next ``agentrank crawl``."""
         try:
             with write_transaction(self.db):
                 crawl_state.add_counters(self.db, self.run_id, {}, self._stats())
-                finish_run(self.db, self.run_id, status, error=redact(error), details=self._stats(),
-                           finished_at=self._now().replace(microsecond=0))  # fmt: skip
+                finish_run(
+                    self.db,
+                    self.run_id,
+                    status,
+                    error=redact(error),
+                    details=self._stats(),
+                    finished_at=self._now().replace(microsecond=0),
+                )
         except Exception:  # the original error matters more than a failure to record it
             pass
 

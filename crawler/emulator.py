@@ -24,6 +24,7 @@ Run one by hand: ``python -m crawler.emulator --size 8000`` prints its URL; poin
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import math
 import re
@@ -45,13 +46,17 @@ CAP = 1000
 DOCS = "https://docs.github.com/rest"
 SEARCH_DOCS = "https://docs.github.com/v3/search/"
 RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
-SECONDARY_DOCS = ("https://docs.github.com/en/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api"
-                  "#about-secondary-rate-limits")  # fmt: skip
+SECONDARY_DOCS = (
+    "https://docs.github.com/en/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api"
+    "#about-secondary-rate-limits"
+)
 SECONDARY_MESSAGE = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 ABUSE_MESSAGE = "You have triggered an abuse detection mechanism. Please wait a few minutes before you try again."
-UNICORN = (b"<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title></head><body>"
-           b"<h1>No server is currently available to service your request.</h1><p>Sorry about that.</p>"
-           b"</body></html>")  # fmt: skip
+UNICORN = (
+    b"<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title></head><body>"
+    b"<h1>No server is currently available to service your request.</h1><p>Sorry about that.</p>"
+    b"</body></html>"
+)
 _DELETE = object()  # in patch(): remove the key from the served item
 
 
@@ -194,12 +199,43 @@ def _epoch(value: datetime | str) -> float:
 class Entry:
     """One repository as the emulator holds it: what queries filter on, and the JSON it serves."""
 
-    __slots__ = ("key", "full_name", "stars", "forks", "created", "pushed", "archived", "fork", "language",
-                 "topics", "text", "_item", "_repo", "state", "block", "leaky", "old_names", "_bytes")  # fmt: skip
+    __slots__ = (
+        "_bytes",
+        "_item",
+        "_repo",
+        "archived",
+        "block",
+        "created",
+        "fork",
+        "forks",
+        "full_name",
+        "key",
+        "language",
+        "leaky",
+        "old_names",
+        "pushed",
+        "stars",
+        "state",
+        "text",
+        "topics",
+    )
 
-    def __init__(self, key: int, item: dict[str, Any] | SyntheticRepo, *, stars: int, created: float,
-                 pushed: float | None, archived: bool, fork: bool, topics: Iterable[str], name: str,
-                 description: str | None, language: str | None = None, forks: int = 0) -> None:  # fmt: skip
+    def __init__(
+        self,
+        key: int,
+        item: dict[str, Any] | SyntheticRepo,
+        *,
+        stars: int,
+        created: float,
+        pushed: float | None,
+        archived: bool,
+        fork: bool,
+        topics: Iterable[str],
+        name: str,
+        description: str | None,
+        language: str | None = None,
+        forks: int = 0,
+    ) -> None:
         self.key = key
         if isinstance(item, SyntheticRepo):  # its JSON is built when first served
             self._repo, self._item, self.full_name = item, None, item.full_name
@@ -218,9 +254,20 @@ class Entry:
 
     @classmethod
     def from_repo(cls, repo: SyntheticRepo) -> Entry:
-        return cls(repo.id, repo, stars=repo.stars, created=_epoch(repo.created_at),
-                   pushed=_epoch(repo.pushed_at), archived=repo.archived, fork=repo.fork, topics=repo.topics,
-                   name=repo.name, description=repo.description, language=repo.language, forks=repo.forks)  # fmt: skip
+        return cls(
+            repo.id,
+            repo,
+            stars=repo.stars,
+            created=_epoch(repo.created_at),
+            pushed=_epoch(repo.pushed_at),
+            archived=repo.archived,
+            fork=repo.fork,
+            topics=repo.topics,
+            name=repo.name,
+            description=repo.description,
+            language=repo.language,
+            forks=repo.forks,
+        )
 
     @property
     def item(self) -> dict[str, Any]:
@@ -261,7 +308,7 @@ def _number_range(value: str) -> tuple[float, float]:
         return (-math.inf if a == "*" else num(a)), (math.inf if b == "*" else num(b))
     for op in (">=", "<=", ">", "<"):
         if value.startswith(op):
-            n = num(value[len(op):])
+            n = num(value[len(op) :])
             return {">=": (n, math.inf), "<=": (-math.inf, n), ">": (n + 1, math.inf), "<": (-math.inf, n - 1)}[op]
     n = num(value)
     return n, n
@@ -285,7 +332,7 @@ def _date_range(value: str) -> tuple[float, float]:
         return _date_bound(a, False), _date_bound(b, True)
     for op in (">=", "<=", ">", "<"):
         if value.startswith(op):
-            text = value[len(op):]
+            text = value[len(op) :]
             if op == ">=":
                 return _date_bound(text, False), math.inf
             if op == "<=":
@@ -324,8 +371,18 @@ def parse_query(q: str) -> Query:
             continue
         key, sep, value = token.partition(":")
         key = key.lower()
-        if not sep or key not in ("topic", "stars", "forks", "created", "pushed", "archived", "fork", "language",
-                                  "is", "in"):  # fmt: skip
+        if not sep or key not in (
+            "topic",
+            "stars",
+            "forks",
+            "created",
+            "pushed",
+            "archived",
+            "fork",
+            "language",
+            "is",
+            "in",
+        ):
             if token.upper() not in ("AND", "OR", "NOT"):
                 terms.append(token.lower())
             continue
@@ -388,8 +445,13 @@ class RequestRecord:
 
 
 class _Answer:
-    def __init__(self, status: int, body: bytes, headers: dict[str, str] | None = None,
-                 content_type: str = "application/json; charset=utf-8") -> None:  # fmt: skip
+    def __init__(
+        self,
+        status: int,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+        content_type: str = "application/json; charset=utf-8",
+    ) -> None:
         self.status, self.body, self.headers, self.content_type = status, body, dict(headers or {}), content_type
 
 
@@ -455,8 +517,9 @@ class GitHubEmulator:
         server.daemon_threads = True
         server.block_on_close = False
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="github-emulator", daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="github-emulator", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -486,15 +549,36 @@ class GitHubEmulator:
             self._by_name[entry.full_name.lower()] = entry.key
             self._cache.clear()
 
-    def add_raw(self, item: dict[str, Any], *, stars: int, topics: Iterable[str] = (), created_at: str =
-                "2025-01-01T00:00:00Z", name: str = "raw", description: str | None = None,
-                archived: bool = False, fork: bool = False) -> int:  # fmt: skip
+    def add_raw(
+        self,
+        item: dict[str, Any],
+        *,
+        stars: int,
+        topics: Iterable[str] = (),
+        created_at: str = "2025-01-01T00:00:00Z",
+        name: str = "raw",
+        description: str | None = None,
+        archived: bool = False,
+        fork: bool = False,
+    ) -> int:
         """Serve ``item`` exactly as given (even without an id) to queries matching the other arguments."""
         with self._lock:
             self._extra_ids += 1
             key = item["id"] if type(item.get("id")) is int else -self._extra_ids
-            self.add_entry(Entry(key, item, stars=stars, created=_epoch(created_at), pushed=None, archived=archived,
-                                 fork=fork, topics=topics, name=name, description=description))  # fmt: skip
+            self.add_entry(
+                Entry(
+                    key,
+                    item,
+                    stars=stars,
+                    created=_epoch(created_at),
+                    pushed=None,
+                    archived=archived,
+                    fork=fork,
+                    topics=topics,
+                    name=name,
+                    description=description,
+                )
+            )
             return key
 
     def entry(self, repo_id: int) -> Entry:
@@ -548,8 +632,11 @@ class GitHubEmulator:
         with self._lock:
             entry = self._entries[repo_id]
             entry.state = "blocked"
-            entry.block = {"reason": reason, "created_at": "2026-01-01T00:00:00Z",
-                           "html_url": f"https://github.com/github/{reason}/blob/master/2026/notice.md"}  # fmt: skip
+            entry.block = {
+                "reason": reason,
+                "created_at": "2026-01-01T00:00:00Z",
+                "html_url": f"https://github.com/github/{reason}/blob/master/2026/notice.md",
+            }
             self._cache.clear()
 
     def inject(self, fault: Fault) -> Fault:
@@ -571,8 +658,13 @@ class GitHubEmulator:
         key = query.base_key
         cached = self._cache.get(key)
         if cached is None:
-            entries = [e for e in self._entries.values() if e.state == "ok"
-                       and all(t in e.topics for t in query.topics) and all(w in e.text for w in query.terms)]
+            entries = [
+                e
+                for e in self._entries.values()
+                if e.state == "ok"
+                and all(t in e.topics for t in query.topics)
+                and all(w in e.text for w in query.terms)
+            ]
             entries.sort(key=lambda e: (-e.stars, e.key))
             cached = (entries, [-e.stars for e in entries])
             self._cache[key] = cached
@@ -592,8 +684,9 @@ class GitHubEmulator:
                     return False
             if not (query.created[0] <= e.created <= query.created[1]):
                 return False
-            if query.pushed != (-math.inf, math.inf) and (e.pushed is None or not
-                                                          query.pushed[0] <= e.pushed <= query.pushed[1]):  # fmt: skip
+            if query.pushed != (-math.inf, math.inf) and (
+                e.pushed is None or not query.pushed[0] <= e.pushed <= query.pushed[1]
+            ):
                 return False
             if not (query.forks[0] <= e.forks <= query.forks[1]):
                 return False
@@ -650,10 +743,16 @@ class GitHubEmulator:
         auth_header = handler.headers.get("Authorization")
         scheme, _, credential = (auth_header or "").partition(" ")
         record = RequestRecord(
-            t=self.clock.now(), real_start=time.monotonic(), method=handler.command, path=path, params=params,
-            auth=scheme or None, user_agent=handler.headers.get("User-Agent"), accept=handler.headers.get("Accept"),
+            t=self.clock.now(),
+            real_start=time.monotonic(),
+            method=handler.command,
+            path=path,
+            params=params,
+            auth=scheme or None,
+            user_agent=handler.headers.get("User-Agent"),
+            accept=handler.headers.get("Accept"),
             api_version=handler.headers.get("X-GitHub-Api-Version"),
-        )  # fmt: skip
+        )
         with self._lock:
             self.log.append(record)
         fault = self._fault_for(path, params)
@@ -665,22 +764,21 @@ class GitHubEmulator:
         base = f"http://{handler.headers.get('Host') or f'{self.host}:{self.port}'}"
         answer = self._answer(path, params, credential.strip() if auth_header else None, fault, base)
         record.status = answer.status
-        try:
+        # The client may have given up (a read timeout): then there is nothing to answer to.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             handler.send(answer, cut=fault is not None and fault.kind == "cut")
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a read timeout): nothing to answer to
         record.real_end = time.monotonic()
 
-    def _answer(self, path: str, params: dict[str, str], token: str | None, fault: Fault | None,
-                base: str) -> _Answer:  # fmt: skip
+    def _answer(self, path: str, params: dict[str, str], token: str | None, fault: Fault | None, base: str) -> _Answer:
         request_id = uuid.uuid4().hex[:20].upper()
         common = {"x-github-api-version-selected": "2022-11-28", "x-github-request-id": request_id}
         resource = "search" if path.startswith("/search/") else "core"
         if path == "/rate_limit":
             return _Answer(200, _json_body(self._rate_limit_body()), common)
         if token is not None and self.tokens is not None and token not in self.tokens:
-            return _Answer(401, _json_body({"message": "Bad credentials", "documentation_url": DOCS,
-                                            "status": "401"}), common)  # fmt: skip
+            return _Answer(
+                401, _json_body({"message": "Bad credentials", "documentation_url": DOCS, "status": "401"}), common
+            )
         with self._lock:
             allowed, rate = self._take(resource, token is not None)
         if fault is not None and fault.kind == "no_rate_headers":
@@ -690,13 +788,20 @@ class GitHubEmulator:
             who = "user ID 1" if token else "127.0.0.1"
             message = f"API rate limit exceeded for {who}."
             if not token:
-                message += (" (But here's the good news: Authenticated requests get a higher rate limit. Check out "
-                            "the documentation for more details.)")  # fmt: skip
+                message += (
+                    " (But here's the good news: Authenticated requests get a higher rate limit. Check out "
+                    "the documentation for more details.)"
+                )
             else:
-                message += (f" If you reach out to GitHub Support for help, please include the request ID "
-                            f"{request_id} and timestamp {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC.")  # fmt: skip
-            return _Answer(self.limit_status, _json_body({"message": message, "documentation_url": RATE_DOCS,
-                                                          "status": str(self.limit_status)}), headers)  # fmt: skip
+                message += (
+                    f" If you reach out to GitHub Support for help, please include the request ID "
+                    f"{request_id} and timestamp {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC."
+                )
+            return _Answer(
+                self.limit_status,
+                _json_body({"message": message, "documentation_url": RATE_DOCS, "status": str(self.limit_status)}),
+                headers,
+            )
         if fault is not None:
             replaced = self._fault_answer(fault, headers, request_id)
             if replaced is not None:
@@ -718,23 +823,34 @@ class GitHubEmulator:
             extra = {"retry-after": str(fault.retry_after)} if fault.retry_after is not None else {}
             message = fault.message or SECONDARY_MESSAGE
             if fault.message == SECONDARY_MESSAGE:
-                message += (f" If you reach out to GitHub Support for help, please include the request ID "
-                            f"{request_id}.")  # fmt: skip
-            docs = "https://developer.github.com/v3/#abuse-rate-limits" if fault.message == ABUSE_MESSAGE \
-                else SECONDARY_DOCS  # fmt: skip
-            return _Answer(fault.status, _json_body({"message": message, "documentation_url": docs}),
-                           {**headers, **extra})  # fmt: skip
+                message += f" If you reach out to GitHub Support for help, please include the request ID {request_id}."
+            docs = (
+                "https://developer.github.com/v3/#abuse-rate-limits"
+                if fault.message == ABUSE_MESSAGE
+                else SECONDARY_DOCS
+            )
+            return _Answer(
+                fault.status, _json_body({"message": message, "documentation_url": docs}), {**headers, **extra}
+            )
         if kind == "primary":
             reset = math.ceil(self.clock.now() + (fault.reset_in or 60))
             limited = {**headers, "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
-            return _Answer(fault.status, _json_body({"message": "API rate limit exceeded for user ID 1.",
-                                                     "documentation_url": RATE_DOCS}), limited)  # fmt: skip
+            return _Answer(
+                fault.status,
+                _json_body({"message": "API rate limit exceeded for user ID 1.", "documentation_url": RATE_DOCS}),
+                limited,
+            )
         if kind == "status":
-            default = {500: "Server Error", 502: "Server Error",
-                       503: "No server is currently available to service your request. Sorry about that.",
-                       504: "We couldn't respond to your request in time. Sorry about that.",
-                       401: "Bad credentials", 403: "Resource not accessible by personal access token",
-                       404: "Not Found", 422: "Validation Failed"}  # fmt: skip
+            default = {
+                500: "Server Error",
+                502: "Server Error",
+                503: "No server is currently available to service your request. Sorry about that.",
+                504: "We couldn't respond to your request in time. Sorry about that.",
+                401: "Bad credentials",
+                403: "Resource not accessible by personal access token",
+                404: "Not Found",
+                422: "Validation Failed",
+            }
             message = fault.message or default.get(fault.status, "Error")
             body = {"message": message, "documentation_url": DOCS, "status": str(fault.status)}
             return _Answer(fault.status, _json_body(body), {**headers, **fault.headers})
@@ -745,13 +861,16 @@ class GitHubEmulator:
         if kind == "missing_items":
             return _Answer(200, _json_body({"total_count": 5, "incomplete_results": False}), headers)
         if kind == "redirect":
-            return _Answer(fault.status, _json_body({"message": "Moved", "url": fault.location,
-                                                     "documentation_url": DOCS}),
-                           {**headers, "Location": fault.location or "/"})  # fmt: skip
+            return _Answer(
+                fault.status,
+                _json_body({"message": "Moved", "url": fault.location, "documentation_url": DOCS}),
+                {**headers, "Location": fault.location or "/"},
+            )
         return None
 
-    def _search_answer(self, params: dict[str, str], headers: dict[str, str], fault: Fault | None,
-                       base: str) -> _Answer:  # fmt: skip
+    def _search_answer(
+        self, params: dict[str, str], headers: dict[str, str], fault: Fault | None, base: str
+    ) -> _Answer:
         q = params.get("q", "")
         if not q.strip():
             return self._validation_failed(headers, "missing")
@@ -762,13 +881,18 @@ class GitHubEmulator:
         except (QueryError, ValueError):
             return self._validation_failed(headers, "invalid")
         if (page - 1) * per_page >= CAP:
-            return _Answer(422, _json_body({"message": "Only the first 1000 search results are available",
-                                            "documentation_url": SEARCH_DOCS}), headers)  # fmt: skip
+            return _Answer(
+                422,
+                _json_body(
+                    {"message": "Only the first 1000 search results are available", "documentation_url": SEARCH_DOCS}
+                ),
+                headers,
+            )
         with self._lock:
             found = self._search(query, params.get("sort", ""), params.get("order", "desc"))
             total = len(found)
             offset = (page - 1) * per_page
-            chosen = found[offset:min(offset + per_page, CAP)]
+            chosen = found[offset : min(offset + per_page, CAP)]
             if fault is not None and fault.kind == "duplicate" and len(chosen) >= 2:
                 chosen = [chosen[0], *chosen[:-1]]
             if fault is not None and fault.kind == "lie_total":
@@ -793,14 +917,30 @@ class GitHubEmulator:
             item = json.loads(top.json_bytes())
             new_id = self._extra_ids
             full_name = f"{top.full_name.split('/')[0]}/newcomer-{new_id}"
-            item.update(id=new_id, node_id=f"R_new{new_id}", full_name=full_name, name=full_name.split("/")[1],
-                        html_url=f"https://github.com/{full_name}")  # fmt: skip
+            item.update(
+                id=new_id,
+                node_id=f"R_new{new_id}",
+                full_name=full_name,
+                name=full_name.split("/")[1],
+                html_url=f"https://github.com/{full_name}",
+            )
             stars = top.stars + 10 + i
             for key in ("stargazers_count", "watchers_count", "watchers"):
                 item[key] = stars
-            entry = Entry(new_id, item, stars=stars, created=top.created, pushed=top.pushed, archived=False,
-                          fork=False, topics=top.topics, name=item["name"], description=item.get("description"),
-                          language=top.language, forks=top.forks)  # fmt: skip
+            entry = Entry(
+                new_id,
+                item,
+                stars=stars,
+                created=top.created,
+                pushed=top.pushed,
+                archived=False,
+                fork=False,
+                topics=top.topics,
+                name=item["name"],
+                description=item.get("description"),
+                language=top.language,
+                forks=top.forks,
+            )
             self.add_entry(entry)
         # Promoted repos land in the middle of the page just served, which the crawler will not ask for again.
         middle = found[min(offset + per_page // 2, len(found) - 1)]
@@ -828,12 +968,19 @@ class GitHubEmulator:
         return ", ".join(rels)
 
     def _validation_failed(self, headers: dict[str, str], code: str) -> _Answer:
-        return _Answer(422, _json_body({"message": "Validation Failed", "errors": [{"resource": "Search",
-                                        "field": "q", "code": code}], "documentation_url": SEARCH_DOCS}),
-                       headers)  # fmt: skip
+        return _Answer(
+            422,
+            _json_body(
+                {
+                    "message": "Validation Failed",
+                    "errors": [{"resource": "Search", "field": "q", "code": code}],
+                    "documentation_url": SEARCH_DOCS,
+                }
+            ),
+            headers,
+        )
 
-    def _repo_answer(self, full_name: str | None, repo_id: int | None, headers: dict[str, str],
-                     base: str) -> _Answer:  # fmt: skip
+    def _repo_answer(self, full_name: str | None, repo_id: int | None, headers: dict[str, str], base: str) -> _Answer:
         with self._lock:
             if full_name is not None:
                 key = self._by_name.get(full_name.lower())
@@ -846,12 +993,14 @@ class GitHubEmulator:
                 key = repo_id if repo_id in self._entries else None
             entry = self._entries.get(key) if key is not None else None
             if entry is None or entry.state == "gone":
-                body = {"message": "Not Found", "documentation_url": f"{DOCS}/repos/repos#get-a-repository",
-                        "status": "404"}  # fmt: skip
+                body = {
+                    "message": "Not Found",
+                    "documentation_url": f"{DOCS}/repos/repos#get-a-repository",
+                    "status": "404",
+                }
                 return _Answer(404, _json_body(body), headers)
             if entry.state == "blocked":
-                return _Answer(451, _json_body({"message": "Repository access blocked", "block": entry.block}),
-                               headers)  # fmt: skip
+                return _Answer(451, _json_body({"message": "Repository access blocked", "block": entry.block}), headers)
             item = {k: v for k, v in entry.item.items() if k != "score"}
         item.update(network_count=item.get("forks_count", 0), subscribers_count=max(1, entry.stars // 20))
         return _Answer(200, _json_body(item), headers)
@@ -863,8 +1012,12 @@ class GitHubEmulator:
             fresh = bucket.reset is None or now >= bucket.reset
             used = 0 if fresh else bucket.used
             reset = math.ceil(now + self.window_s if fresh else bucket.reset)
-            resources[name] = {"limit": self.limits[name], "used": used, "remaining": self.limits[name] - used,
-                               "reset": reset}  # fmt: skip
+            resources[name] = {
+                "limit": self.limits[name],
+                "used": used,
+                "remaining": self.limits[name] - used,
+                "reset": reset,
+            }
         return {"resources": resources, "rate": resources["core"]}
 
 
@@ -872,7 +1025,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     emulator: GitHubEmulator
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_GET(self) -> None:
         self.emulator.handle(self)
 
     def send(self, answer: _Answer, *, cut: bool = False) -> None:
@@ -890,7 +1043,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(answer.body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -908,8 +1061,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--window", type=float, default=60.0, help="rate-limit window in seconds")
     args = parser.parse_args(argv)
     repos = generate_population(args.size, seed=args.seed)
-    emulator = GitHubEmulator(repos, search_limit=args.search_limit, unauthenticated_search_limit=args.search_limit,
-                              window_s=args.window, port=args.port).start()  # fmt: skip
+    emulator = GitHubEmulator(
+        repos,
+        search_limit=args.search_limit,
+        unauthenticated_search_limit=args.search_limit,
+        window_s=args.window,
+        port=args.port,
+    ).start()
     print(f"GitHub emulator with {len(repos)} repos on {emulator.url}  (Ctrl-C to stop)", flush=True)
     try:
         while True:

@@ -170,13 +170,47 @@ _CATEGORY_SPECS: dict[str, dict[str, Any]] = {
     },
 }
 _THINGS = [
-    "issues", "spreadsheets", "emails", "tickets", "APIs", "documents", "notebooks", "invoices", "recipes",
-    "travel plans", "meetings", "logs", "dashboards", "contracts", "support queues", "research papers",
-    "pull requests", "calendars", "news", "code reviews", "SQL warehouses", "web apps", "CRMs",
-]  # fmt: skip
+    "issues",
+    "spreadsheets",
+    "emails",
+    "tickets",
+    "APIs",
+    "documents",
+    "notebooks",
+    "invoices",
+    "recipes",
+    "travel plans",
+    "meetings",
+    "logs",
+    "dashboards",
+    "contracts",
+    "support queues",
+    "research papers",
+    "pull requests",
+    "calendars",
+    "news",
+    "code reviews",
+    "SQL warehouses",
+    "web apps",
+    "CRMs",
+]
 _SUFFIXES = ["", "", "", "-ai", "-agent", "-gpt", "-x", "-lab", "-js", "-py", "hq", "-os", "-studio"]
-_GENERIC_TOPICS = ["ai", "llm", "python", "openai", "agents", "agent", "typescript", "generative-ai",
-                   "large-language-models", "langchain", "anthropic", "ollama", "gpt", "machine-learning"]  # fmt: skip
+_GENERIC_TOPICS = [
+    "ai",
+    "llm",
+    "python",
+    "openai",
+    "agents",
+    "agent",
+    "typescript",
+    "generative-ai",
+    "large-language-models",
+    "langchain",
+    "anthropic",
+    "ollama",
+    "gpt",
+    "machine-learning",
+]
 _LICENCES = [  # (spdx id or None for "no licence", key, name, share)
     ("MIT", "mit", "MIT License", 0.41),
     ("Apache-2.0", "apache-2.0", "Apache License 2.0", 0.22),
@@ -190,15 +224,30 @@ _LICENCES = [  # (spdx id or None for "no licence", key, name, share)
     ("CC-BY-4.0", "cc-by-4.0", "Creative Commons Attribution 4.0 International", 0.01),
     ("Unlicense", "unlicense", "The Unlicense", 0.005),
 ]
-_LANGUAGES = [("Python", 0.46), ("TypeScript", 0.19), (None, 0.12), ("Jupyter Notebook", 0.05),
-              ("JavaScript", 0.05), ("Go", 0.04), ("Rust", 0.03), ("Java", 0.02), ("C#", 0.015),
-              ("Shell", 0.015), ("Kotlin", 0.01)]  # fmt: skip
+_LANGUAGES = [
+    ("Python", 0.46),
+    ("TypeScript", 0.19),
+    (None, 0.12),
+    ("Jupyter Notebook", 0.05),
+    ("JavaScript", 0.05),
+    ("Go", 0.04),
+    ("Rust", 0.03),
+    ("Java", 0.02),
+    ("C#", 0.015),
+    ("Shell", 0.015),
+    ("Kotlin", 0.01),
+]
 # Share of repos whose last push falls in each recency band (days), calibrated on the real sample.
-_PUSH_BANDS = [((0, 7), 0.45), ((7, 30), 0.15), ((30, 90), 0.12), ((90, 180), 0.09), ((180, 365), 0.09),
-               ((365, 1500), 0.10)]  # fmt: skip
+_PUSH_BANDS = [
+    ((0, 7), 0.45),
+    ((7, 30), 0.15),
+    ((30, 90), 0.12),
+    ((90, 180), 0.09),
+    ((180, 365), 0.09),
+    ((365, 1500), 0.10),
+]
 # Probability that a repo of any category carries each configured crawl topic.
-_CRAWL_TOPICS = {"ai-agent": 0.30, "ai-agents": 0.40, "llm-agent": 0.10, "agentic-ai": 0.12,
-                 "autonomous-agents": 0.08}  # fmt: skip
+_CRAWL_TOPICS = {"ai-agent": 0.30, "ai-agents": 0.40, "llm-agent": 0.10, "agentic-ai": 0.12, "autonomous-agents": 0.08}
 
 DEFAULT_REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 
@@ -262,8 +311,31 @@ def generate_population(
     n_owners = max(1, int(n * 0.7))
     owners = []
     for i in range(n_owners):
-        stem = _choice(rng, ["ai", "open", "neo", "deep", "meta", "hyper", "co", "auto", "nova", "astra", "lumen",
-                             "quant", "zen", "octo", "blue", "iron", "sky", "red", "moss", "vela"])  # fmt: skip
+        stem = _choice(
+            rng,
+            [
+                "ai",
+                "open",
+                "neo",
+                "deep",
+                "meta",
+                "hyper",
+                "co",
+                "auto",
+                "nova",
+                "astra",
+                "lumen",
+                "quant",
+                "zen",
+                "octo",
+                "blue",
+                "iron",
+                "sky",
+                "red",
+                "moss",
+                "vela",
+            ],
+        )
         tail = _choice(rng, ["labs", "dev", "hq", "ai", "works", "io", "team", "org", "x", "research", "", "hub"])
         login = f"{stem}{tail}{i}" if tail else f"{stem}-{i}"
         owners.append((login, 10_000 + i * 7, "Organization" if rng.random() < 0.55 else "User"))
@@ -274,8 +346,15 @@ def generate_population(
         category = _choice(rng, categories, shares)
         spec = _CATEGORY_SPECS[category]
         owner_login, owner_id, owner_type = owners[int(rng.integers(n_owners)) if i >= n_owners else i]
-        base = _choice(rng, spec["parts"]) + _choice(rng, ["", "", _choice(rng, spec["parts"]), "-" + _choice(
-            rng, ["agent", "ai", "gpt", "bot", "kit", "hub", "os", "lab"])])  # fmt: skip
+        base = _choice(rng, spec["parts"]) + _choice(
+            rng,
+            [
+                "",
+                "",
+                _choice(rng, spec["parts"]),
+                "-" + _choice(rng, ["agent", "ai", "gpt", "bot", "kit", "hub", "os", "lab"]),
+            ],
+        )
         name = base + _choice(rng, _SUFFIXES)
         if category == "resources" and rng.random() < 0.6:
             name = "awesome-" + name
@@ -369,39 +448,108 @@ def to_search_item(repo: SyntheticRepo, api: str = "https://api.github.com") -> 
         "full_name": full,
         "private": False,
         "owner": {
-            "login": repo.owner_login, "id": repo.owner_id, "node_id": f"O_kgDO{repo.owner_id:x}",
-            "avatar_url": f"https://avatars.githubusercontent.com/u/{repo.owner_id}?v=4", "gravatar_id": "",
-            "url": u, "html_url": f"https://github.com/{repo.owner_login}", "followers_url": f"{u}/followers",
-            "following_url": f"{u}/following{{/other_user}}", "gists_url": f"{u}/gists{{/gist_id}}",
-            "starred_url": f"{u}/starred{{/owner}}{{/repo}}", "subscriptions_url": f"{u}/subscriptions",
-            "organizations_url": f"{u}/orgs", "repos_url": f"{u}/repos", "events_url": f"{u}/events{{/privacy}}",
-            "received_events_url": f"{u}/received_events", "type": repo.owner_type, "user_view_type": "public",
+            "login": repo.owner_login,
+            "id": repo.owner_id,
+            "node_id": f"O_kgDO{repo.owner_id:x}",
+            "avatar_url": f"https://avatars.githubusercontent.com/u/{repo.owner_id}?v=4",
+            "gravatar_id": "",
+            "url": u,
+            "html_url": f"https://github.com/{repo.owner_login}",
+            "followers_url": f"{u}/followers",
+            "following_url": f"{u}/following{{/other_user}}",
+            "gists_url": f"{u}/gists{{/gist_id}}",
+            "starred_url": f"{u}/starred{{/owner}}{{/repo}}",
+            "subscriptions_url": f"{u}/subscriptions",
+            "organizations_url": f"{u}/orgs",
+            "repos_url": f"{u}/repos",
+            "events_url": f"{u}/events{{/privacy}}",
+            "received_events_url": f"{u}/received_events",
+            "type": repo.owner_type,
+            "user_view_type": "public",
             "site_admin": False,
         },
         "html_url": f"https://github.com/{full}",
         "description": repo.description,
         "fork": repo.fork,
         "url": r,
-    }  # fmt: skip
-    for key in ("forks", "keys", "collaborators", "teams", "hooks", "issue_events", "events", "assignees",
-                "branches", "tags", "blobs", "git_tags", "git_refs", "trees", "statuses", "languages",
-                "stargazers", "contributors", "subscribers", "subscription", "commits", "git_commits",
-                "comments", "issue_comment", "contents", "compare", "merges", "archive", "downloads", "issues",
-                "pulls", "milestones", "notifications", "labels", "releases", "deployments"):  # fmt: skip
+    }
+    for key in (
+        "forks",
+        "keys",
+        "collaborators",
+        "teams",
+        "hooks",
+        "issue_events",
+        "events",
+        "assignees",
+        "branches",
+        "tags",
+        "blobs",
+        "git_tags",
+        "git_refs",
+        "trees",
+        "statuses",
+        "languages",
+        "stargazers",
+        "contributors",
+        "subscribers",
+        "subscription",
+        "commits",
+        "git_commits",
+        "comments",
+        "issue_comment",
+        "contents",
+        "compare",
+        "merges",
+        "archive",
+        "downloads",
+        "issues",
+        "pulls",
+        "milestones",
+        "notifications",
+        "labels",
+        "releases",
+        "deployments",
+    ):
         item[f"{key}_url"] = f"{r}/{key.replace('_', '/')}"
-    item.update({
-        "created_at": _ts(repo.created_at), "updated_at": _ts(repo.updated_at), "pushed_at": _ts(repo.pushed_at),
-        "git_url": f"git://github.com/{full}.git", "ssh_url": f"git@github.com:{full}.git",
-        "clone_url": f"https://github.com/{full}.git", "svn_url": f"https://github.com/{full}",
-        "homepage": repo.homepage, "size": repo.size, "stargazers_count": repo.stars,
-        "watchers_count": repo.stars, "language": repo.language, "has_issues": True, "has_projects": True,
-        "has_downloads": True, "has_wiki": False, "has_pages": False, "has_discussions": repo.stars > 1000,
-        "forks_count": repo.forks, "mirror_url": None, "archived": repo.archived, "disabled": False,
-        "open_issues_count": repo.open_issues, "license": licence, "allow_forking": True, "is_template": False,
-        "web_commit_signoff_required": False, "topics": list(repo.topics), "visibility": "public",
-        "forks": repo.forks, "open_issues": repo.open_issues, "watchers": repo.stars,
-        "default_branch": repo.default_branch, "score": 1.0,
-    })  # fmt: skip
+    item.update(
+        {
+            "created_at": _ts(repo.created_at),
+            "updated_at": _ts(repo.updated_at),
+            "pushed_at": _ts(repo.pushed_at),
+            "git_url": f"git://github.com/{full}.git",
+            "ssh_url": f"git@github.com:{full}.git",
+            "clone_url": f"https://github.com/{full}.git",
+            "svn_url": f"https://github.com/{full}",
+            "homepage": repo.homepage,
+            "size": repo.size,
+            "stargazers_count": repo.stars,
+            "watchers_count": repo.stars,
+            "language": repo.language,
+            "has_issues": True,
+            "has_projects": True,
+            "has_downloads": True,
+            "has_wiki": False,
+            "has_pages": False,
+            "has_discussions": repo.stars > 1000,
+            "forks_count": repo.forks,
+            "mirror_url": None,
+            "archived": repo.archived,
+            "disabled": False,
+            "open_issues_count": repo.open_issues,
+            "license": licence,
+            "allow_forking": True,
+            "is_template": False,
+            "web_commit_signoff_required": False,
+            "topics": list(repo.topics),
+            "visibility": "public",
+            "forks": repo.forks,
+            "open_issues": repo.open_issues,
+            "watchers": repo.stars,
+            "default_branch": repo.default_branch,
+            "score": 1.0,
+        }
+    )
     item.update(repo.extra)
     return item
 

@@ -59,7 +59,8 @@ def fetch_repo(client: GitHubClient, full_name: str) -> RepoFetch:
             return RepoFetch("gone", full_name, moved=moved)
         if r.status == 451:
             block = r.data.get("block") if isinstance(r.data, dict) and isinstance(r.data.get("block"), dict) else {}
-            return RepoFetch("blocked", full_name, moved=moved, block_reason=block.get("reason"),
-                             block_url=block.get("html_url"))  # fmt: skip
+            return RepoFetch(
+                "blocked", full_name, moved=moved, block_reason=block.get("reason"), block_url=block.get("html_url")
+            )
         return RepoFetch("ok", full_name, item=r.data, full_name=r.data["full_name"], moved=moved)
     raise GitHubError(f"too many redirects fetching {full_name}")

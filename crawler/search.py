@@ -118,8 +118,9 @@ def fetch_search_page(client: GitHubClient, q: str, page: int, *, url: str | Non
     for attempt in range(1, INCOMPLETE_RETRIES + 2):
         if attempt > 1:
             client.clock.sleep(INCOMPLETE_PAUSE_S)
-        r = client.get(url or "/search/repositories", params=None if url else search_params(q, page),
-                       expect=_is_search_body)  # fmt: skip
+        r = client.get(
+            url or "/search/repositories", params=None if url else search_params(q, page), expect=_is_search_body
+        )
         data = r.data
         next_page, next_url = _next_link(client, r.links, page)
         flags = []
@@ -157,15 +158,15 @@ def _survival(s: float, lo: float, hi: float | None, alpha: float) -> float:
     if abs(alpha) < 1e-9:
         top = math.log(hi) if hi else math.inf
         return (top - math.log(s)) / (top - math.log(lo)) if hi else 1.0
-    h = hi ** -alpha if hi else 0.0
-    return (s ** -alpha - h) / (lo ** -alpha - h)
+    h = hi**-alpha if hi else 0.0
+    return (s**-alpha - h) / (lo**-alpha - h)
 
 
 def _inverse_survival(p: float, lo: float, hi: float | None, alpha: float) -> float:
     if abs(alpha) < 1e-9 and hi:
         return hi * (lo / hi) ** p
-    h = hi ** -alpha if hi else 0.0
-    return (h + p * (lo ** -alpha - h)) ** (-1 / alpha)
+    h = hi**-alpha if hi else 0.0
+    return (h + p * (lo**-alpha - h)) ** (-1 / alpha)
 
 
 def _fit_alpha(lo: float, hi: float | None, total: int, kth: float, k: int) -> float:
@@ -250,8 +251,11 @@ def plan_split(part: Part, total: int, sample: list[Any], *, now: datetime, min_
     the part cannot be narrowed further (one star value, one second).
     """
     parts = max(min_parts, math.ceil(total / TARGET))
-    top_stars = [item["stargazers_count"] for item in sample
-                 if isinstance(item, dict) and type(item.get("stargazers_count")) is int]  # fmt: skip
+    top_stars = [
+        item["stargazers_count"]
+        for item in sample
+        if isinstance(item, dict) and type(item.get("stargazers_count")) is int
+    ]
     bounds = star_bounds(part.stars_lo, part.stars_hi, total, top_stars, parts)
     if bounds:
         edges = [part.stars_lo, *bounds]

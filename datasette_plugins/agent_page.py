@@ -37,7 +37,7 @@ def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
     position = (math.log10(1.0 + value) - low) / (high - low)
     return {
         "value": value,
-        "listed": int(len(values)),
+        "listed": len(values),
         "fewer": int((values < value).sum()),  # listed repos with strictly less
         "more": int((values > value).sum()),
         "min": int(values.min()),
@@ -47,7 +47,7 @@ def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
         "max_count": int(counts.max()),
         "bins": [
             {"from": round(10**a - 1), "to": round(10**b - 1), "count": int(c)}
-            for a, b, c in zip(edges[:-1], edges[1:], counts)
+            for a, b, c in zip(edges[:-1], edges[1:], counts, strict=False)
         ],
     }
 
@@ -65,7 +65,7 @@ def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]
         [repo_id],
     )
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) | {"published": bool(row[5])} for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=False)) | {"published": bool(row[5])} for row in cursor.fetchall()]
 
 
 def correction(source_url: str, full_name: str) -> dict[str, str]:
@@ -79,7 +79,8 @@ def correction(source_url: str, full_name: str) -> dict[str, str]:
         "repository's name, what is wrong and what it should be. Maintainers record corrections in the "
         "corrections file, and they take effect at the next weekly refresh. Stars, forks, pushes and the licence "
         "come from GitHub: change them on GitHub and the next refresh picks them up.",
-        "issue_url": f"{source_url.rstrip('/')}/issues/new?" + urlencode({"title": f"Correction: {full_name}", "body": body}),
+        "issue_url": f"{source_url.rstrip('/')}/issues/new?"
+        + urlencode({"title": f"Correction: {full_name}", "body": body}),
     }
 
 
@@ -151,8 +152,9 @@ async def _not_found(datasette: Any, request: Any, full_name: str, as_json: bool
     message = f"No repository called {full_name} is in this directory."
     if as_json:
         return Response.json({"ok": False, "error": message, "status": 404}, status=404)
-    html = await datasette.render_template("agent_404.html", {"full_name": full_name, "message": message},
-                                           request=request)  # fmt: skip
+    html = await datasette.render_template(
+        "agent_404.html", {"full_name": full_name, "message": message}, request=request
+    )
     return Response.html(html, status=404)
 
 
@@ -168,7 +170,7 @@ async def agent_page(datasette: Any, request: Any) -> Response:
     for name, as_json in candidates:
         if database is None:
             break
-        context = await database.execute_fn(lambda conn: _context_of(conn, name, source_url))
+        context = await database.execute_fn(lambda conn, name=name: _context_of(conn, name, source_url))
         if context is None:
             continue
         if as_json:

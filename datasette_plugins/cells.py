@@ -34,14 +34,17 @@ def _uncertain(row: Any) -> bool:
 def render_cell(row: Any, value: Any, column: str, table: str | None, database: str, datasette: Any):
     if column == "category" and isinstance(value, str) and _uncertain(row):
         # A low-confidence prediction is shown as such, not passed off as certain.
-        return Markup('{} <span class="agentrank-uncertain" title="the classifier was not confident">(uncertain)'
-                      "</span>").format(value)  # fmt: skip
+        return Markup(
+            '{} <span class="agentrank-uncertain" title="the classifier was not confident">(uncertain)</span>'
+        ).format(value)
     if column != "full_name" or table in NOT_REPOS or not isinstance(value, str) or not GITHUB_NAME.fullmatch(value):
         return None
-    html = Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(datasette.urls.path(agent_path(value)), value)
+    html = Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(
+        datasette.urls.path(agent_path(value)), value
+    )
     github = _github_url(row)
     if github:
-        html += Markup(' <a class="agentrank-github" href="{}" title="{} on GitHub" rel="nofollow">GitHub&nbsp;↗</a>').format(
-            github, value
-        )
+        html += Markup(
+            ' <a class="agentrank-github" href="{}" title="{} on GitHub" rel="nofollow">GitHub&nbsp;↗</a>'
+        ).format(github, value)
     return html

@@ -19,7 +19,6 @@ from db.snapshot import PRIVATE_TABLE_PREFIXES
 from leaderboard.datasette import with_benchmark
 from scoring.sql import RECOMPUTE_SQL
 
-
 _SCORE_INPUTS = {
     "stars": "Stargazers (GitHub's stargazers_count) at the time of the crawl",
     "forks": "Forks (GitHub's forks_count) at the time of the crawl",
@@ -338,7 +337,7 @@ def description_html(database: str, source_url: str, example: str | None = None)
     """The instance description: the method in a sentence, and where to start."""
     breakdown = "click a repository's name for its breakdown"
     if example:
-        breakdown += ' (<a href="{}">the top one\'s</a>)'.format(escape(agent_path(example)))
+        breakdown += f' (<a href="{escape(agent_path(example))}">the top one\'s</a>)'
     return (
         "The most-starred open-source AI-agent repositories on GitHub, each with an <strong>AgentRank "
         "Score</strong> from 0 to 100 computed only from public GitHub data: 30 % popularity (stars), "
@@ -366,23 +365,26 @@ def build_metadata(
     for name in table_names:
         if name.startswith(PRIVATE_TABLE_PREFIXES):  # operator-only state: hidden here, left out of snapshots
             tables.setdefault(name, {})["hidden"] = True
-    return with_benchmark({
-        "title": "AgentRank",
-        "description_html": description_html(database, settings.source_url, example),
-        "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
-        "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
-        "source": "GitHub REST API: search/repositories",
-        "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
-        "about": "AgentRank on GitHub",
-        "about_url": settings.source_url,
-        "plugins": {"agentrank": settings.plugin_settings()},
-        "databases": {
-            database: {
-                "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
-                "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
-                "and the run log.",
-                "tables": tables,
-                "queries": QUERIES,
-            }
+    return with_benchmark(
+        {
+            "title": "AgentRank",
+            "description_html": description_html(database, settings.source_url, example),
+            "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
+            "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
+            "source": "GitHub REST API: search/repositories",
+            "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
+            "about": "AgentRank on GitHub",
+            "about_url": settings.source_url,
+            "plugins": {"agentrank": settings.plugin_settings()},
+            "databases": {
+                database: {
+                    "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
+                    "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
+                    "and the run log.",
+                    "tables": tables,
+                    "queries": QUERIES,
+                }
+            },
         },
-    }, database)
+        database,
+    )

@@ -17,7 +17,7 @@ from scoring.explain import explain_row
 def _rows(conn: sqlite3.Connection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     cursor = conn.execute(sql, params)
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=False)) for row in cursor.fetchall()]
 
 
 def resolve_repo(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | None:
@@ -118,8 +118,9 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
         [len(since), since],
     ).fetchone()
     if not found:
-        raise UnknownRun(f"--since {since}: no successful score run on or before that date (use a run id, "
-                         "'previous' or an ISO date)")  # fmt: skip
+        raise UnknownRun(
+            f"--since {since}: no successful score run on or before that date (use a run id, 'previous' or an ISO date)"
+        )
     return found[0]
 
 
@@ -154,5 +155,6 @@ def load_change(
         if not found:
             raise UnknownRun(f"{repo['full_name']} was not listed in score run {rid}")
         rows[label] = found[0]
-    return explain_change(rows["before"], rows["after"], _others(conn, since_id, repo["id"]),
-                          _others(conn, run_id, repo["id"]))  # fmt: skip
+    return explain_change(
+        rows["before"], rows["after"], _others(conn, since_id, repo["id"]), _others(conn, run_id, repo["id"])
+    )

@@ -39,8 +39,11 @@ def save_category_corrections(
     with write_transaction(db):
         if replace:
             keep = {r["full_name"].lower() for r in rows}
-            removed = [r["full_name"] for r in db.query("select full_name from category_corrections")
-                       if r["full_name"].lower() not in keep]  # fmt: skip
+            removed = [
+                r["full_name"]
+                for r in db.query("select full_name from category_corrections")
+                if r["full_name"].lower() not in keep
+            ]
             for name in removed:
                 db.execute("delete from category_corrections where full_name = ?", [name])
         if rows:

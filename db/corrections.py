@@ -18,4 +18,3 @@ def save_corrections(db: sqlite_utils.Database, rows: Iterable[dict[str, Any]], 
         if rows:
             db["corrections"].insert_all(rows, pk="id")
     return len(rows)
-

@@ -45,9 +45,13 @@ def add_parts(
     rows = []
     for part in parts:
         row = {column: part.get(column) for column in PART_COLUMNS}
-        row.update(run_id=run_id, state="pending",
-                   query_index=parent["query_index"] if parent else part.get("query_index", query_index),
-                   parent_id=parent["id"] if parent else None, split_reason=reason)  # fmt: skip
+        row.update(
+            run_id=run_id,
+            state="pending",
+            query_index=parent["query_index"] if parent else part.get("query_index", query_index),
+            parent_id=parent["id"] if parent else None,
+            split_reason=reason,
+        )
         rows.append(row)
     db["crawl_parts"].insert_all(rows, pk="id")
 
@@ -55,8 +59,9 @@ def add_parts(
 def next_part(db: sqlite_utils.Database, run_id: int) -> dict[str, Any] | None:
     """The next part to page through; when none is left, the next one to verify."""
     for where in ("state in ('pending', 'paging')", "state = 'done' and verified = 0"):
-        rows = list(db["crawl_parts"].rows_where(f"run_id = ? and {where}", [run_id],
-                                                 order_by="query_index, id", limit=1))  # fmt: skip
+        rows = list(
+            db["crawl_parts"].rows_where(f"run_id = ? and {where}", [run_id], order_by="query_index, id", limit=1)
+        )
         if rows:
             return rows[0]
     return None
@@ -85,21 +90,25 @@ def seen_in_run(db: sqlite_utils.Database, run_id: int, ids: list[int]) -> set[i
     found: set[int] = set()
     for chunk in _chunks(ids):
         sql = "select repo_id from crawl_sightings where run_id = ? and repo_id in ({})".format(
-            ", ".join("?" for _ in chunk))  # fmt: skip
+            ", ".join("?" for _ in chunk)
+        )
         found.update(row[0] for row in db.execute(sql, [run_id, *chunk]))
     return found
 
 
 def distinct_in_part(db: sqlite_utils.Database, run_id: int, part_id: int, more: Iterable[int] = ()) -> int:
     """Distinct repos sighted by a part so far, counting ``more`` (ids not saved yet) too."""
-    known = {row[0] for row in db.execute(
-        "select repo_id from crawl_sightings where run_id = ? and part_id = ?", [run_id, part_id])}  # fmt: skip
+    known = {
+        row[0]
+        for row in db.execute("select repo_id from crawl_sightings where run_id = ? and part_id = ?", [run_id, part_id])
+    }
     return len(known | set(more))
 
 
 def rejects_in_run(db: sqlite_utils.Database, run_id: int) -> set[tuple[Any, Any, str]]:
-    return {tuple(row) for row in db.execute(
-        "select repo_id, full_name, reason from rejects where run_id = ?", [run_id])}  # fmt: skip
+    return {
+        tuple(row) for row in db.execute("select repo_id, full_name, reason from rejects where run_id = ?", [run_id])
+    }
 
 
 def record_sightings(db: sqlite_utils.Database, run_id: int, part_id: int, ids: Iterable[int]) -> None:

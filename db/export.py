@@ -67,35 +67,37 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
     agents = []
     for row in rows:
         owner_login = row["owner_login"] or row["full_name"].split("/", 1)[0]
-        agents.append({
-            "rank": row["rank"],
-            "repo_id": row["repo_id"],
-            "full_name": row["full_name"],
-            "html_url": _web_url(row["html_url"]) or f"https://github.com/{row['full_name']}",
-            "description": row["description"],
-            "homepage": _web_url(row["homepage"]),
-            "owner": {"login": owner_login, "avatar_url": _web_url(row["owner_avatar_url"])},
-            "category": row["category"],
-            "category_name": row["category_name"],
-            "category_source": row["category_source"],
-            "category_probability": row["category_probability"],
-            "category_uncertain": bool(row["category_uncertain"]) or row["category"] is None,
-            "topics": json.loads(row["topics"] or "[]"),
-            "language": row["language"],
-            "license_spdx": row["license_spdx"],
-            "license_osi": bool(row["license_osi"]),
-            "stars": row["stars"],
-            "forks": row["forks"],
-            "created_at": row["created_at"],
-            "pushed_at": row["pushed_at"],
-            "score": round(row["score"], 1),
-            "score_exact": row["score"],
-            "components": {name: row[name] for name in COMPONENTS},
-            "stars_delta_7d": row["stars_delta_7d"],
-            "stars_delta_28d": row["stars_delta_28d"],
-            "forks_delta_7d": row["forks_delta_7d"],
-            "benchmark": benchmarks.get(row["repo_id"]),
-        })  # fmt: skip
+        agents.append(
+            {
+                "rank": row["rank"],
+                "repo_id": row["repo_id"],
+                "full_name": row["full_name"],
+                "html_url": _web_url(row["html_url"]) or f"https://github.com/{row['full_name']}",
+                "description": row["description"],
+                "homepage": _web_url(row["homepage"]),
+                "owner": {"login": owner_login, "avatar_url": _web_url(row["owner_avatar_url"])},
+                "category": row["category"],
+                "category_name": row["category_name"],
+                "category_source": row["category_source"],
+                "category_probability": row["category_probability"],
+                "category_uncertain": bool(row["category_uncertain"]) or row["category"] is None,
+                "topics": json.loads(row["topics"] or "[]"),
+                "language": row["language"],
+                "license_spdx": row["license_spdx"],
+                "license_osi": bool(row["license_osi"]),
+                "stars": row["stars"],
+                "forks": row["forks"],
+                "created_at": row["created_at"],
+                "pushed_at": row["pushed_at"],
+                "score": round(row["score"], 1),
+                "score_exact": row["score"],
+                "components": {name: row[name] for name in COMPONENTS},
+                "stars_delta_7d": row["stars_delta_7d"],
+                "stars_delta_28d": row["stars_delta_28d"],
+                "forks_delta_7d": row["forks_delta_7d"],
+                "benchmark": benchmarks.get(row["repo_id"]),
+            }
+        )
     counts: dict[str, int] = {}
     for agent in agents:
         if agent["category"]:

@@ -284,9 +284,20 @@ def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
         pk="run_id",
         foreign_keys=[("run_id", "runs", "id")],
         not_null=["fingerprint"],
-        defaults={"requests": 0, "search_requests": 0, "waits": 0, "wait_s": 0.0, "retries": 0, "elapsed_s": 0.0,
-                  "items": 0, "new": 0, "updated": 0, "rejected": 0, "sessions": 1},
-    )  # fmt: skip
+        defaults={
+            "requests": 0,
+            "search_requests": 0,
+            "waits": 0,
+            "wait_s": 0.0,
+            "retries": 0,
+            "elapsed_s": 0.0,
+            "items": 0,
+            "new": 0,
+            "updated": 0,
+            "rejected": 0,
+            "sessions": 1,
+        },
+    )
     db["crawl_parts"].create(
         {
             "id": int,
@@ -313,9 +324,8 @@ def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
         pk="id",
         foreign_keys=[("run_id", "runs", "id"), ("parent_id", "crawl_parts", "id")],
         not_null=["run_id", "q", "state"],
-        defaults={"next_page": 1, "pages": 0, "items": 0, "incomplete": 0, "verified": 0, "sweeps": 0,
-                  "flags": "[]"},
-    )  # fmt: skip
+        defaults={"next_page": 1, "pages": 0, "items": 0, "incomplete": 0, "verified": 0, "sweeps": 0, "flags": "[]"},
+    )
     db["crawl_parts"].create_index(["run_id", "q"], unique=True)
     db["crawl_parts"].create_index(["run_id", "state"])
     db["crawl_sightings"].create(
@@ -398,9 +408,21 @@ def m401_leaderboard_attempts(db: sqlite_utils.Database) -> None:
         },
         pk="attempt_id",
         foreign_keys=[("first_run_id", "runs", "id"), ("changed_run_id", "runs", "id")],
-        not_null=["tier", "agent", "agent_kind", "agent_version", "model", "settings", "task_id", "attempt", "date",
-                  "flags", "counted", "disqualified"],
-    )  # fmt: skip
+        not_null=[
+            "tier",
+            "agent",
+            "agent_kind",
+            "agent_version",
+            "model",
+            "settings",
+            "task_id",
+            "attempt",
+            "date",
+            "flags",
+            "counted",
+            "disqualified",
+        ],
+    )
     db["benchmark_attempts"].create_index(
         ["tier", "agent", "agent_version", "model", "task_id", "attempt"], unique=True
     )

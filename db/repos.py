@@ -13,14 +13,47 @@ from db.listing import unlisted_reason
 
 # The columns of ``repos`` that a validated item sets (see crawler.items.parse_item).
 ITEM_COLUMNS = (
-    "id", "node_id", "full_name", "name", "owner_login", "owner_id", "owner_type", "owner_avatar_url",
-    "html_url", "description", "homepage", "language", "topics", "license_key", "license_name",
-    "license_spdx", "stars", "forks", "open_issues", "size_kb", "default_branch", "created_at",
-    "pushed_at", "updated_at", "archived", "fork",
-)  # fmt: skip
+    "id",
+    "node_id",
+    "full_name",
+    "name",
+    "owner_login",
+    "owner_id",
+    "owner_type",
+    "owner_avatar_url",
+    "html_url",
+    "description",
+    "homepage",
+    "language",
+    "topics",
+    "license_key",
+    "license_name",
+    "license_spdx",
+    "stars",
+    "forks",
+    "open_issues",
+    "size_kb",
+    "default_branch",
+    "created_at",
+    "pushed_at",
+    "updated_at",
+    "archived",
+    "fork",
+)
 # A change in any of these makes a seen repo count as "updated".
-_TRACKED = ("full_name", "description", "homepage", "language", "topics", "license_spdx", "stars", "forks",
-            "pushed_at", "archived", "fork")  # fmt: skip
+_TRACKED = (
+    "full_name",
+    "description",
+    "homepage",
+    "language",
+    "topics",
+    "license_spdx",
+    "stars",
+    "forks",
+    "pushed_at",
+    "archived",
+    "fork",
+)
 
 
 @dataclass
@@ -33,14 +66,20 @@ class SaveCounts:
     listed: int = 0
     new_ids: list[int] = field(default_factory=list)
 
-    def add(self, other: "SaveCounts") -> None:
+    def add(self, other: SaveCounts) -> None:
         for name in ("items", "saved", "new", "updated", "renamed", "listed"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.new_ids.extend(other.new_ids)
 
     def as_dict(self) -> dict[str, int]:
-        return {"items": self.items, "saved": self.saved, "new": self.new, "updated": self.updated,
-                "renamed": self.renamed, "listed": self.listed}  # fmt: skip
+        return {
+            "items": self.items,
+            "saved": self.saved,
+            "new": self.new,
+            "updated": self.updated,
+            "renamed": self.renamed,
+            "listed": self.listed,
+        }
 
 
 def _existing(db: sqlite_utils.Database, ids: list[int]) -> dict[int, dict[str, Any]]:
@@ -110,14 +149,22 @@ def save_repos(
                 if old["full_name"] != row["full_name"]:
                     counts.renamed += 1
                     names.append({"repo_id": repo_id, "full_name": old["full_name"], "last_seen_at": seen_at})
-            names.append({"repo_id": repo_id, "full_name": row["full_name"], "first_seen_at": seen_at,
-                          "last_seen_at": seen_at})  # fmt: skip
+            names.append(
+                {"repo_id": repo_id, "full_name": row["full_name"], "first_seen_at": seen_at, "last_seen_at": seen_at}
+            )
             counts.listed += row["listed"]
             rows.append(row)
-            snapshots.append({
-                "run_id": run_id, "repo_id": repo_id, "full_name": row["full_name"], "stars": row["stars"],
-                "forks": row["forks"], "pushed_at": row["pushed_at"], "observed_at": seen_at,
-            })  # fmt: skip
+            snapshots.append(
+                {
+                    "run_id": run_id,
+                    "repo_id": repo_id,
+                    "full_name": row["full_name"],
+                    "stars": row["stars"],
+                    "forks": row["forks"],
+                    "pushed_at": row["pushed_at"],
+                    "observed_at": seen_at,
+                }
+            )
         # upsert_all fills keys missing from some records with NULL, so rows that carry
         # first_seen_* (new repos) go in a separate call from rows that must keep theirs.
         db["repos"].upsert_all([r for r in rows if "first_seen_at" in r], pk="id")
@@ -128,9 +175,13 @@ def save_repos(
             db.execute(
                 "insert into repo_names (repo_id, full_name, first_seen_at, last_seen_at) values (?, ?, ?, ?) "
                 "on conflict (repo_id, full_name) do update set last_seen_at = excluded.last_seen_at",
-                [name["repo_id"], name["full_name"], name.get("first_seen_at") or name["last_seen_at"],
-                 name["last_seen_at"]],
-            )  # fmt: skip
+                [
+                    name["repo_id"],
+                    name["full_name"],
+                    name.get("first_seen_at") or name["last_seen_at"],
+                    name["last_seen_at"],
+                ],
+            )
         counts.saved = len(rows)
     return counts
 
@@ -162,12 +213,18 @@ def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, s
     """
     changed = {"delisted": 0, "relisted": 0}
     updates = []
-    for row in db.query("select id, matched, stars, fork, archived, missing_since_run, listed, unlisted_reason "
-                        "from repos"):  # fmt: skip
+    for row in db.query(
+        "select id, matched, stars, fork, archived, missing_since_run, listed, unlisted_reason from repos"
+    ):
         reason = unlisted_reason(
-            matched=bool(row["matched"]), stars=row["stars"], fork=bool(row["fork"]), archived=bool(row["archived"]),
-            min_stars=min_stars, excluded=exclusions.get(row["id"]), missing=row["missing_since_run"] is not None,
-        )  # fmt: skip
+            matched=bool(row["matched"]),
+            stars=row["stars"],
+            fork=bool(row["fork"]),
+            archived=bool(row["archived"]),
+            min_stars=min_stars,
+            excluded=exclusions.get(row["id"]),
+            missing=row["missing_since_run"] is not None,
+        )
         if reason != row["unlisted_reason"] or int(reason is None) != row["listed"]:
             updates.append((int(reason is None), reason, row["id"]))
             changed["relisted" if reason is None else "delisted"] += int(bool(row["listed"]) != (reason is None))

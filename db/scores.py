@@ -34,7 +34,7 @@ def _epochs(timestamps: list[str | None]) -> np.ndarray:
 def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[ScoreInputs, dict[str, list[Any]]]:
     """The listed repos as score inputs, plus the raw columns the score rows keep."""
     rows = db.execute(_INPUTS_SQL).fetchall()
-    columns = list(zip(*rows)) if rows else [()] * 7
+    columns = list(zip(*rows, strict=False)) if rows else [()] * 7
     ids, names, stars, forks, created, pushed, licences = columns
     osi_of = {spdx: is_osi_approved(spdx) for spdx in set(licences)}
     inputs = ScoreInputs(
@@ -74,7 +74,7 @@ def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: li
     """
     week, month = _baseline(db, as_of, 6), _baseline(db, as_of, 27)
     out = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
-    for repo_id, s, f in zip(repo_ids, stars, forks):
+    for repo_id, s, f in zip(repo_ids, stars, forks, strict=False):
         w, m = week.get(repo_id), month.get(repo_id)
         out["stars_delta_7d"].append(None if w is None else s - w[0])
         out["forks_delta_7d"].append(None if w is None else f - w[1])
@@ -127,7 +127,9 @@ def save_scores(
         "license_osi": inputs.osi.astype(int).tolist(),
         "spdx_list_version": [SPDX_LIST_VERSION] * n,
         "age_days": result["age_days"].tolist(),
-        "days_since_push": [None if missing else d for missing, d in zip(pushed_nan, result["days_since_push"].tolist())],
+        "days_since_push": [
+            None if missing else d for missing, d in zip(pushed_nan, result["days_since_push"].tolist(), strict=False)
+        ],
         "stars_per_day": result["stars_per_day"].tolist(),
         "popularity": result["popularity"].tolist(),
         "adoption": result["adoption"].tolist(),
@@ -140,11 +142,13 @@ def save_scores(
         **growth(db, as_of, repo_ids, inputs.stars.tolist(), inputs.forks.tolist()),
     }
     names = list(columns)
-    sql = "insert into scores ({}) values ({})".format(", ".join(f'"{c}"' for c in names), ", ".join("?" for _ in names))
+    sql = "insert into scores ({}) values ({})".format(
+        ", ".join(f'"{c}"' for c in names), ", ".join("?" for _ in names)
+    )
     with write_transaction(db):
         db.execute("delete from scores where run_id = ?", [run_id])
         # executemany over column tuples: a million rows go in several times faster than dicts.
-        db.conn.executemany(sql, zip(*columns.values()))
+        db.conn.executemany(sql, zip(*columns.values(), strict=False))
     return n
 
 

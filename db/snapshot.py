@@ -13,6 +13,7 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
 import sqlite_utils
 
 from db.scores import published_score_run
@@ -123,5 +124,6 @@ def make_snapshot(db: sqlite_utils.Database, out: str | Path) -> SnapshotResult:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return SnapshotResult(path=out, metadata_path=metadata_path_for(out), size_bytes=out.stat().st_size, agents=agents,
-                          dropped=dropped)  # fmt: skip
+    return SnapshotResult(
+        path=out, metadata_path=metadata_path_for(out), size_bytes=out.stat().st_size, agents=agents, dropped=dropped
+    )

@@ -58,18 +58,30 @@ def _when(condition: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
 
 # The rules across fields that _consistent checks, stated in the JSON Schema too.
 _RULES = (
-    _when({"not": {"required": ["flags"], "properties": {"flags": {"contains": {"const": "infra-error"}}}}},
-          {"required": ["tests_passed", "tests_total"],
-           "properties": {"tests_passed": {"type": "integer"}, "tests_total": {"type": "integer"}}}),
-    _when({"required": ["cost_usd"], "properties": {"cost_usd": {"type": "number"}}},
-          {"required": ["cost_source"], "properties": {"cost_source": {"type": "string"}}}),
-    _when({"required": ["cost_source"], "properties": {"cost_source": {"type": "string"}}},
-          {"required": ["cost_usd"], "properties": {"cost_usd": {"type": "number"}}}),
-    _when({"properties": {"tier": {"const": "community"}}},
-          {"properties": {"cost_source": {"enum": ["self-reported", None]}}}),
-    _when({"properties": {"tier": {"const": "verified"}}},
-          {"required": ["log_url"], "properties": {"log_url": {"type": "string"}}}),
-)  # fmt: skip
+    _when(
+        {"not": {"required": ["flags"], "properties": {"flags": {"contains": {"const": "infra-error"}}}}},
+        {
+            "required": ["tests_passed", "tests_total"],
+            "properties": {"tests_passed": {"type": "integer"}, "tests_total": {"type": "integer"}},
+        },
+    ),
+    _when(
+        {"required": ["cost_usd"], "properties": {"cost_usd": {"type": "number"}}},
+        {"required": ["cost_source"], "properties": {"cost_source": {"type": "string"}}},
+    ),
+    _when(
+        {"required": ["cost_source"], "properties": {"cost_source": {"type": "string"}}},
+        {"required": ["cost_usd"], "properties": {"cost_usd": {"type": "number"}}},
+    ),
+    _when(
+        {"properties": {"tier": {"const": "community"}}},
+        {"properties": {"cost_source": {"enum": ["self-reported", None]}}},
+    ),
+    _when(
+        {"properties": {"tier": {"const": "verified"}}},
+        {"required": ["log_url"], "properties": {"log_url": {"type": "string"}}},
+    ),
+)
 
 
 def _scalar(value: Any) -> Any:

@@ -201,8 +201,10 @@ _TABLES: dict[str, Any] = {
         "columns": {
             **{k: v for k, v in _IDENTITY_COLUMNS.items() if k != "agent_kind"},
             "task_id": "the benchmark task",
-            **{k: _FIGURE_COLUMNS[k] for k in ("attempts", "infra_errors", "disqualified", "solved",
-                                               "mean_wall_seconds")},
+            **{
+                k: _FIGURE_COLUMNS[k]
+                for k in ("attempts", "infra_errors", "disqualified", "solved", "mean_wall_seconds")
+            },
             "min_score": "lowest counted attempt score",
             "median_score": "median counted attempt score",
             "max_score": "highest counted attempt score",

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 from leaderboard.attempt import DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
 
+
 class Result(NamedTuple):
     score: float | None  # percent of hidden tests passed; None when the attempt does not count
     solved: bool | None
@@ -104,19 +105,21 @@ def task_results(rows: Iterable[Mapping[str, Any] | Scored]) -> list[dict[str, A
         counted = [a for a in attempts if a.result.counted]
         scores = [a.result.score for a in counted]
         solved = sum(1 for a in counted if a.result.solved)
-        out.append({
-            "task_id": task_id,
-            "attempts": len(counted),
-            "infra_errors": len(attempts) - len(counted),
-            "disqualified": sum(1 for a in counted if a.result.disqualified),
-            "solved": solved,
-            "mean_score": mean(scores),
-            "solve_rate": 100.0 * solved / len(counted) if counted else None,
-            "min_score": min(scores) if scores else None,
-            "median_score": median(scores),
-            "max_score": max(scores) if scores else None,
-            "mean_wall_seconds": mean(a.row.get("wall_seconds") for a in counted),
-        })  # fmt: skip
+        out.append(
+            {
+                "task_id": task_id,
+                "attempts": len(counted),
+                "infra_errors": len(attempts) - len(counted),
+                "disqualified": sum(1 for a in counted if a.result.disqualified),
+                "solved": solved,
+                "mean_score": mean(scores),
+                "solve_rate": 100.0 * solved / len(counted) if counted else None,
+                "min_score": min(scores) if scores else None,
+                "median_score": median(scores),
+                "max_score": max(scores) if scores else None,
+                "mean_wall_seconds": mean(a.row.get("wall_seconds") for a in counted),
+            }
+        )
     return out
 
 
@@ -224,19 +227,32 @@ def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
         for (version, model), entry_attempts in sorted(by_entry.items()):
             key = {"tier": tier, "agent": name, "agent_version": version, "model": model}
             dates = [a.row["date"] for a in entry_attempts]
-            entries.append({**key, "agent_kind": kind, "first_date": min(dates), "last_date": max(dates),
-                            **figures(entry_attempts)})  # fmt: skip
+            entries.append(
+                {
+                    **key,
+                    "agent_kind": kind,
+                    "first_date": min(dates),
+                    "last_date": max(dates),
+                    **figures(entry_attempts),
+                }
+            )
             boards.tasks.extend({**key, **task} for task in task_results(entry_attempts))
         mark_versions(entries)
         boards.entries.extend(entries)
         ordered = sorted(entries, key=lambda e: (e["first_date"], e["last_date"], e["agent_version"]))
         versions = list(dict.fromkeys(e["agent_version"] for e in ordered))
-        boards.agents.append({
-            "tier": tier, "agent": name, "agent_kind": kind,
-            "versions": versions, "latest_version": versions[-1],
-            "first_date": min(e["first_date"] for e in entries), "last_date": max(e["last_date"] for e in entries),
-            **figures(attempts),
-        })  # fmt: skip
+        boards.agents.append(
+            {
+                "tier": tier,
+                "agent": name,
+                "agent_kind": kind,
+                "versions": versions,
+                "latest_version": versions[-1],
+                "first_date": min(e["first_date"] for e in entries),
+                "last_date": max(e["last_date"] for e in entries),
+                **figures(attempts),
+            }
+        )
     for tier in TIERS:
         rank([e for e in boards.entries if e["tier"] == tier])
     return boards

@@ -69,8 +69,9 @@ def read_records(path: str | Path) -> list[Record]:
         return [Record(f"record {i}", raw) for i, raw in enumerate(document, 1)]
     if isinstance(document, dict):
         return [Record("record 1", document)]
-    raise AttemptFileError(f"{path}: expected an attempt object, a JSON list of attempts or JSON Lines, "
-                           f"got {type(document).__name__}")  # fmt: skip
+    raise AttemptFileError(
+        f"{path}: expected an attempt object, a JSON list of attempts or JSON Lines, got {type(document).__name__}"
+    )
 
 
 def _json_lines(path: Path, text: str, whole: json.JSONDecodeError) -> list[Record]:
@@ -83,15 +84,19 @@ def _json_lines(path: Path, text: str, whole: json.JSONDecodeError) -> list[Reco
             records.append(Record(f"line {number}", json.loads(line)))
         except json.JSONDecodeError as e:
             if not records:
-                raise AttemptFileError(f"{path}: not JSON or JSON Lines (line {whole.lineno}, column {whole.colno}: "
-                                       f"{whole.msg})") from None  # fmt: skip
+                raise AttemptFileError(
+                    f"{path}: not JSON or JSON Lines (line {whole.lineno}, column {whole.colno}: {whole.msg})"
+                ) from None
             records.append(Record(f"line {number}", None, f"not valid JSON ({e.msg}, column {e.colno})"))
     return records
 
 
 def _identity(raw: dict[str, Any]) -> str:
-    parts = [f"{name} {json.dumps(raw[name], ensure_ascii=False)[:80]}"
-             for name in ("agent", "task_id", "attempt") if isinstance(raw.get(name), str | int)]  # fmt: skip
+    parts = [
+        f"{name} {json.dumps(raw[name], ensure_ascii=False)[:80]}"
+        for name in ("agent", "task_id", "attempt")
+        if isinstance(raw.get(name), str | int)
+    ]
     return f" ({', '.join(parts)})" if parts else ""
 
 
@@ -158,8 +163,13 @@ def import_attempts(db: sqlite_utils.Database, path: str | Path) -> ImportAttemp
         db,
         run_id,
         "ok",
-        counts={"items": len(records), "saved": counts.saved, "new": counts.new, "updated": counts.updated,
-                "rejected": len(errors)},
+        counts={
+            "items": len(records),
+            "saved": counts.saved,
+            "new": counts.new,
+            "updated": counts.updated,
+            "rejected": len(errors),
+        },
         details={"unchanged": counts.unchanged, "entries": len(boards.entries), "errors": errors[:1000]},
-    )  # fmt: skip
+    )
     return ImportAttemptsResult(run_id=run_id, records=len(records), counts=counts, errors=errors)

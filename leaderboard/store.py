@@ -13,6 +13,7 @@ from db.connection import write_transaction
 from leaderboard.attempt import Attempt
 from leaderboard.figures import Boards, build_boards, result_of
 
+
 @dataclass
 class AttemptCounts:
     new: int = 0
@@ -28,8 +29,12 @@ def attempt_row(attempt: Attempt) -> dict[str, Any]:
     """The stored row: what the attempt says plus its score under the rules of leaderboard.figures."""
     row = attempt.row()
     result = result_of(row)
-    row.update(score=result.score, solved=None if result.solved is None else int(result.solved),
-               counted=int(result.counted), disqualified=int(result.disqualified))  # fmt: skip
+    row.update(
+        score=result.score,
+        solved=None if result.solved is None else int(result.solved),
+        counted=int(result.counted),
+        disqualified=int(result.disqualified),
+    )
     return row
 
 
@@ -65,8 +70,9 @@ def save_attempts(db: sqlite_utils.Database, attempts: Sequence[Attempt], *, run
 
 
 def load_attempt_rows(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-    return list(db.query("select * from benchmark_attempts order by tier, agent, agent_version, model, task_id, "
-                         "attempt"))  # fmt: skip
+    return list(
+        db.query("select * from benchmark_attempts order by tier, agent, agent_version, model, task_id, attempt")
+    )
 
 
 def _stored(row: dict[str, Any]) -> dict[str, Any]:
@@ -80,8 +86,9 @@ def save_boards(db: sqlite_utils.Database, boards: Boards) -> None:
             db.execute(f"delete from {table}")
         db["benchmark_entries"].insert_all(map(_stored, boards.entries), pk=("tier", "agent", "agent_version", "model"))
         db["benchmark_agents"].insert_all(map(_stored, boards.agents), pk=("tier", "agent"))
-        db["benchmark_tasks"].insert_all(map(_stored, boards.tasks),
-                                         pk=("tier", "agent", "agent_version", "model", "task_id"))  # fmt: skip
+        db["benchmark_tasks"].insert_all(
+            map(_stored, boards.tasks), pk=("tier", "agent", "agent_version", "model", "task_id")
+        )
 
 
 def refresh_boards(db: sqlite_utils.Database) -> Boards:

@@ -15,15 +15,50 @@ from leaderboard.attempt import TIERS, agent_key
 
 # The figures of an entry or an agent, in the order the export and the maker's page show them.
 FIGURES = (
-    "attempts", "infra_errors", "disqualified", "timed_out", "tasks", "solved", "mean_score", "solve_rate",
-    "mean_wall_seconds", "median_wall_seconds", "wall_unknown", "total_cost_usd", "cost_unknown",
-    "cost_per_solved_task", "cost_per_solved_task_null_reason", "human_interventions",
-)  # fmt: skip
-ENTRY_FIELDS = ("rank", "agent", "agent_kind", "agent_version", "model", "first_date", "last_date",
-                "version_changed", "previous_version", "latest", *FIGURES)  # fmt: skip
+    "attempts",
+    "infra_errors",
+    "disqualified",
+    "timed_out",
+    "tasks",
+    "solved",
+    "mean_score",
+    "solve_rate",
+    "mean_wall_seconds",
+    "median_wall_seconds",
+    "wall_unknown",
+    "total_cost_usd",
+    "cost_unknown",
+    "cost_per_solved_task",
+    "cost_per_solved_task_null_reason",
+    "human_interventions",
+)
+ENTRY_FIELDS = (
+    "rank",
+    "agent",
+    "agent_kind",
+    "agent_version",
+    "model",
+    "first_date",
+    "last_date",
+    "version_changed",
+    "previous_version",
+    "latest",
+    *FIGURES,
+)
 TOTAL_FIELDS = ("agent", "agent_kind", "versions", "latest_version", "first_date", "last_date", *FIGURES)
-TASK_FIELDS = ("task_id", "attempts", "infra_errors", "disqualified", "solved", "mean_score", "solve_rate",
-               "min_score", "median_score", "max_score", "mean_wall_seconds")  # fmt: skip
+TASK_FIELDS = (
+    "task_id",
+    "attempts",
+    "infra_errors",
+    "disqualified",
+    "solved",
+    "mean_score",
+    "solve_rate",
+    "min_score",
+    "median_score",
+    "max_score",
+    "mean_wall_seconds",
+)
 
 
 def no_runs(agent: str) -> dict[str, Any]:
@@ -34,7 +69,7 @@ def no_runs(agent: str) -> dict[str, Any]:
 def _query(conn: sqlite3.Connection, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
     cursor = conn.execute(sql, list(params))
     columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, values)) for values in cursor]
+    return [dict(zip(columns, values, strict=False)) for values in cursor]
 
 
 def _entry(row: dict[str, Any]) -> dict[str, Any]:
@@ -78,8 +113,9 @@ def _names(conn: sqlite3.Connection, full_name: str) -> list[str]:
     repo = resolve_repo(conn, full_name)
     if repo is not None:
         names.append(repo["full_name"])
-        earlier = conn.execute("select full_name from repo_names where repo_id = ? order by last_seen_at desc",
-                               [repo["id"]])  # fmt: skip
+        earlier = conn.execute(
+            "select full_name from repo_names where repo_id = ? order by last_seen_at desc", [repo["id"]]
+        )
         names.extend(name for (name,) in earlier)
     return list(dict.fromkeys(names))
 

@@ -51,5 +51,10 @@ def scheduled_refresh(db_path: str, config_path: str | None) -> None:
     except Exception as e:  # the scheduler keeps running; the next week tries again
         log.error("refresh failed after %.0f s: %s", time.monotonic() - started, e)
         return
-    log.info("refresh finished: run %s published score run %s, %s agents, in %.0f s",
-             result.run_id, result.score_run_id, result.count, time.monotonic() - started)  # fmt: skip
+    log.info(
+        "refresh finished: run %s published score run %s, %s agents, in %.0f s",
+        result.run_id,
+        result.score_run_id,
+        result.count,
+        time.monotonic() - started,
+    )

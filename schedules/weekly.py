@@ -94,10 +94,16 @@ def configure(
     options: dict[str, Any] = {}
     now = datetime.now(UTC)
     if is_overdue(last_success, now):
-        log.info("no successful refresh since %s: running one now", last_success.isoformat() if last_success else "ever")
+        log.info(
+            "no successful refresh since %s: running one now", last_success.isoformat() if last_success else "ever"
+        )
         options["next_run_time"] = now
     return scheduler.add_job(
-        job, weekly_trigger(day_of_week, hour, minute), id=JOB_ID, name="weekly refresh", replace_existing=True,
+        job,
+        weekly_trigger(day_of_week, hour, minute),
+        id=JOB_ID,
+        name="weekly refresh",
+        replace_existing=True,
         **options,
     )
 

@@ -81,7 +81,9 @@ def _activity_advice(days: float | None, activity: float) -> list[str]:
             if points == 100.0:
                 advice.append(f"a push in the next {_days(bound - days)} keeps activity at 100")
             else:
-                advice.append(f"a push now raises activity from {points:g} to 100 (+{weight * (100 - points):.2f} points)")
+                advice.append(
+                    f"a push now raises activity from {points:g} to 100 (+{weight * (100 - points):.2f} points)"
+                )
             advice.append(
                 f"without a push, activity drops from {points:g} to {lower:g} in {_days(bound - days)} "
                 f"(−{weight * (points - lower):.2f} points)"
@@ -124,21 +126,24 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
             "measure": f"percentile of ln(1 + {column}) among listed repos",
             "value": math.log1p(row[column]),
             "percentile": row[component],
-            "advice": _percentile_advice(component, unit, row[column], others(column, row[column]), n,
-                                         WEIGHTS[component], row[component]),  # fmt: skip
+            "advice": _percentile_advice(
+                component, unit, row[column], others(column, row[column]), n, WEIGHTS[component], row[component]
+            ),
         }
 
     components = [log_percentile("popularity", "stars", "star"), log_percentile("adoption", "forks", "fork")]
     days = row.get("days_since_push")
     bucket = next((f"≤ {b:g} days" for b, _ in ACTIVITY_BUCKETS if days is not None and days <= b), "> 365 days")
-    components.append({
-        "component": "activity",
-        "input": {"pushed_at": row.get("pushed_at"), "days_since_push": days},
-        "measure": "days since the last push, in buckets (≤7: 100, ≤30: 85, ≤90: 60, ≤180: 35, ≤365: 15, else 0)",
-        "value": days,
-        "bucket": "no push" if days is None else bucket,
-        "advice": _activity_advice(days, row["activity"]),
-    })  # fmt: skip
+    components.append(
+        {
+            "component": "activity",
+            "input": {"pushed_at": row.get("pushed_at"), "days_since_push": days},
+            "measure": "days since the last push, in buckets (≤7: 100, ≤30: 85, ≤90: 60, ≤180: 35, ≤365: 15, else 0)",
+            "value": days,
+            "bucket": "no push" if days is None else bucket,
+            "advice": _activity_advice(days, row["activity"]),
+        }
+    )
     age = row["age_days"]
     effective_age = max(age, MIN_AGE_DAYS)
     momentum_others = others("stars_per_day", row["stars_per_day"])
@@ -162,22 +167,26 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         + (" (counted as 30 days until it is 30 days old)" if age < MIN_AGE_DAYS else "")
         + ", so it falls as the repo ages unless stars keep coming"
     )
-    components.append({
-        "component": "momentum",
-        "input": {"stars": row["stars"], "created_at": row["created_at"], "age_days": age},
-        "measure": "percentile of stars / max(age in days, 30) among listed repos",
-        "value": row["stars_per_day"],
-        "percentile": row["momentum"],
-        "advice": momentum_advice,
-    })  # fmt: skip
+    components.append(
+        {
+            "component": "momentum",
+            "input": {"stars": row["stars"], "created_at": row["created_at"], "age_days": age},
+            "measure": "percentile of stars / max(age in days, 30) among listed repos",
+            "value": row["stars_per_day"],
+            "percentile": row["momentum"],
+            "advice": momentum_advice,
+        }
+    )
     osi = bool(row["license_osi"])
-    components.append({
-        "component": "openness",
-        "input": {"license_spdx": row.get("license_spdx"), "osi_approved": osi},
-        "measure": "100 when the licence's SPDX id is OSI-approved, else 0",
-        "value": 100.0 if osi else 0.0,
-        "advice": _openness_advice(row.get("license_spdx"), osi),
-    })  # fmt: skip
+    components.append(
+        {
+            "component": "openness",
+            "input": {"license_spdx": row.get("license_spdx"), "osi_approved": osi},
+            "measure": "100 when the licence's SPDX id is OSI-approved, else 0",
+            "value": 100.0 if osi else 0.0,
+            "advice": _openness_advice(row.get("license_spdx"), osi),
+        }
+    )
     for item in components:
         name = item["component"]
         item["score"] = row[name]
@@ -264,11 +273,20 @@ def explain_change(
             population = after[name] - hypothetical
         else:
             own, population = total, 0.0
-        components.append({
-            "component": name, "weight": weight, "before": before[name], "after": after[name], "delta": total,
-            "own": own, "population": population, "points_delta": weight * total,
-            "own_points": weight * own, "population_points": weight * population,
-        })  # fmt: skip
+        components.append(
+            {
+                "component": name,
+                "weight": weight,
+                "before": before[name],
+                "after": after[name],
+                "delta": total,
+                "own": own,
+                "population": population,
+                "points_delta": weight * total,
+                "own_points": weight * own,
+                "population_points": weight * population,
+            }
+        )
     own_points = sum(c["own_points"] for c in components)
     population_points = sum(c["population_points"] for c in components)
     changes = {

@@ -10,9 +10,22 @@ from typing import Any
 from urllib.parse import quote
 
 
-def attempt(agent: str, version: str, task: str, number: int, date: str, tier: str, passed: int | None,
-            total: int | None, wall: float | None, cost: float | None, *, model: str = "m-large",
-            flags: tuple[str, ...] = (), **extra: Any) -> dict[str, Any]:  # fmt: skip
+def attempt(
+    agent: str,
+    version: str,
+    task: str,
+    number: int,
+    date: str,
+    tier: str,
+    passed: int | None,
+    total: int | None,
+    wall: float | None,
+    cost: float | None,
+    *,
+    model: str = "m-large",
+    flags: tuple[str, ...] = (),
+    **extra: Any,
+) -> dict[str, Any]:
     record: dict[str, Any] = {
         "agent": agent,
         "agent_version": version,
@@ -41,9 +54,23 @@ NOV, NOV5 = "2026-11-01T08:00:00Z", "2026-11-05T12:00:00Z"
 
 ATTEMPTS: list[dict[str, Any]] = [
     # acme/coder 1.0, verified: task t1 three times, t2 twice (the second lost to an infra error).
-    attempt(A, "1.0", "t1", 1, OCT, V, 10, 10, 100, 1.00, human_interventions=0, permission_mode="full-auto",
-            network_access="none", settings={"reasoning_effort": "high", "max_turns": 50},
-            tokens={"input": 120000, "cached": 80000, "output": 9000, "reasoning": 4000}),  # fmt: skip
+    attempt(
+        A,
+        "1.0",
+        "t1",
+        1,
+        OCT,
+        V,
+        10,
+        10,
+        100,
+        1.00,
+        human_interventions=0,
+        permission_mode="full-auto",
+        network_access="none",
+        settings={"reasoning_effort": "high", "max_turns": 50},
+        tokens={"input": 120000, "cached": 80000, "output": 9000, "reasoning": 4000},
+    ),
     attempt(A, "1.0", "t1", 2, OCT, V, 5, 10, 200, 2.00, human_interventions=1),
     attempt(A, "1.0", "t1", 3, OCT, V, 10, 10, 300, 3.00, flags=("modified-tests",), human_interventions=0),
     attempt(A, "1.0", "t2", 1, OCT, V, 3, 4, None, 0.50, human_interventions=0),

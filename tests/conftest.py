@@ -97,7 +97,17 @@ def demo_server(tmp_path_factory):
 
     port = free_port()
     directory = tmp_path_factory.mktemp("demo")
-    command = [sys.executable, "-c", "from agentrank.cli import cli; cli()", "demo", "--dir", str(directory),
-               "--size", "600", "--port", str(port)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-c",
+        "from agentrank.cli import cli; cli()",
+        "demo",
+        "--dir",
+        str(directory),
+        "--size",
+        "600",
+        "--port",
+        str(port),
+    ]
     with running(command, port, directory / "demo.log") as server:
         yield server

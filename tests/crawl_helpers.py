@@ -56,11 +56,19 @@ def emulated(
         yield emulator
 
 
-def run_crawl(db: sqlite_utils.Database, emulator: GitHubEmulator, config: Config | None = None, *,
-              clock: Clock | None = None, token: str | None = None, **options: Any) -> CrawlResult:  # fmt: skip
+def run_crawl(
+    db: sqlite_utils.Database,
+    emulator: GitHubEmulator,
+    config: Config | None = None,
+    *,
+    clock: Clock | None = None,
+    token: str | None = None,
+    **options: Any,
+) -> CrawlResult:
     options.setdefault("progress", False)
-    return crawl(db, config or crawl_config(), api_url=emulator.url, token=token,
-                 clock=clock or emulator.clock, **options)  # fmt: skip
+    return crawl(
+        db, config or crawl_config(), api_url=emulator.url, token=token, clock=clock or emulator.clock, **options
+    )
 
 
 def matches(repo: SyntheticRepo, config: Config) -> bool:
@@ -73,8 +81,11 @@ def matches(repo: SyntheticRepo, config: Config) -> bool:
 
 def expected_listed(repos: Iterable[SyntheticRepo], config: Config) -> set[int]:
     """The listing rule applied to the population itself: the set a complete crawl must list."""
-    return {r.id for r in repos if matches(r, config) and r.stars >= config.crawl.min_stars
-            and not r.fork and not r.archived}  # fmt: skip
+    return {
+        r.id
+        for r in repos
+        if matches(r, config) and r.stars >= config.crawl.min_stars and not r.fork and not r.archived
+    }
 
 
 def listed_ids(db: sqlite_utils.Database) -> set[int]:
@@ -86,4 +97,4 @@ def fake_clock() -> FakeClock:
 
 
 def gaps(times: list[float]) -> list[float]:
-    return [round(b - a, 6) for a, b in zip(times, times[1:])]
+    return [round(b - a, 6) for a, b in zip(times, times[1:], strict=False)]

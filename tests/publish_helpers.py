@@ -149,5 +149,14 @@ def running(command: list[str], port: int, log_path: Path, env: dict[str, str] |
 
 def agentrank_serve(db_path: Path, port: int, *extra: str) -> list[str]:
     """The command line a user runs: ``agentrank --db PATH serve --port N``."""
-    return [sys.executable, "-c", "from agentrank.cli import cli; cli()", "--db", str(db_path), "serve",
-            "--port", str(port), *extra]  # fmt: skip
+    return [
+        sys.executable,
+        "-c",
+        "from agentrank.cli import cli; cli()",
+        "--db",
+        str(db_path),
+        "serve",
+        "--port",
+        str(port),
+        *extra,
+    ]

@@ -9,10 +9,17 @@ from tests.conftest import make_item, write_json
 
 def _week(n: int, *, star_boost: int = 0) -> list[dict]:
     items = [
-        make_item(seed=i % 7 + 1, id=i + 1, full_name=f"m{i}/agent{i}", stargazers_count=300 + 40 * i,
-                  forks_count=5 + i, created_at="2025-06-01T00:00:00Z", pushed_at="2026-11-20T00:00:00Z")
+        make_item(
+            seed=i % 7 + 1,
+            id=i + 1,
+            full_name=f"m{i}/agent{i}",
+            stargazers_count=300 + 40 * i,
+            forks_count=5 + i,
+            created_at="2025-06-01T00:00:00Z",
+            pushed_at="2026-11-20T00:00:00Z",
+        )
         for i in range(n)
-    ]  # fmt: skip
+    ]
     items[3]["stargazers_count"] += star_boost
     return items
 

@@ -83,8 +83,16 @@ def test_cross_validation_reports_its_figures(run_cli):
 
 
 def test_classify_command_summarises_the_run(run_cli, db, item_factory, tmp_path):
-    items = [item_factory(id=77, full_name="acme/awesome-agents", name="awesome-agents",
-                          description="A curated list of agents", topics=["awesome"], seed=3)]  # fmt: skip
+    items = [
+        item_factory(
+            id=77,
+            full_name="acme/awesome-agents",
+            name="awesome-agents",
+            description="A curated list of agents",
+            topics=["awesome"],
+            seed=3,
+        )
+    ]
     path = tmp_path / "items.json"
     path.write_text(json.dumps(items), encoding="utf-8")
     pipeline.import_files(db, [path], Config())

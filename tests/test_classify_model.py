@@ -77,8 +77,11 @@ def test_every_prediction_names_a_runner_up_with_lower_probability(model):
 def test_same_input_same_output_across_trainings():
     examples = load_training_examples()
     first, second = train(examples), train(examples)
-    repos = [RepoText("loom", "Framework for building agents"), RepoText("q", ""),
-             RepoText("voicebox", "Voice agent", ("speech",))]  # fmt: skip
+    repos = [
+        RepoText("loom", "Framework for building agents"),
+        RepoText("q", ""),
+        RepoText("voicebox", "Voice agent", ("speech",)),
+    ]
     assert first.version == second.version
     assert first.predict(repos) == second.predict(repos)
     assert (first.probabilities(repos) == second.probabilities(repos)).all()

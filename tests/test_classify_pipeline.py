@@ -21,8 +21,10 @@ REPOS = [
 
 
 def load(db, item_factory, tmp_path, repos=REPOS, config=None):
-    items = [item_factory(id=i, full_name=name, name=name.split("/")[1], description=d, topics=t, seed=i)
-             for i, name, d, t in repos]  # fmt: skip
+    items = [
+        item_factory(id=i, full_name=name, name=name.split("/")[1], description=d, topics=t, seed=i)
+        for i, name, d, t in repos
+    ]
     path = tmp_path / f"items-{len(list(tmp_path.iterdir()))}.json"
     path.write_text(json.dumps(items), encoding="utf-8")
     pipeline.import_files(db, [path], config or Config())
@@ -67,8 +69,9 @@ def test_a_correction_wins_over_the_model_and_survives_reclassification(db, item
     pipeline.classify_listed(db, Config())
     assert categories(db)[9001]["category"] == "coding"
 
-    result = pipeline.apply_category_corrections(db, {"ACME/patchwright": "evaluation", 9003: "other"},
-                                                 reason="maintainer request")  # fmt: skip
+    result = pipeline.apply_category_corrections(
+        db, {"ACME/patchwright": "evaluation", 9003: "other"}, reason="maintainer request"
+    )
     assert (result.saved, result.applied, result.pending) == (2, 2, [])
     row = categories(db)[9001]
     assert (row["category"], row["source"], row["uncertain"]) == ("evaluation", "correction", 0)
@@ -141,8 +144,10 @@ def test_only_changed_redoes_new_and_edited_repos(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
     pipeline.classify_listed(db, Config())
     before = categories(db)
-    edited = [(9005, "acme/zzz", "Benchmark harness that scores LLM agents on web tasks", ["benchmark"]),
-              (9006, "acme/newcomer", "Chatbot UI for your self-hosted models", ["chatbot"])]  # fmt: skip
+    edited = [
+        (9005, "acme/zzz", "Benchmark harness that scores LLM agents on web tasks", ["benchmark"]),
+        (9006, "acme/newcomer", "Chatbot UI for your self-hosted models", ["chatbot"]),
+    ]
     load(db, item_factory, tmp_path, edited)
     run_id = pipeline.classify_listed(db, Config(), only_changed=True)
     after = categories(db)

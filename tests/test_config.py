@@ -28,7 +28,7 @@ def test_file_values_override_defaults(tmp_path: Path):
 
 
 @pytest.mark.parametrize(
-    "text, named",
+    ("text", "named"),
     [
         ("[crawl]\nmin_star = 100\n", "crawl.min_star"),
         ("[githubb]\napi_url = 'x'\n", "githubb"),

@@ -6,9 +6,9 @@ import json
 
 from agentrank.config import Config
 from agentrank.demo import build_demo
-from tests.crawl_helpers import crawl_config, emulated, population, run_crawl, write_config
 from crawler.clock import FakeClock
 from crawler.crawl import CrawlProgress
+from tests.crawl_helpers import crawl_config, emulated, population, run_crawl, write_config
 
 
 def test_progress_shows_each_query_part_when_asked(db, capsys):
@@ -33,8 +33,16 @@ def test_crawl_command_prints_one_summary_line(tmp_path, run_cli):
     lines = result.stdout.splitlines()
     assert len(lines) == 1 and result.stderr == ""
     line = lines[0]
-    for part in ("crawl run 1 (complete)", "requests", "repos found (", "new,", "updated,", "delisted)", "waits",
-                 "retries"):  # fmt: skip
+    for part in (
+        "crawl run 1 (complete)",
+        "requests",
+        "repos found (",
+        "new,",
+        "updated,",
+        "delisted)",
+        "waits",
+        "retries",
+    ):
         assert part in line
     assert line.endswith(" s")
 

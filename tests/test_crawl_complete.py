@@ -9,6 +9,10 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
+from crawler.clock import FakeClock
+from crawler.emulator import parse_query
+from crawler.population import generate_population, pile_on_stars
+from crawler.search import CAP, MAX_PAGE, Part, plan_split
 from tests.crawl_helpers import (
     REFERENCE,
     crawl_config,
@@ -20,10 +24,6 @@ from tests.crawl_helpers import (
     population,
     run_crawl,
 )
-from crawler.clock import FakeClock
-from crawler.emulator import parse_query
-from crawler.population import generate_population, pile_on_stars
-from crawler.search import CAP, MAX_PAGE, Part, plan_split
 
 PILE_STARS = 250
 
@@ -58,10 +58,15 @@ def test_crawl_past_the_cap_lists_exactly_the_expected_set(db, big_population):
     assert result.complete and result.listed == len(expected)
     # Nothing duplicated: one row per repo, and every repo the API returned was stored once.
     assert db.execute("select count(*), count(distinct id), count(distinct full_name) from repos").fetchone() == (
-        result.found, result.found, result.found)
+        result.found,
+        result.found,
+        result.found,
+    )
     # Leaked forks/archived/under-200 repos were received, stored, and not listed.
-    stored_leaks = {row["id"]: row for row in db.query(
-        f"select id, listed, unlisted_reason from repos where id in ({','.join(map(str, leaky))})")}
+    stored_leaks = {
+        row["id"]: row
+        for row in db.query(f"select id, listed, unlisted_reason from repos where id in ({','.join(map(str, leaky))})")
+    }
     assert set(stored_leaks) == leaky
     assert all(row["listed"] == 0 for row in stored_leaks.values())
     reasons = {row["unlisted_reason"].split(" (")[0] for row in stored_leaks.values()}
@@ -101,7 +106,7 @@ def test_search_pacing_is_serial_spaced_and_never_trips_the_limit(db, big_popula
     assert len(log) >= 50
     assert min(gaps([r.t for r in log])) >= 2.0
     spans = sorted((r.real_start, r.real_end) for r in log)
-    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:])), "requests overlapped"
+    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False)), "requests overlapped"
     assert all(r.status == 200 for r in log), "a request was spent with the bucket empty"
     assert result.waits > 0  # unauthenticated: 10 per minute, so it waited for resets
     assert listed_ids(db) == expected_listed(repos, config)
@@ -159,6 +164,7 @@ def test_emulator_search_total_count_link_and_the_1000_cap(big_population):
 def test_emulator_qualifiers_follow_githubs_syntax():
     repos = population(400)
     with emulated(repos) as emulator:
+
         def ids(q):
             return set(emulator.expected(q))
 
@@ -166,17 +172,22 @@ def test_emulator_qualifiers_follow_githubs_syntax():
         assert ids("topic:ai-agents") == agents  # forks are left out by default
         assert ids("topic:ai-agents fork:true") == {r.id for r in repos if "ai-agents" in r.topics}
         assert ids("topic:ai-agents stars:>=300") == {r.id for r in repos if r.id in agents and r.stars >= 300}
-        assert ids("topic:ai-agents stars:200..300") == {r.id for r in repos
-                                                         if r.id in agents and 200 <= r.stars <= 300}  # fmt: skip
+        assert ids("topic:ai-agents stars:200..300") == {
+            r.id for r in repos if r.id in agents and 200 <= r.stars <= 300
+        }
         assert ids("topic:ai-agents stars:<250") == {r.id for r in repos if r.id in agents and r.stars < 250}
         assert ids("topic:ai-agents archived:false") == {r.id for r in repos if r.id in agents and not r.archived}
         cut = datetime(2025, 6, 1, tzinfo=UTC)
         before = {r.id for r in repos if r.id in agents and r.created_at < cut}
         assert ids("topic:ai-agents created:<2025-06-01") == before
         assert ids("topic:ai-agents created:2025-06-01T00:00:00Z..*") == {
-            r.id for r in repos if r.id in agents and r.created_at >= cut}
-        phrase = {r.id for r in repos if not r.fork and "autonomous agent" in
-                  " ".join([r.name, r.description or "", *r.topics]).lower()}
+            r.id for r in repos if r.id in agents and r.created_at >= cut
+        }
+        phrase = {
+            r.id
+            for r in repos
+            if not r.fork and "autonomous agent" in " ".join([r.name, r.description or "", *r.topics]).lower()
+        }
         assert phrase and ids('"autonomous agent"') == phrase
     assert parse_query("stars:10..*").stars == (10, math.inf)
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from agentrank import pipeline
-from tests.crawl_helpers import crawl_config, emulated, population, run_crawl
 from crawler import emulator as faults
 from crawler.clock import FakeClock
 from crawler.population import to_search_item
+from tests.crawl_helpers import crawl_config, emulated, population, run_crawl
 
 TOPIC = "ai-agents"
 
@@ -50,8 +50,9 @@ def row(db, repo_id):
 
 def test_licences_null_noassertion_and_missing(db, repos):
     other = {"key": "other", "name": "Other", "spdx_id": "NOASSERTION", "url": None, "node_id": "x"}
-    crawl_hostile(db, repos, r_1001={"license": None}, r_1002={"license": other},
-                  r_1003={"license": faults.GitHubEmulator.DELETE})  # fmt: skip
+    crawl_hostile(
+        db, repos, r_1001={"license": None}, r_1002={"license": other}, r_1003={"license": faults.GitHubEmulator.DELETE}
+    )
     assert row(db, 1001)["license_spdx"] is None
     assert row(db, 1002)["license_spdx"] == "NOASSERTION" and row(db, 1002)["license_key"] == "other"
     assert row(db, 1003)["license_spdx"] is None
@@ -84,9 +85,12 @@ def test_lone_surrogates_become_replacement_characters_and_the_page_commits(db, 
 
 
 def test_html_and_script_urls_are_stored_as_text(db, repos):
-    crawl_hostile(db, repos, r_4001={"homepage": "javascript:alert(1)",
-                                     "description": '"><img src=x onerror=alert(1)>'},
-                  r_4002={"homepage": "<script>alert(1)</script>"})  # fmt: skip
+    crawl_hostile(
+        db,
+        repos,
+        r_4001={"homepage": "javascript:alert(1)", "description": '"><img src=x onerror=alert(1)>'},
+        r_4002={"homepage": "<script>alert(1)</script>"},
+    )
     assert row(db, 4001)["homepage"] == "javascript:alert(1)"
     assert row(db, 4001)["description"] == '"><img src=x onerror=alert(1)>'
     assert row(db, 4002)["homepage"] == "<script>alert(1)</script>"
@@ -94,9 +98,15 @@ def test_html_and_script_urls_are_stored_as_text(db, repos):
 
 def test_odd_topics_do_not_break_the_crawl(db, repos):
     many = [f"t{i}" for i in range(500)]
-    result = crawl_hostile(db, repos, r_5001={"topics": []}, r_5002={"topics": [f"t{i}" for i in range(20)]},
-                           r_5003={"topics": many}, r_5004={"topics": ["y" * 10_240]},
-                           r_5005={"topics": [TOPIC, None, 7, {"a": 1}, "ok"]})  # fmt: skip
+    result = crawl_hostile(
+        db,
+        repos,
+        r_5001={"topics": []},
+        r_5002={"topics": [f"t{i}" for i in range(20)]},
+        r_5003={"topics": many},
+        r_5004={"topics": ["y" * 10_240]},
+        r_5005={"topics": [TOPIC, None, 7, {"a": 1}, "ok"]},
+    )
     assert json.loads(row(db, 5001)["topics"]) == []
     assert len(json.loads(row(db, 5002)["topics"])) == 20
     assert json.loads(row(db, 5003)["topics"]) == many
@@ -113,9 +123,15 @@ def test_unknown_keys_are_ignored_and_the_schema_does_not_change(db, repos):
 
 
 def test_type_drift_is_rejected_with_a_reason_and_the_run_goes_on(db, repos):
-    result = crawl_hostile(db, repos, r_7001={"stargazers_count": "1k"}, r_7002={"stargazers_count": None},
-                           r_7003={"stargazers_count": -1}, r_7004={"stargazers_count": float("inf")},
-                           r_7005={"forks_count": 1.5})  # fmt: skip
+    result = crawl_hostile(
+        db,
+        repos,
+        r_7001={"stargazers_count": "1k"},
+        r_7002={"stargazers_count": None},
+        r_7003={"stargazers_count": -1},
+        r_7004={"stargazers_count": float("inf")},
+        r_7005={"forks_count": 1.5},
+    )
     with emulated(repos, clock=FakeClock()) as emulator:
         item = to_search_item(repos[0])
         item.update(id="7006", full_name="hostile/id-as-string")
@@ -142,12 +158,13 @@ def test_missing_id_is_rejected_and_the_page_continues(db, repos):
 
 def test_odd_timestamps(db, repos):
     result = crawl_hostile(
-        db, repos,
+        db,
+        repos,
         r_9001={"created_at": "2026-02-30T00:00:00Z"},
         r_9002={"created_at": "2024-01-01T00:00:00", "pushed_at": "2024-02-01T00:00:00"},
         r_9003={"pushed_at": "9999-12-31T23:59:59Z"},
         r_9004={"created_at": "2025-06-01T00:00:00Z", "pushed_at": "2020-01-01T00:00:00Z"},
-    )  # fmt: skip
+    )
     assert db["repos"].count_where("id = 9001") == 0  # an impossible date: rejected, with its reason
     assert any(r["reason"].startswith("created_at:") for r in db.query("select reason from rejects"))
     assert row(db, 9002)["created_at"] == "2024-01-01T00:00:00Z"  # no zone: taken as UTC
@@ -165,7 +182,7 @@ def test_a_lying_total_count_is_suspicious_and_never_marks_repos_gone(db, repos)
         listed_before = db.execute("select count(*) from repos where listed = 1").fetchone()[0]
         emulator.inject(faults.lie_total(50, q=f"topic:{TOPIC}", times=None))
         second = run_crawl(db, emulator, conf)
-        requests = emulator.search_requests()[first.search_requests:]
+        requests = emulator.search_requests()[first.search_requests :]
     assert first.complete and not second.complete
     assert len(requests) > 3  # the empty pages were asked for again
     assert second.delisted == 0

@@ -9,12 +9,12 @@ import socket
 
 import pytest
 
-from tests.crawl_helpers import crawl_config, emulated, expected_listed, gaps, listed_ids, population, run_crawl
 from crawler import emulator as faults
 from crawler.client import GitHubClient, GitHubError, GitHubUnavailable, RateLimitExhausted
 from crawler.clock import FakeClock
 from crawler.crawl import crawl
 from crawler.search import MAX_PAGE
+from tests.crawl_helpers import crawl_config, emulated, expected_listed, gaps, listed_ids, population, run_crawl
 
 TOPIC = "ai-agents"
 Q = f"topic:{TOPIC} stars:>=200 archived:false"
@@ -287,14 +287,21 @@ def test_an_incomplete_crawl_records_misses_but_delists_nothing(db, repos):
         assert not second.complete and second.delisted == 0 and second.missing == 3
         assert listed_ids(db) == expected_listed(repos, config)  # still listed
         misses = {row["repo_id"]: row["complete"] for row in db.query("select * from crawl_misses")}
-        assert misses == {repo_id: 0 for repo_id in gone}
+        assert misses == dict.fromkeys(gone, 0)
         emulator.faults.clear()
         third = run_crawl(db, emulator, config)
     assert third.complete and third.delisted == 3
-    rows = list(db.query(f"select listed, unlisted_reason, missing_since_run from repos where id in "
-                         f"({','.join(map(str, gone))})"))  # fmt: skip
-    assert all(r["listed"] == 0 and r["unlisted_reason"] == "missing from the latest complete crawl"
-               and r["missing_since_run"] == third.run_id for r in rows)  # fmt: skip
+    rows = list(
+        db.query(
+            f"select listed, unlisted_reason, missing_since_run from repos where id in ({','.join(map(str, gone))})"
+        )
+    )
+    assert all(
+        r["listed"] == 0
+        and r["unlisted_reason"] == "missing from the latest complete crawl"
+        and r["missing_since_run"] == third.run_id
+        for r in rows
+    )
 
 
 # -- 16: the cap (also test_crawl_complete.py) ------------------------------------------------------

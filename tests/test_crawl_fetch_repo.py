@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.crawl_helpers import TOKEN, crawl_config, emulated, population
 from crawler import emulator as faults
 from crawler.client import GitHubClient, GitHubError
 from crawler.clock import FakeClock
 from crawler.repository import fetch_repo
+from tests.crawl_helpers import TOKEN, crawl_config, emulated, population
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +34,10 @@ def test_301_after_a_rename_is_followed_on_the_same_origin_with_the_token(repos)
         emulator.rename(target.id, "new-owner/new-name")
         got = fetch_repo(client, target.full_name)
         log = emulator.log
-    assert [(r.path, r.status) for r in log] == [(f"/repos/{target.full_name}", 301),
-                                                 (f"/repositories/{target.id}", 200)]  # fmt: skip
+    assert [(r.path, r.status) for r in log] == [
+        (f"/repos/{target.full_name}", 301),
+        (f"/repositories/{target.id}", 200),
+    ]
     assert [r.auth for r in log] == ["Bearer", "Bearer"]
     assert got.state == "ok" and got.moved and got.full_name == "new-owner/new-name"
     assert got.item["id"] == target.id  # same id: the caller re-keys nothing

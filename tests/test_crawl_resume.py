@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawl_helpers import emulated, population, write_config
 from crawler import emulator as faults
 from db.connection import open_db
+from tests.crawl_helpers import emulated, population, write_config
 
 CLI = [sys.executable, "-c", "from agentrank.cli import cli; cli()"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +37,9 @@ def stored_data(path: Path) -> dict[str, list[tuple]]:
     data = {}
     for table, sql in COMPARED.items():
         rows = conn.execute(sql).fetchall()
-        data[table] = [tuple(v for k, v in zip(r.keys(), tuple(r)) if k not in TIME_COLUMNS) for r in rows]
+        data[table] = [
+            tuple(v for k, v in zip(r.keys(), tuple(r), strict=False) if k not in TIME_COLUMNS) for r in rows
+        ]
     conn.close()
     return data
 
@@ -45,8 +47,15 @@ def stored_data(path: Path) -> dict[str, list[tuple]]:
 def agentrank(db: Path, config: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("GITHUB_TOKEN", None)
-    return subprocess.run([*CLI, "--db", str(db), "--config", str(config), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, **kwargs)  # fmt: skip
+    return subprocess.run(
+        [*CLI, "--db", str(db), "--config", str(config), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +73,7 @@ def test_sigkill_mid_crawl_then_restart_ends_with_the_data_of_an_uninterrupted_c
         assert done.stdout.startswith("crawl run 1 (complete)") and done.stderr == ""  # quiet without a terminal
         full = emulator.search_requests()
         if when == "paging":
-            middle = next(r for r in full[len(full) // 2:] if r.page >= 2)
+            middle = next(r for r in full[len(full) // 2 :] if r.page >= 2)
         else:  # the verification pass: the last request fetches some part's first page again
             middle = full[-1]
         same = [r for r in full if r.params == middle.params]

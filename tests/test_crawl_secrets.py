@@ -7,12 +7,12 @@ import sqlite3
 
 import pytest
 
-from tests.crawl_helpers import TOKEN, crawl_config, emulated, population, write_config
 from crawler import emulator as faults
 from crawler.client import GitHubClient, GitHubError
 from crawler.clock import FakeClock
 from crawler.repository import fetch_repo
 from crawler.secrets import install_redaction, redact
+from tests.crawl_helpers import TOKEN, crawl_config, emulated, population, write_config
 
 LEAKS = (TOKEN, "ghp_", "github_pat_", TOKEN[4:])
 
@@ -54,16 +54,19 @@ def test_the_token_is_sent_but_never_written_anywhere(tmp_path, run_cli, db_path
         outputs.append(run_cli("--config", str(config), "-v", "crawl", "--api-url", emulator.url, env=env, expect=1))
         outputs.append(run_cli("--config", str(config), "-v", "crawl", "--api-url", emulator.url, env=env))
         # Refusals that end the run with an error message.
-        for fault in (faults.error_status(403, "Resource not accessible by personal access token"),
-                      faults.error_status(422), faults.error_status(502, times=None)):  # fmt: skip
+        for fault in (
+            faults.error_status(403, "Resource not accessible by personal access token"),
+            faults.error_status(422),
+            faults.error_status(502, times=None),
+        ):
             emulator.inject(fault)
-            outputs.append(run_cli("--config", str(config), "crawl", "--api-url", emulator.url, "--fresh",
-                                   env=env, expect=1))  # fmt: skip
+            outputs.append(
+                run_cli("--config", str(config), "crawl", "--api-url", emulator.url, "--fresh", env=env, expect=1)
+            )
             emulator.faults.clear()
         assert {r.auth for r in emulator.log} == {"Bearer"}  # the token was really sent
     with emulated(repos, tokens={"ghp_" + "z" * 36}) as strict:
-        outputs.append(run_cli("--config", str(config), "crawl", "--api-url", strict.url, "--fresh", env=env,
-                               expect=1))  # fmt: skip
+        outputs.append(run_cli("--config", str(config), "crawl", "--api-url", strict.url, "--fresh", env=env, expect=1))
         assert "401 Bad credentials" in outputs[-1].stderr
     outputs.append(run_cli("score"))
     export = tmp_path / "export.json"

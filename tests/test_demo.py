@@ -18,8 +18,11 @@ from db.export import export_schema
 
 def test_demo_builds_a_database_and_a_valid_export(tmp_path: Path):
     out = tmp_path / "demo"
-    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "unused.db"), "demo", "--no-serve", "--dir", str(out),
-                                      "--size", "400"], catch_exceptions=False)  # fmt: skip
+    result = CliRunner().invoke(
+        cli,
+        ["--db", str(tmp_path / "unused.db"), "demo", "--no-serve", "--dir", str(out), "--size", "400"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert f"database: {out / 'agentrank-demo.db'}" in result.output
     document = json.loads((out / "agentrank-export.json").read_text())
@@ -37,8 +40,11 @@ def test_demo_serves_datasette_on_the_printed_url(tmp_path: Path):
     port = free_port("127.0.0.1", 0)
     process = subprocess.Popen(
         [sys.executable, "-m", "agentrank.cli", "demo", "--dir", str(tmp_path), "--size", "300", "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         url = None
         for line in process.stdout:

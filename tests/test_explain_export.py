@@ -15,18 +15,31 @@ from tests.conftest import make_item, write_json
 
 def _build(db, items, as_of="2026-11-30T06:00:00Z"):
     config = load_config(None, environ={})
-    pipeline.save_items(db, ((str(i), it) for i, it in enumerate(items)), run_id=start_run(db, "import"),
-                        config=config, source="import", seen_at=as_of)  # fmt: skip
+    pipeline.save_items(
+        db,
+        ((str(i), it) for i, it in enumerate(items)),
+        run_id=start_run(db, "import"),
+        config=config,
+        source="import",
+        seen_at=as_of,
+    )
     pipeline.classify_listed(db, config)
     return pipeline.score(db, as_of=as_of)
 
 
 def _population(n=60):
     return [
-        make_item(seed=i % 9 + 1, id=i + 1, full_name=f"maker{i}/agent{i}", stargazers_count=200 + 37 * i,
-                  forks_count=3 * i, created_at="2025-01-01T00:00:00Z", pushed_at="2026-11-28T06:00:00Z")
+        make_item(
+            seed=i % 9 + 1,
+            id=i + 1,
+            full_name=f"maker{i}/agent{i}",
+            stargazers_count=200 + 37 * i,
+            forks_count=3 * i,
+            created_at="2025-01-01T00:00:00Z",
+            pushed_at="2026-11-28T06:00:00Z",
+        )
         for i in range(n)
-    ]  # fmt: skip
+    ]
 
 
 def test_explain_advice_on_stars_is_exact(db):
@@ -85,8 +98,24 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     assert on_disk["schema_version"] == 2 and on_disk["method_version"] == "1"
     assert on_disk["as_of"] == "2026-11-30T06:00:00Z" and on_disk["count"] == 20
     first = on_disk["agents"][0]
-    for key in ("rank", "full_name", "html_url", "description", "owner", "category", "category_source", "topics",
-                "language", "license_spdx", "stars", "forks", "created_at", "pushed_at", "score", "components"):
+    for key in (
+        "rank",
+        "full_name",
+        "html_url",
+        "description",
+        "owner",
+        "category",
+        "category_source",
+        "topics",
+        "language",
+        "license_spdx",
+        "stars",
+        "forks",
+        "created_at",
+        "pushed_at",
+        "score",
+        "components",
+    ):
         assert key in first
     assert [a["rank"] for a in on_disk["agents"]] == list(range(1, 21))
     assert first["score"] == round(first["score_exact"], 1)

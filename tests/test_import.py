@@ -40,9 +40,15 @@ def test_min_stars_comes_from_the_config(tmp_path, run_cli, db_path):
 
 
 def test_every_saved_shape_is_accepted(tmp_path, run_cli, db_path):
-    page = {"total_count": 2, "incomplete_results": False, "items": [make_item(seed=1, id=11), make_item(seed=2, id=12)]}
-    pages = [{"total_count": 1, "incomplete_results": False, "items": [make_item(seed=3, id=13)]},
-             {"total_count": 1, "incomplete_results": False, "items": [make_item(seed=4, id=14)]}]  # fmt: skip
+    page = {
+        "total_count": 2,
+        "incomplete_results": False,
+        "items": [make_item(seed=1, id=11), make_item(seed=2, id=12)],
+    }
+    pages = [
+        {"total_count": 1, "incomplete_results": False, "items": [make_item(seed=3, id=13)]},
+        {"total_count": 1, "incomplete_results": False, "items": [make_item(seed=4, id=14)]},
+    ]
     write_json(tmp_path / "page.json", page)
     write_json(tmp_path / "pages.json", pages)
     (tmp_path / "items.jsonl").write_text("\n".join(json.dumps(make_item(seed=s, id=s + 10)) for s in (5, 6)) + "\n")

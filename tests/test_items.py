@@ -18,7 +18,7 @@ def test_a_real_shaped_item_becomes_a_repo_record():
 
 
 @pytest.mark.parametrize(
-    "overrides, field",
+    ("overrides", "field"),
     [
         ({"id": None}, "id"),
         ({"id": "123"}, "id"),

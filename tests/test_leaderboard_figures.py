@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.benchmark_attempts import ATTEMPTS
 
-from tests.conftest import write_json
 from leaderboard.figures import attempt_result, build_boards, figures
+from tests.benchmark_attempts import ATTEMPTS
+from tests.conftest import write_json
 
 
 @pytest.fixture
@@ -25,8 +25,9 @@ def loaded(db, run_cli, tmp_path: Path):
 
 
 def entry(db, tier: str, agent: str, version: str) -> dict:
-    rows = list(db["benchmark_entries"].rows_where("tier = ? and agent = ? and agent_version = ?",
-                                                   [tier, agent, version]))  # fmt: skip
+    rows = list(
+        db["benchmark_entries"].rows_where("tier = ? and agent = ? and agent_version = ?", [tier, agent, version])
+    )
     assert len(rows) == 1, rows
     return rows[0]
 
@@ -93,8 +94,10 @@ def test_closed_agent_verified(loaded):
 
 
 def test_verified_leaderboard_ranks_by_mean_score(loaded):
-    board = [(r["rank"], r["agent"], r["agent_version"]) for r in
-             loaded.query("select * from benchmark_entries where tier = 'verified' order by rank")]  # fmt: skip
+    board = [
+        (r["rank"], r["agent"], r["agent_version"])
+        for r in loaded.query("select * from benchmark_entries where tier = 'verified' order by rank")
+    ]
     # Mean scores: Closed Agent X 66.67 > acme/coder 1.0 62.5 > acme/coder 1.1 41.67.
     assert board == [(1, "Closed Agent X", "2026.10"), (2, "acme/coder", "1.0"), (3, "acme/coder", "1.1")]
 
@@ -126,15 +129,24 @@ def test_community_leaderboard_breaks_ties_by_solve_rate_then_cost_then_time(loa
 def test_an_entry_with_only_infra_errors_is_unranked_and_unknown(loaded):
     e = entry(loaded, "community", "gamma/flaky", "1")
     assert (e["rank"], e["attempts"], e["infra_errors"], e["tasks"]) == (None, 0, 1, 0)
-    for name in ("mean_score", "solve_rate", "mean_wall_seconds", "median_wall_seconds", "total_cost_usd",
-                 "cost_per_solved_task", "human_interventions"):  # fmt: skip
+    for name in (
+        "mean_score",
+        "solve_rate",
+        "mean_wall_seconds",
+        "median_wall_seconds",
+        "total_cost_usd",
+        "cost_per_solved_task",
+        "human_interventions",
+    ):
         assert e[name] is None, name
     assert e["cost_per_solved_task_null_reason"] == "no counted attempts"
 
 
 def test_per_task_spread_across_attempts(loaded):
-    rows = {(r["agent_version"], r["task_id"]): r
-            for r in loaded["benchmark_tasks"].rows_where("tier = 'verified' and agent = 'acme/coder'")}  # fmt: skip
+    rows = {
+        (r["agent_version"], r["task_id"]): r
+        for r in loaded["benchmark_tasks"].rows_where("tier = 'verified' and agent = 'acme/coder'")
+    }
     t1 = rows[("1.0", "t1")]
     # Three attempts: 100, 50, 0 (disqualified).
     assert (t1["attempts"], t1["solved"], t1["disqualified"]) == (3, 1, 1)
@@ -165,8 +177,10 @@ def test_agent_totals_over_both_versions(loaded):
 
 
 def test_scores_are_stored_on_each_attempt_with_their_flags(loaded):
-    rows = {(r["agent_version"], r["task_id"], r["attempt"]): r
-            for r in loaded["benchmark_attempts"].rows_where("agent = 'acme/coder' and tier = 'verified'")}  # fmt: skip
+    rows = {
+        (r["agent_version"], r["task_id"], r["attempt"]): r
+        for r in loaded["benchmark_attempts"].rows_where("agent = 'acme/coder' and tier = 'verified'")
+    }
     disqualified = rows[("1.0", "t1", 3)]
     assert (disqualified["score"], disqualified["solved"], disqualified["counted"]) == (0, 0, 1)
     assert json.loads(disqualified["flags"]) == ["modified-tests"]
@@ -177,7 +191,11 @@ def test_scores_are_stored_on_each_attempt_with_their_flags(loaded):
     assert (timed_out["score"], timed_out["solved"], timed_out["counted"]) == (25, 0, 1)
     first = rows[("1.0", "t1", 1)]
     assert (first["tokens_input"], first["tokens_cached"], first["tokens_output"], first["tokens_reasoning"]) == (
-        120000, 80000, 9000, 4000)  # fmt: skip
+        120000,
+        80000,
+        9000,
+        4000,
+    )
     assert json.loads(first["settings"]) == {"max_turns": 50, "reasoning_effort": "high"}
     assert rows[("1.0", "t1", 2)]["tokens_input"] is None  # not reported: unknown
 
@@ -192,8 +210,17 @@ def test_rules_of_one_attempt():
 
 
 def test_figures_skip_unknowns_and_never_invent_zeros():
-    rows = [{"task_id": "t", "tests_passed": 1, "tests_total": 2, "flags": [], "wall_seconds": None,
-             "cost_usd": None, "human_interventions": None}]  # fmt: skip
+    rows = [
+        {
+            "task_id": "t",
+            "tests_passed": 1,
+            "tests_total": 2,
+            "flags": [],
+            "wall_seconds": None,
+            "cost_usd": None,
+            "human_interventions": None,
+        }
+    ]
     f = figures(rows)
     assert f["mean_score"] == 50
     assert f["mean_wall_seconds"] is None and f["median_wall_seconds"] is None and f["total_cost_usd"] is None

@@ -7,20 +7,24 @@ import json
 
 import jsonschema
 import pytest
-from tests.benchmark_attempts import ATTEMPTS, attempt
 from datasette.app import Datasette
 
-from tests.conftest import make_item, write_json
-from db.export import build_export, validate_export
 from datasette_plugins.metadata import build_metadata
+from db.export import build_export, validate_export
 from leaderboard.datasette import DATASETTE_METADATA, benchmark_summary, with_benchmark
+from tests.benchmark_attempts import ATTEMPTS, attempt
+from tests.conftest import make_item, write_json
 
 REPOS = {9001: "acme/coder", 9002: "quiet/agent", 9003: "zeta/bot"}
 
 
 def repo_items():
-    return [make_item(id=repo_id, full_name=name, name=name.split("/")[1], html_url=f"https://github.com/{name}",
-                      seed=repo_id) for repo_id, name in REPOS.items()]  # fmt: skip
+    return [
+        make_item(
+            id=repo_id, full_name=name, name=name.split("/")[1], html_url=f"https://github.com/{name}", seed=repo_id
+        )
+        for repo_id, name in REPOS.items()
+    ]
 
 
 @pytest.fixture
@@ -58,8 +62,9 @@ def test_the_export_shows_benchmark_figures_for_an_agent_with_runs_and_null_with
     # Over both versions: per-task means t1 (100+50+0+100)/4, t2 (75+0)/2, t3 25, averaged over the 3 tasks.
     assert verified["totals"]["mean_score"] == pytest.approx((62.5 + 37.5 + 25) / 3)
     assert verified["totals"]["total_cost_usd"] is None  # one cost unknown
-    entries = [(e["agent_version"], e["rank"], e["version_changed"], e["previous_version"])
-               for e in verified["entries"]]  # fmt: skip
+    entries = [
+        (e["agent_version"], e["rank"], e["version_changed"], e["previous_version"]) for e in verified["entries"]
+    ]
     assert entries == [("1.0", 2, False, None), ("1.1", 3, True, "1.0")]
     per_task = verified["entries"][0]["per_task"]
     spread = {t["task_id"]: (t["min_score"], t["median_score"], t["max_score"]) for t in per_task}
@@ -70,10 +75,18 @@ def test_the_export_shows_benchmark_figures_for_an_agent_with_runs_and_null_with
 def test_the_export_has_both_leaderboards_in_rank_order(published, run_cli, tmp_path):
     boards = export_of(run_cli, tmp_path)["leaderboards"]
     assert [(e["rank"], e["agent"], e["agent_version"]) for e in boards["verified"]] == [
-        (1, "Closed Agent X", "2026.10"), (2, "acme/coder", "1.0"), (3, "acme/coder", "1.1")]  # fmt: skip
+        (1, "Closed Agent X", "2026.10"),
+        (2, "acme/coder", "1.0"),
+        (3, "acme/coder", "1.1"),
+    ]
     community = [(e["rank"], e["agent"]) for e in boards["community"]]
     assert community == [
-        (1, "beta/cheap"), (2, "acme/coder"), (3, "zeta/bot"), (4, "other/agent"), (None, "gamma/flaky")]  # fmt: skip
+        (1, "beta/cheap"),
+        (2, "acme/coder"),
+        (3, "zeta/bot"),
+        (4, "other/agent"),
+        (None, "gamma/flaky"),
+    ]
     flaky = boards["community"][-1]
     assert (flaky["mean_score"], flaky["attempts"], flaky["infra_errors"]) == (None, 0, 1)
 
@@ -150,8 +163,11 @@ def test_with_benchmark_adds_to_metadata_without_changing_it():
     assert base == {"title": "AgentRank", "databases": {"agentrank": {"tables": {"repos": {"description": "d"}}}}}
     tables = merged["databases"]["agentrank"]["tables"]
     assert tables["repos"] == {"description": "d"} and "benchmark_entries" in tables
-    assert set(merged["databases"]["agentrank"]["queries"]) == set(DATASETTE_METADATA["queries"]) == {
-        "verified_leaderboard", "community_leaderboard", "agent_attempts", "task_results"}  # fmt: skip
+    assert (
+        set(merged["databases"]["agentrank"]["queries"])
+        == set(DATASETTE_METADATA["queries"])
+        == {"verified_leaderboard", "community_leaderboard", "agent_attempts", "task_results"}
+    )
 
 
 @pytest.mark.asyncio
@@ -224,8 +240,9 @@ async def test_the_makers_page_section_shows_figures_or_no_runs(published, db_pa
 @pytest.mark.asyncio
 async def test_the_makers_page_section_escapes_hostile_names(db, db_path, run_cli, tmp_path):
     hostile = "<img src=x onerror=alert(1)>"
-    record = attempt(hostile, "<script>v</script>", "t1", 1, "2026-10-01T10:00:00Z", "community", 1, 2, None, None,
-                     model="m&<b>")  # fmt: skip
+    record = attempt(
+        hostile, "<script>v</script>", "t1", 1, "2026-10-01T10:00:00Z", "community", 1, 2, None, None, model="m&<b>"
+    )
     run_cli("import-attempts", str(write_json(tmp_path / "h.json", [record])))
     ds = await datasette_for(db_path)
     html = await ds.render_template("_benchmark.html", {"benchmark": benchmark_summary(db.conn, hostile)})

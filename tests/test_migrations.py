@@ -23,8 +23,20 @@ def test_an_older_database_is_upgraded_in_place_keeping_its_data(tmp_path):
     path = tmp_path / "old.db"
     old = sqlite_utils.Database(path)
     migrations.apply(old, stop_before="m101_crawl_checkpoints")
-    old["repos"].insert({"id": 7, "full_name": "a/b", "stars": 300, "forks": 1, "created_at": "2025-01-01T00:00:00Z",
-                         "archived": 0, "fork": 0, "listed": 1, "matched": 1, "topics": "[]"})  # fmt: skip
+    old["repos"].insert(
+        {
+            "id": 7,
+            "full_name": "a/b",
+            "stars": 300,
+            "forks": 1,
+            "created_at": "2025-01-01T00:00:00Z",
+            "archived": 0,
+            "fork": 0,
+            "listed": 1,
+            "matched": 1,
+            "topics": "[]",
+        }
+    )
     old.close()
     db = open_db(path)
     assert {"crawl_parts", "category_corrections", "repos_fts", "benchmark_attempts"} <= set(db.table_names())

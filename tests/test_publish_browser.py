@@ -12,10 +12,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from tests.publish_helpers import ARTIFACTS, XSS_DESCRIPTION, XSS_NAME
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 

@@ -12,13 +12,16 @@ import sqlite3
 import datasette
 import httpx
 import pytest
+
 from tests.publish_helpers import agentrank_serve, free_port, running
 
 WIDE_ROW = ", ".join(["zeroblob(249999)"] * 90)  # each value just under max_value_bytes
 HOSTILE = {
     # runs for minutes without the time limit
-    "endless": ("with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c",
-                "SQL query took too long"),
+    "endless": (
+        "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c",
+        "SQL query took too long",
+    ),
     "cross join": ("select count(*) from repos a, repos b, repos c, repos d", "SQL query took too long"),
     # would allocate gigabytes
     "huge string": ("select length(replace(hex(zeroblob(400000000)), '0', '00'))", "string or blob too big"),
@@ -32,7 +35,7 @@ HOSTILE = {
     "two statements": ("select 1; drop table repos", "You can only execute one statement at a time"),
     # extensions
     "load_extension": ("select load_extension('/usr/lib/x86_64-linux-gnu/libsqlite3.so.0')", "not authorized"),
-}  # fmt: skip
+}
 # The server's own memory at rest is under 100 MB; unprotected, these queries took 0.9-4.6 GB.
 PEAK_RSS_LIMIT_KB = 400 * 1024
 
@@ -61,7 +64,9 @@ def test_hostile_query_fails_with_a_clear_message(live_server, name):
 
 def test_printf_padding_is_cut_short(live_server):
     # SQLite's own printf loops through every character before giving up; ours answers NULL at once.
-    response = sql(live_server, "select printf('%.*c', 900000000, 'x') as s, printf('%5.2f|%-4d|%s', 3.14159, 7, 'ok') as t")
+    response = sql(
+        live_server, "select printf('%.*c', 900000000, 'x') as s, printf('%5.2f|%-4d|%s', 3.14159, 7, 'ok') as t"
+    )
     assert response.json()["rows"] == [{"s": None, "t": " 3.14|7   |ok"}]
 
 
@@ -87,7 +92,9 @@ def test_public_settings(live_server):
     assert settings["sql_time_limit_ms"] == 1000 and settings["max_returned_rows"] == 1000
     assert httpx.get(f"{live_server.url}/agentrank.db", timeout=10).status_code == 403
     # Datasette's row cap holds for arbitrary SQL.
-    many = sql(live_server, "with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000) select x from c")
+    many = sql(
+        live_server, "with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000) select x from c"
+    )
     assert len(many.json()["rows"]) == 1000 and many.json()["truncated"] is True
 
 
@@ -101,10 +108,14 @@ def test_operator_overrides_reach_datasette(published_db, tmp_path):
     config.write_text("[serve]\nsql_time_limit_ms = 50\nallow_csv_stream = false\n", encoding="utf-8")
     port = free_port()
     command = agentrank_serve(published_db.path, port, "--setting", "max_returned_rows", "20")
-    command[command.index("--db"):command.index("--db")] = ["--config", str(config)]
+    command[command.index("--db") : command.index("--db")] = ["--config", str(config)]
     with running(command, port, tmp_path / "serve.log") as server:
         settings = httpx.get(f"{server.url}/-/settings.json", timeout=10).json()
-        assert (settings["sql_time_limit_ms"], settings["max_returned_rows"], settings["allow_csv_stream"]) == (50, 20, False)
+        assert (settings["sql_time_limit_ms"], settings["max_returned_rows"], settings["allow_csv_stream"]) == (
+            50,
+            20,
+            False,
+        )
         assert len(sql(server, "select * from repos").json()["rows"]) == 20
 
 
@@ -122,9 +133,23 @@ def test_bounded_printf_formats_like_sqlite_below_the_limit():
     plain = sqlite3.connect(":memory:")
     bounded = sqlite3.connect(":memory:")
     bound_connection(bounded, ServeConfig(heap_limit_mb=0, max_value_bytes=10_000))
-    for query in ("printf('%5.2f|%-4d|%s|%%|%q', 3.14159, 7, 'ok', 'it''s')", "format('%*d', 6, 42)",
-                  "printf('%.3s', 'abcdef')", "printf('%.*c', 50, 'x')", "printf('%,d', 1234567)", "printf(NULL)",
-                  "printf('%s')", "printf('%.20000s', 'short')"):  # fmt: skip
-        assert tuple(bounded.execute(f"select {query}").fetchone()) == plain.execute(f"select {query}").fetchone(), query
-    for query in ("printf('%.*c', 20000, 'x')", "printf('%20000d', 1)", "printf('%.20000f', 1.5)", "format('%*s', 20000, 'x')"):
+    for query in (
+        "printf('%5.2f|%-4d|%s|%%|%q', 3.14159, 7, 'ok', 'it''s')",
+        "format('%*d', 6, 42)",
+        "printf('%.3s', 'abcdef')",
+        "printf('%.*c', 50, 'x')",
+        "printf('%,d', 1234567)",
+        "printf(NULL)",
+        "printf('%s')",
+        "printf('%.20000s', 'short')",
+    ):
+        assert tuple(bounded.execute(f"select {query}").fetchone()) == plain.execute(f"select {query}").fetchone(), (
+            query
+        )
+    for query in (
+        "printf('%.*c', 20000, 'x')",
+        "printf('%20000d', 1)",
+        "printf('%.20000f', 1.5)",
+        "format('%*s', 20000, 'x')",
+    ):
         assert tuple(bounded.execute(f"select {query}").fetchone()) == (None,), query

@@ -12,15 +12,15 @@ import re
 import sqlite3
 
 import pytest
-from tests.publish_helpers import NEW_NAME, OLD_NAME, XSS_DESCRIPTION, XSS_NAME, build_published_db
 
 from agentrank import pipeline
 from agentrank.config import Config, ServeConfig
 from agentrank.serve import build_datasette
 from datasette_plugins.agent_page import agent_context
-from datasette_plugins.metadata import build_metadata, TABLES
+from datasette_plugins.metadata import TABLES, build_metadata
 from db.breakdown import load_breakdown
 from db.connection import open_db
+from tests.publish_helpers import NEW_NAME, OLD_NAME, XSS_DESCRIPTION, XSS_NAME, build_published_db
 
 # In-process tests leave SQLite's process-wide heap limit alone (the server tests check it).
 SETTINGS = ServeConfig(heap_limit_mb=0, max_returned_rows=5000)
@@ -141,16 +141,20 @@ async def test_top_agents_per_category(published_db, datasette):
         by_category.setdefault(row["category"], []).append(row["rank"])
     assert by_category and all(len(ranks) <= 3 and ranks == sorted(ranks) for ranks in by_category.values())
     only = rows(await datasette.client.get(f"/agentrank/top_agents.json?_shape=array&category={published_db.category}"))
-    in_category = sqlite3.connect(published_db.path).execute(
-        "select count(*) from agents where category = ?", [published_db.category]
-    ).fetchone()[0]
+    in_category = (
+        sqlite3.connect(published_db.path)
+        .execute("select count(*) from agents where category = ?", [published_db.category])
+        .fetchone()[0]
+    )
     assert len(only) == min(10, in_category) and {r["category"] for r in only} == {published_db.category}
     assert [r["category_rank"] for r in only] == list(range(1, len(only) + 1))
 
 
 @pytest.mark.asyncio
 async def test_my_agents_lists_an_owners_repos_with_scores(published_db, datasette):
-    result = rows(await datasette.client.get(f"/agentrank/my_agents.json?_shape=array&owner={published_db.owner.upper()}"))
+    result = rows(
+        await datasette.client.get(f"/agentrank/my_agents.json?_shape=array&owner={published_db.owner.upper()}")
+    )
     assert len(result) == 2 and all(r["full_name"].startswith(published_db.owner + "/") for r in result)
     assert all(r["score"] is not None and r["rank"] for r in result)
 
@@ -238,7 +242,11 @@ async def test_old_name_finds_the_renamed_repo(datasette):
 
 @pytest.mark.asyncio
 async def test_hostile_description_is_escaped_everywhere(datasette):
-    for path in (f"/-/agent/{XSS_NAME}", "/agentrank/agents?_search=xss", f"/agentrank/my_agents?owner={XSS_NAME.split('/')[0]}"):
+    for path in (
+        f"/-/agent/{XSS_NAME}",
+        "/agentrank/agents?_search=xss",
+        f"/agentrank/my_agents?owner={XSS_NAME.split('/')[0]}",
+    ):
         page = (await datasette.client.get(path)).text
         assert "<script>window.__agentrank_xss" not in page and "onerror=" not in page.replace("onerror=&#34;", "")
         if path.startswith("/-/agent/"):

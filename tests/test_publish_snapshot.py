@@ -9,14 +9,13 @@ import sys
 
 import httpx
 import pytest
-from tests.publish_helpers import build_published_db, free_port, running
-
 from click.testing import CliRunner
 
 from agentrank import pipeline
 from agentrank.cli import cli
 from agentrank.config import Config
 from db.connection import open_db
+from tests.publish_helpers import build_published_db, free_port, running
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +61,9 @@ def test_snapshot_is_a_checked_copy_without_private_state(source, tmp_path):
     assert b"secret-cursor" not in out.read_bytes()
     assert b"bad.json" not in out.read_bytes()  # the import's local file path
     live = sqlite3.connect(source.path)
-    assert conn.execute("select count(*) from agents").fetchone() == live.execute("select count(*) from agents").fetchone()
+    assert (
+        conn.execute("select count(*) from agents").fetchone() == live.execute("select count(*) from agents").fetchone()
+    )
     assert live.execute("select count(*) from crawl_checkpoints").fetchone()[0] == 1  # the source keeps it
     assert {p.name for p in tmp_path.iterdir()} == {"agentrank.db", "agentrank.metadata.json"}
     assert out.stat().st_mode & 0o777 == 0o644
@@ -88,8 +89,23 @@ def test_plain_datasette_serves_the_snapshot_unchanged(source, tmp_path):
     snapshot(source, out)
     before = sha256(out)
     port = free_port()
-    command = [sys.executable, "-m", "datasette", "serve", "-i", str(out), "-m", str(tmp_path / "agentrank.metadata.json"),
-               "-h", "127.0.0.1", "-p", str(port), "--setting", "allow_download", "off"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "datasette",
+        "serve",
+        "-i",
+        str(out),
+        "-m",
+        str(tmp_path / "agentrank.metadata.json"),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        "--setting",
+        "allow_download",
+        "off",
+    ]
     with running(command, port, tmp_path / "datasette.log") as server:
         agents = httpx.get(f"{server.url}/agentrank/agents.json?_shape=array&_size=5", timeout=10).json()
         assert [a["rank"] for a in agents] == [1, 2, 3, 4, 5]

@@ -34,7 +34,9 @@ def setup(tmp_path):
 
     def make(emulator, corrections: str | None = None) -> dict:
         corrections_path = tmp_path / "corrections.toml"
-        text = f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\n[export]\npath = "{tmp_path / "site.json"}"\n'
+        text = (
+            f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\n[export]\npath = "{tmp_path / "site.json"}"\n'
+        )
         if corrections is not None:  # otherwise the default path, which does not exist: no corrections
             corrections_path.write_text(corrections, encoding="utf-8")
             text += f'[corrections]\npath = "{corrections_path}"\n'
@@ -71,8 +73,15 @@ def test_refresh_runs_every_stage_and_publishes(repos, setup, run_cli, db_path):
     refresh = _query(db_path, "select id, status, details from runs where kind = 'refresh'")
     assert [(r[0], r[1]) for r in refresh] == [(1, "ok")]
     stages = json.loads(refresh[0][2])["stages"]
-    assert [s["stage"] for s in stages] == ["corrections", "crawl", "apply-corrections", "classify", "score",
-                                            "export", "publish"]  # fmt: skip
+    assert [s["stage"] for s in stages] == [
+        "corrections",
+        "crawl",
+        "apply-corrections",
+        "classify",
+        "score",
+        "export",
+        "publish",
+    ]
     assert all(s["status"] == "ok" and "duration_s" in s for s in stages)
     children = _query(db_path, "select kind, status from runs where parent_id = 1 order by id")
     assert [k for k, _ in children] == ["crawl", "corrections", "classify", "score"]
@@ -89,8 +98,10 @@ def test_a_second_refresh_exits_at_once_while_one_runs(repos, setup, run_cli, db
         held = emulator.inject(faults.hold(page=1))
         first = subprocess.Popen(
             [sys.executable, "-m", "agentrank.cli", "--db", str(db_path), "--config", str(paths["config"]), "refresh"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 60
             while not any(r.fault == "hold" for r in emulator.log):
@@ -101,7 +112,7 @@ def test_a_second_refresh_exits_at_once_while_one_runs(repos, setup, run_cli, db
             assert len(second.stderr.strip().splitlines()) == 1
         finally:
             held.event.set()
-        out, err = first.communicate(timeout=120)
+        _out, err = first.communicate(timeout=120)
     assert first.returncode == 0, err
     assert [r[0] for r in _query(db_path, "select status from runs where kind = 'refresh'")] == ["ok"]
 
@@ -131,10 +142,21 @@ def test_a_refresh_killed_in_the_score_stage_changes_nothing_published(repos, se
         emulator.set_stars(repos[0].id, repos[0].stars + 5000)
         marker = tmp_path / "marker"
         process = subprocess.Popen(
-            [sys.executable, "-c", KILL_IN_SCORE, str(marker), "--db", str(db_path), "--config",
-             str(paths["config"]), "refresh"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-c",
+                KILL_IN_SCORE,
+                str(marker),
+                "--db",
+                str(db_path),
+                "--config",
+                str(paths["config"]),
+                "refresh",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 120
         while not marker.exists():
             assert time.monotonic() < deadline and process.poll() is None, process.communicate()
@@ -182,11 +204,16 @@ def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db
     eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
     excluded, recategorised, claimed = eligible[0], eligible[1], eligible[2]
     # A real agent that no configured search finds: no topics, no keyword.
-    hidden = replace(eligible[3], id=999_000_001, full_name="quiet/hidden-agent", topics=[],
-                     description="A helper that books trains")  # fmt: skip
+    hidden = replace(
+        eligible[3], id=999_000_001, full_name="quiet/hidden-agent", topics=[], description="A helper that books trains"
+    )
     with emulated([*repos, hidden]) as emulator:
-        text = CORRECTIONS.format(excluded=excluded.full_name, included=hidden.full_name,
-                                  recategorised=recategorised.full_name, claimed=claimed.full_name)  # fmt: skip
+        text = CORRECTIONS.format(
+            excluded=excluded.full_name,
+            included=hidden.full_name,
+            recategorised=recategorised.full_name,
+            claimed=claimed.full_name,
+        )
         paths = setup(emulator, text)
         run_cli("--config", str(paths["config"]), "refresh")
         agents = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
@@ -197,10 +224,19 @@ def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db
     assert hidden.full_name in agents
     assert agents[recategorised.full_name]["category"] == "voice"
     assert agents[recategorised.full_name]["category_source"] == "correction"
-    table = {row[0]: row[1:] for row in _query(
-        db_path, "select kind, repo, repo_id, value, reason, date, line, status from corrections")}  # fmt: skip
-    assert table["exclude"] == (excluded.full_name, excluded.id, None, "a prompt collection, not an agent",
-                                "2026-11-20", 4, "applied")  # fmt: skip
+    table = {
+        row[0]: row[1:]
+        for row in _query(db_path, "select kind, repo, repo_id, value, reason, date, line, status from corrections")
+    }
+    assert table["exclude"] == (
+        excluded.full_name,
+        excluded.id,
+        None,
+        "a prompt collection, not an agent",
+        "2026-11-20",
+        4,
+        "applied",
+    )
     assert table["include"][:2] == (hidden.full_name, hidden.id) and table["include"][-1] == "applied"
     assert table["category"][2] == "voice" and table["claim"][2] == "octo-maker"
 
@@ -216,7 +252,7 @@ def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db
 
 
 @pytest.mark.parametrize(
-    "body, line, message",
+    ("body", "line", "message"),
     [
         ('[[category]]\nrepo = "a/b"\ncategory = "robots"\n', 3, "unknown category 'robots'"),
         ('[[exclude]]\nrepo = "a/b"\nreason = "x"\n\n[[exclude]]\nrepo = "A/b"\nreason = "y"\n', 5, "duplicate"),
@@ -226,19 +262,26 @@ def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db
         ('[[claim]]\nrepo = "a/b"\nlogin = "not a login!"\n', 3, "not a GitHub login"),
     ],
 )
-def test_a_bad_corrections_file_names_the_line_and_changes_nothing(repos, setup, run_cli, db_path, body, line,
-                                                                   message):  # fmt: skip
+def test_a_bad_corrections_file_names_the_line_and_changes_nothing(repos, setup, run_cli, db_path, body, line, message):
     with emulated(repos) as emulator:
         paths = setup(emulator, "")
         run_cli("--config", str(paths["config"]), "refresh")
-        before = (_published(db_path), _query(db_path, "select * from repos order by id"),
-                  _query(db_path, "select * from corrections"), paths["export"].read_bytes())  # fmt: skip
+        before = (
+            _published(db_path),
+            _query(db_path, "select * from repos order by id"),
+            _query(db_path, "select * from corrections"),
+            paths["export"].read_bytes(),
+        )
         paths["corrections"].write_text(body, encoding="utf-8")
         result = run_cli("--config", str(paths["config"]), "refresh", expect=1)
     assert f"{paths['corrections']}:{line}:" in result.stderr and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
-    after = (_published(db_path), _query(db_path, "select * from repos order by id"),
-             _query(db_path, "select * from corrections"), paths["export"].read_bytes())  # fmt: skip
+    after = (
+        _published(db_path),
+        _query(db_path, "select * from repos order by id"),
+        _query(db_path, "select * from corrections"),
+        paths["export"].read_bytes(),
+    )
     assert after == before
 
 
@@ -251,8 +294,17 @@ def test_explain_since_separates_own_growth_from_the_population_shift(repos, set
         # A week later: the repo gained stars, and 40 bigger agents joined the directory.
         emulator.set_stars(mid.id, mid.stars + 400)
         for i, newcomer in enumerate(population(40, seed=99)):
-            emulator.add(replace(newcomer, id=990_000_000 + i, full_name=f"new{i}/agent", topics=["ai-agent"],
-                                 stars=mid.stars * 3, fork=False, archived=False))  # fmt: skip
+            emulator.add(
+                replace(
+                    newcomer,
+                    id=990_000_000 + i,
+                    full_name=f"new{i}/agent",
+                    topics=["ai-agent"],
+                    stars=mid.stars * 3,
+                    fork=False,
+                    archived=False,
+                )
+            )
         run_cli("--config", str(paths["config"]), "refresh")
     change = json.loads(run_cli("explain", mid.full_name, "--since", "previous", "--json").output)
     assert change["own_changes"]["stars"] == {"before": mid.stars, "after": mid.stars + 400}
@@ -260,7 +312,8 @@ def test_explain_since_separates_own_growth_from_the_population_shift(repos, set
     assert change["listed_after"] == change["listed_before"] + 40
     assert change["own_points"] + change["population_points"] == pytest.approx(change["score_delta"], abs=1e-9)
     assert sum(c["own_points"] + c["population_points"] for c in change["components"]) == pytest.approx(
-        change["score_delta"], abs=1e-9)
+        change["score_delta"], abs=1e-9
+    )
 
 
 def test_the_export_carries_weekly_growth(repos, setup, run_cli, db_path):

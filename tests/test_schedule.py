@@ -161,7 +161,7 @@ def test_schedule_next_prints_mondays_and_follows_the_config(run_cli, tmp_path):
     dates = [datetime.fromisoformat(line.split()[0]) for line in lines]
     assert all(line.endswith(" Monday") for line in lines)
     assert all(d.weekday() == 0 and (d.hour, d.minute) == (6, 0) and d.utcoffset().total_seconds() == 0 for d in dates)
-    assert [(b - a).days for a, b in zip(dates, dates[1:])] == [7, 7]
+    assert [(b - a).days for a, b in zip(dates, dates[1:], strict=False)] == [7, 7]
     config = tmp_path / "agentrank.toml"
     config.write_text('[schedule]\nday_of_week = "wed"\nhour = 3\nminute = 30\n')
     first = run_cli("--config", str(config), "schedule", "--next", "1").output.strip()
@@ -180,8 +180,9 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
     db_path = tmp_path / "agentrank.db"
     with emulated(population(150, seed=4)) as emulator:
         config = tmp_path / "agentrank.toml"
-        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\n'
-                          f'[export]\npath = "{tmp_path / "site.json"}"\n')  # fmt: skip
+        config.write_text(
+            f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\n[export]\npath = "{tmp_path / "site.json"}"\n'
+        )
         assert last_successful_refresh(db_path) is None
         with caplog.at_level(logging.INFO, logger="agentrank.schedule"):
             scheduled_refresh(str(db_path), str(config))

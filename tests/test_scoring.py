@@ -28,7 +28,9 @@ def inputs(rows: list[dict]) -> ScoreInputs:
         stars=np.array([r.get("stars", 500) for r in rows]),
         forks=np.array([r.get("forks", 50) for r in rows]),
         created_epoch=np.array([epoch(r.get("age", 400)) for r in rows]),
-        pushed_epoch=np.array([np.nan if r.get("push", 1) is None else epoch(r.get("push", 1)) for r in rows], dtype=float),
+        pushed_epoch=np.array(
+            [np.nan if r.get("push", 1) is None else epoch(r.get("push", 1)) for r in rows], dtype=float
+        ),
         osi=np.array([r.get("osi", True) for r in rows]),
         as_of_epoch=int(AS_OF.timestamp()),
     )
@@ -50,10 +52,22 @@ def test_a_single_listed_repo_is_at_the_100th_percentile():
 
 
 @pytest.mark.parametrize(
-    "days, points",
-    [(0, 100), (7, 100), (7.00001, 85), (30, 85), (30.5, 60), (90, 60), (91, 35), (180, 35), (181, 15), (365, 15),
-     (365.01, 0), (5000, 0)],
-)  # fmt: skip
+    ("days", "points"),
+    [
+        (0, 100),
+        (7, 100),
+        (7.00001, 85),
+        (30, 85),
+        (30.5, 60),
+        (90, 60),
+        (91, 35),
+        (180, 35),
+        (181, 15),
+        (365, 15),
+        (365.01, 0),
+        (5000, 0),
+    ],
+)
 def test_activity_buckets_include_their_upper_bound(days, points):
     assert activity_points(np.array([days]))[0] == points
 
@@ -118,20 +132,28 @@ def test_rank_breaks_score_ties_by_stars_then_name():
 
 def _random_items(rng: np.random.Generator, n: int) -> list[dict]:
     """A population with heavy ties in every input."""
-    licences = [None, {"key": "mit", "name": "MIT", "spdx_id": "MIT"},
-                {"key": "other", "name": "Other", "spdx_id": "NOASSERTION"},
-                {"key": "cc-by-4.0", "name": "CC", "spdx_id": "CC-BY-4.0"}]  # fmt: skip
+    licences = [
+        None,
+        {"key": "mit", "name": "MIT", "spdx_id": "MIT"},
+        {"key": "other", "name": "Other", "spdx_id": "NOASSERTION"},
+        {"key": "cc-by-4.0", "name": "CC", "spdx_id": "CC-BY-4.0"},
+    ]
     items = []
     for i in range(n):
         created = AS_OF - timedelta(days=int(rng.choice([5, 10, 30, 45, 400, 900])))
         pushed = AS_OF - timedelta(days=float(rng.choice([-2, 0, 3, 7, 7.5, 30, 89, 200, 366, 1000])))
-        items.append(make_item(
-            seed=i % 5 + 1, id=1000 + i, full_name=f"own{i % 7}/repo{i}",
-            stargazers_count=int(rng.choice([200, 200, 201, 350, 1000, 1000, 5000])),
-            forks_count=int(rng.choice([0, 0, 3, 10, 10, 99])),
-            created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"), pushed_at=pushed.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            license=licences[int(rng.integers(len(licences)))],
-        ))  # fmt: skip
+        items.append(
+            make_item(
+                seed=i % 5 + 1,
+                id=1000 + i,
+                full_name=f"own{i % 7}/repo{i}",
+                stargazers_count=int(rng.choice([200, 200, 201, 350, 1000, 1000, 5000])),
+                forks_count=int(rng.choice([0, 0, 3, 10, 10, 99])),
+                created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                pushed_at=pushed.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                license=licences[int(rng.integers(len(licences)))],
+            )
+        )
     return items
 
 
@@ -139,9 +161,14 @@ def _random_items(rng: np.random.Generator, n: int) -> list[dict]:
 def test_sql_recomputation_equals_python_scoring(db, n):
     rng = np.random.default_rng(n)
     config = load_config(None, environ={})
-    pipeline.save_items(db, ((str(i), item) for i, item in enumerate(_random_items(rng, n))),
-                        run_id=start_run(db, "import"), config=config, source="import",
-                        seen_at="2026-11-30T06:00:00Z")  # fmt: skip
+    pipeline.save_items(
+        db,
+        ((str(i), item) for i, item in enumerate(_random_items(rng, n))),
+        run_id=start_run(db, "import"),
+        config=config,
+        source="import",
+        seen_at="2026-11-30T06:00:00Z",
+    )
     run_id = pipeline.score(db, as_of="2026-11-30T06:00:00Z")
     stored = {r["repo_id"]: r for r in db.query("select * from scores where run_id = ?", [run_id])}
     recomputed = list(db.query(RECOMPUTE_SQL, {"run_id": run_id}))

@@ -1,0 +1,1 @@
+"""GitHub search: the HTTP client, search planning, item validation and saved-result reading."""
