@@ -5,25 +5,34 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import click
-import jsonschema
+import sqlite_utils
 
-from agentrank import __version__, pipeline
-from agentrank.config import Config, ConfigError, ServeConfig, load_config
+from agentrank import __version__
+from agentrank.classifier import classify_listed
+from agentrank.config import Config, ConfigError, load_config
 from agentrank.corrections import CorrectionsError
+from agentrank.errors import PipelineError
+from agentrank.exporter import ExportError
+from agentrank.exporter import export as write_export
+from agentrank.importer import format_summary as import_summary
+from agentrank.importer import import_files
 from agentrank.locks import LockHeld, run_lock
-from agentrank.refresh import RefreshFailed
+from agentrank.pipeline import RefreshFailed, refresh_database
+from agentrank.scorer import score as score_listed
 from classify.examples import ClassifyError
 from crawler.client import GitHubError
 from crawler.saved import SavedFileError
 from crawler.secrets import github_token, redact
+from datasette_plugins.settings import ServeConfig, SettingError
 from db.breakdown import UnknownRun, load_breakdown, load_change
-from db.connection import DatabaseError, open_db
-from db.export import ExportError
+from db.connection import DatabaseError
 from db.snapshot import SnapshotError
+from db.store import open_store
 from leaderboard.ingest import AttemptFileError
 from leaderboard.ingest import import_attempts as load_attempts
 from scoring.explain import format_breakdown, format_change
@@ -37,7 +46,8 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     ExportError,
     GitHubError,
     LockHeld,
-    pipeline.PipelineError,
+    PipelineError,
+    SettingError,
     SavedFileError,
     SnapshotError,
     UnknownRun,
@@ -68,15 +78,10 @@ class State:
             self._config = load_config(self.config_path)
         return self._config
 
-    def open(self):
-        db = open_db(self.db_path)
-        pipeline.prepare(db)
-        return db
+    def open(self) -> sqlite_utils.Database:
+        return open_store(self.db_path)
 
-    def lock(self, what: str):
-        # Check the directory first: the lock file must not create it behind the user's back.
-        if not self.db_path.parent.is_dir():
-            raise DatabaseError(f"cannot create {self.db_path}: directory {self.db_path.parent} does not exist")
+    def lock(self, what: str) -> AbstractContextManager[None]:
         return run_lock(self.db_path, what)
 
 
@@ -122,8 +127,8 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
 @pass_state
 def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
-    from crawler.crawl import crawl as run_crawl
-    from crawler.crawl import format_summary
+    from agentrank.crawl import crawl as run_crawl
+    from agentrank.crawl import format_summary
 
     token = github_token()
     config = state.config
@@ -136,6 +141,13 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
 @cli.command()
 @click.option("--api-url", default=None, metavar="URL", help="GitHub API base URL (as for crawl)")
 @click.option(
+    "--from-file",
+    "from_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data",
+)
+@click.option(
     "--out",
     "out",
     default=None,
@@ -143,20 +155,17 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     help="Where the site JSON goes (default: export.path from the config)",
 )
 @pass_state
-def refresh(state: State, api_url: str | None, out: str | None) -> None:
+def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out: str | None) -> None:
     "The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed"
-    from agentrank.refresh import refresh as run_refresh
-
-    token = github_token()
-    config = state.config
-    with state.lock("refresh"):
-        db = state.open()
-        result = run_refresh(db, config, export_path=out, api_url=api_url or config.github.api_url, token=token)
-    timings = ", ".join(f"{s['stage']} {s['duration_s']:.1f} s" for s in result.stages)
-    click.echo(
-        f"refresh run {result.run_id}: published score run {result.score_run_id} with {result.count} agents; "
-        f"wrote {result.export_path} ({timings})"
+    result = refresh_database(
+        state.db_path,
+        state.config,
+        export_path=out,
+        import_paths=list(from_files) or None,
+        api_url=api_url or state.config.github.api_url,
+        token=github_token(),
     )
+    click.echo(result.summary())
 
 
 @cli.command()
@@ -205,15 +214,8 @@ def import_(state: State, files: tuple[str, ...]) -> None:
     config = state.config
     with state.lock("import"):
         db = state.open()
-        result = pipeline.import_files(db, list(files), config)
-    c = result.counts
-    line = (
-        f"import run {result.run_id}: {c.items} items from {len(files)} file(s): {c.saved} repos saved "
-        f"({c.new} new, {c.updated} updated), {result.rejected} rejected, {c.listed} listed"
-    )
-    if result.reasons:
-        line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(result.reasons.items()))
-    click.echo(line)
+        result = import_files(db, list(files), min_stars=config.crawl.min_stars)
+    click.echo(import_summary(result))
 
 
 # Exit status of import-attempts when some records were rejected (the valid ones are stored).
@@ -282,21 +284,8 @@ def classify(state: State, only_changed: bool, evaluate_path: str | None, cross_
         return
     with state.lock("classify"):
         db = state.open()
-        run_id = pipeline.classify_listed(db, state.config, only_changed=only_changed)
-    run = db["runs"].get(run_id)
-    details = json.loads(run["details"])
-    counts = db.execute(
-        "select category, count(*) from repo_categories where repo_id in (select id from repos where listed = 1) "
-        "group by category order by 2 desc, 1"
-    ).fetchall()
-    click.echo(
-        f"classify run {run_id}: {run['saved']} of {run['items']} listed repos classified "
-        f"({details['uncertain']} uncertain, {details['corrections']} corrections known), "
-        f"model {details['model_version']} trained on {details['training_examples']} examples "
-        f"in {details['train_seconds']:.1f}s"
-    )
-    if counts:
-        click.echo("categories: " + ", ".join(f"{c} {n}" for c, n in counts))
+        result = classify_listed(db, uncertain_below=state.config.classify.uncertain_below, only_changed=only_changed)
+    click.echo(result.summary())
 
 
 @cli.command()
@@ -306,12 +295,8 @@ def score(state: State, as_of: str | None) -> None:
     "Compute the AgentRank Score for every listed repo and publish the ranking"
     with state.lock("score"):
         db = state.open()
-        run_id = pipeline.score(db, as_of=as_of)
-    run = db["runs"].get(run_id)
-    top = db.execute("select full_name, score from scores where run_id = ? order by rank limit 1", [run_id]).fetchone()
-    click.echo(
-        f"score run {run_id}: {run['saved']} listed repos scored as of {run['as_of']}; #1 {top[0]} ({top[1]:.1f})"
-    )
+        result = score_listed(db, as_of=as_of)
+    click.echo(result.summary())
 
 
 @cli.command()
@@ -327,8 +312,8 @@ def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     path = out or state.config.export.path
     db = state.open()
-    document = pipeline.export(db, path)
-    click.echo(f"wrote {path}: {document['count']} agents as of {document['as_of']}")
+    result = write_export(db, path)
+    click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
 
 
 @cli.command()
@@ -443,20 +428,13 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
     from agentrank.demo import build_demo
     from agentrank.serve import free_port
     from agentrank.serve import serve as run_datasette
-    from db.export import SCHEMA_VERSION, validate_export
 
     result = build_demo(Path(out_dir), state.config, size=size)
-    try:
-        validate_export(json.loads(result.export_path.read_text(encoding="utf-8")))
-    except jsonschema.ValidationError as e:
-        raise click.ClickException(f"the export does not validate: {e.message}") from None
-    if result.crawl is not None:
-        from crawler.crawl import format_summary
-
-        click.echo(f"crawled the emulator: {format_summary(result.crawl)}")
+    click.echo(f"ran the weekly pipeline against the emulator: {result.refresh.summary()}")
     click.echo(f"database: {result.db_path}")
     click.echo(
-        f"export:   {result.export_path} ({result.document['count']} agents, valid against schema v{SCHEMA_VERSION})"
+        f"export:   {result.export_path} ({result.document['count']} agents, "
+        f"valid against schema v{result.schema_version})"
     )
     click.echo(f"saved search items (re-import with `agentrank import`): {result.items_path}")
     if no_serve:

@@ -30,13 +30,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from classify.categories import CATEGORY_IDS
+from crawler.items import ItemRejected, parse_item
+from db.breakdown import resolve_repo
+from db.repos import relist, save_repos
+from db.runs import iso, utcnow
 
 KINDS = ("exclude", "include", "category", "claim")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$")
@@ -194,16 +200,85 @@ def load_corrections(path: str | Path) -> list[Correction]:
     return parse_corrections(text, str(path))
 
 
-def as_rows(corrections: list[Correction]) -> list[dict[str, Any]]:
+@dataclass
+class Resolved:
+    """A correction matched to a repo id (and, for includes, the repo as GitHub has it now)."""
+
+    correction: Correction
+    repo_id: int | None = None
+    item: dict[str, Any] | None = None
+    status: str = "applied"
+
+
+def resolve_corrections(
+    db: sqlite_utils.Database, corrections: list[Correction], fetch: Callable[[str], Any] | None, source: str
+) -> list[Resolved]:
+    """Match every correction to a repo, before anything is written.
+
+    A repo the database knows (by its current or a previous name) needs no request; any other is
+    asked of GitHub. Includes are always fetched, so their data is as fresh as a crawl's. An
+    unknown repo is an error naming the file and line.
+    """
+    resolved = []
+    for c in corrections:
+        known = resolve_repo(db.conn, c.repo)
+        if known is not None and c.kind != "include":
+            resolved.append(Resolved(c, repo_id=known["id"]))
+            continue
+        if fetch is None:
+            raise CorrectionsError(f"{source}:{c.line}: unknown repo {c.repo} (not in the database)")
+        answer = fetch(c.repo)
+        if answer.state != "ok":
+            if known is not None:  # gone or blocked now: keep the row, say so
+                resolved.append(Resolved(c, repo_id=known["id"], status=f"not applied: the repo is {answer.state}"))
+                continue
+            raise CorrectionsError(f"{source}:{c.line}: unknown repo {c.repo} (GitHub: {answer.state})")
+        try:
+            record = parse_item(answer.item)
+        except ItemRejected as e:
+            raise CorrectionsError(f"{source}:{c.line}: {c.repo}: GitHub's answer failed validation: {e}") from None
+        resolved.append(Resolved(c, repo_id=record["id"], item=record if c.kind == "include" else None))
+    return resolved
+
+
+def apply_corrections(
+    db: sqlite_utils.Database, resolved: list[Resolved], *, min_stars: int, run_id: int
+) -> dict[str, int]:
+    """Save included repos, apply exclusions to the listing; returns counts."""
+    exclusions = {r.repo_id: r.correction.reason for r in resolved if r.correction.kind == "exclude" and r.repo_id}
+    includes = [r.item for r in resolved if r.item is not None]
+    seen_at = iso(utcnow())
+    counts = save_repos(
+        db,
+        includes,
+        run_id=run_id,
+        seen_at=seen_at,
+        min_stars=min_stars,
+        source="correction",
+        matched=True,
+        exclusions=exclusions,
+    )
+    changed = relist(db, min_stars=min_stars, exclusions=exclusions)
+    for r in resolved:
+        if r.correction.kind == "include" and r.item is not None:
+            row = db.table("repos").get(r.repo_id)
+            if not row["listed"]:
+                r.status = f"included but not listed: {row['unlisted_reason']}"
+    return {"included": counts.saved, **changed, "excluded": len(exclusions)}
+
+
+def correction_rows(resolved: list[Resolved]) -> list[dict[str, Any]]:
     return [
         {
-            "kind": c.kind,
-            "repo": c.repo,
-            "value": c.value,
-            "reason": c.reason,
-            "date": c.date,
-            "by": c.by,
-            "line": c.line,
+            "kind": r.correction.kind,
+            "repo": r.correction.repo,
+            "repo_id": r.repo_id,
+            "value": r.correction.value,
+            "reason": r.correction.reason,
+            "date": r.correction.date,
+            "by": r.correction.by,
+            "line": r.correction.line,
+            "status": r.status,
         }
-        for c in corrections
+        for r in resolved
     ]

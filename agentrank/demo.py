@@ -1,8 +1,8 @@
-"""``agentrank demo``: the main job on the bundled synthetic population, end to end.
+"""``agentrank demo``: the weekly pipeline on the bundled synthetic population, end to end.
 
-The population is served by the local GitHub emulator (``crawler/emulator.py``) on 127.0.0.1 and
+The population is served by the local GitHub emulator (``crawler/emulator/``) on 127.0.0.1 and
 crawled exactly as GitHub would be, with the emulator's rate limit out of the way so the demo
-stays fast; then classify, score and export run as in the weekly job.
+stays fast; everything after the crawl is the weekly job's own pipeline (``refresh_database``).
 """
 
 from __future__ import annotations
@@ -13,14 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
-from agentrank import pipeline
 from agentrank.config import Config
-from crawler.crawl import CrawlResult, crawl
+from agentrank.exporter import SCHEMA_VERSION
+from agentrank.pipeline import PipelineResult, refresh_database
 from crawler.emulator import GitHubEmulator
-from crawler.population import SyntheticRepo, generate_population, to_search_item
-from db.connection import open_db
+from crawler.population import SyntheticRepo, generate_population, to_search_item  # TEMP until the move
 
 DEMO_SIZE = 8000
 DEMO_SEED = 2026
@@ -32,7 +29,8 @@ class DemoResult:
     export_path: Path
     items_path: Path
     document: dict[str, Any]
-    crawl: CrawlResult | None = None
+    refresh: PipelineResult
+    schema_version: int = SCHEMA_VERSION
 
 
 def _matches(item: dict[str, Any], config: Config) -> bool:
@@ -52,19 +50,8 @@ def _matching_items(repos: list[SyntheticRepo], config: Config) -> list[dict[str
     return [item for item in map(to_search_item, repos) if _matches(item, config)]
 
 
-def crawl_demo_population(db: sqlite_utils.Database, config: Config, repos: list[SyntheticRepo]) -> CrawlResult:
-    """Serve ``repos`` from the GitHub emulator on 127.0.0.1 and crawl them into ``db``."""
-    demo_config = config.model_copy(deep=True)
-    demo_config.github.min_interval_s = 0  # the emulator's rate limit is off: no need to space calls
-    unlimited = 10**9
-    with GitHubEmulator(
-        repos, search_limit=unlimited, unauthenticated_search_limit=unlimited, core_limit=unlimited
-    ) as emulator:
-        return crawl(db, demo_config, api_url=emulator.url, token=None, progress=False, fresh=True)
-
-
 def build_demo(out_dir: Path, config: Config, size: int = DEMO_SIZE, seed: int = DEMO_SEED) -> DemoResult:
-    """Build a fresh demo database and export in ``out_dir`` through the normal pipeline."""
+    """Build a fresh demo database and export in ``out_dir`` through the weekly pipeline."""
     out_dir.mkdir(parents=True, exist_ok=True)
     db_path = out_dir / "agentrank-demo.db"
     for suffix in ("", "-wal", "-shm"):
@@ -72,12 +59,22 @@ def build_demo(out_dir: Path, config: Config, size: int = DEMO_SIZE, seed: int =
     repos = generate_population(size, seed=seed, reference=_reference())
     items_path = out_dir / "demo-search-items.json"
     items_path.write_text(json.dumps(_matching_items(repos, config)), encoding="utf-8")
-    db = open_db(db_path)
-    pipeline.prepare(db)
-    crawled = crawl_demo_population(db, config, repos)
-    pipeline.classify_listed(db, config)
-    pipeline.score(db)
+    demo_config = config.model_copy(deep=True)
+    demo_config.github.min_interval_s = 0  # the emulator's rate limit is off: no need to space calls
     export_path = out_dir / "agentrank-export.json"
-    document = pipeline.export(db, export_path)
-    db.close()
-    return DemoResult(db_path=db_path, export_path=export_path, items_path=items_path, document=document, crawl=crawled)
+    unlimited = 10**9
+    with GitHubEmulator(
+        repos, search_limit=unlimited, unauthenticated_search_limit=unlimited, core_limit=unlimited
+    ) as emulator:
+        result = refresh_database(
+            db_path,
+            demo_config,
+            what="demo",
+            export_path=export_path,
+            api_url=emulator.url,
+            token=None,
+            progress=False,
+            fresh_crawl=True,
+        )
+    document = json.loads(export_path.read_text(encoding="utf-8"))
+    return DemoResult(db_path, export_path, items_path, document, result)

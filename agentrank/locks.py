@@ -8,13 +8,17 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from db.connection import DatabaseError
+
 
 class LockHeld(Exception):
     """Another agentrank process holds the database's run lock."""
 
 
 def lock_path(db_path: str | Path) -> Path:
-    return Path(f"{db_path}.lock")
+    """The lock file beside the real database file, so a symlink or another spelling of the path
+    takes the same lock."""
+    return Path(f"{Path(db_path).resolve()}.lock")
 
 
 @contextmanager
@@ -24,6 +28,10 @@ def run_lock(db_path: str | Path, what: str) -> Iterator[None]:
     The OS releases the lock when the holder dies, even by SIGKILL, so a crashed run never
     blocks the next one.
     """
+    # Check the directory first: the lock file must not create it behind the user's back.
+    parent = Path(db_path).resolve().parent
+    if not parent.is_dir():
+        raise DatabaseError(f"cannot create {db_path}: directory {parent} does not exist")
     path = lock_path(db_path)
     lock = FileLock(str(path), timeout=0)
     try:

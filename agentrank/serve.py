@@ -6,7 +6,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from agentrank.config import ServeConfig
+from datasette_plugins.settings import ServeConfig
 
 
 def free_port(host: str, preferred: int) -> int:
@@ -45,7 +45,7 @@ def metadata_for(db_path: str | Path, settings: ServeConfig) -> dict[str, Any]:
 
 def publish_snapshot(db, out: str | Path, settings: ServeConfig):
     """``agentrank snapshot``: the checked copy, then its Datasette metadata next to it."""
-    from db.export import write_json_atomic
+    from agentrank.exporter import write_json_atomic
     from db.snapshot import make_snapshot
 
     result = make_snapshot(db, out)

@@ -23,13 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agentrank import pipeline
 from agentrank.config import Config
 from crawler.crawl import crawl
 from crawler.emulator import GitHubEmulator
 from crawler.population import generate_population
 from crawler.search import CAP, PER_PAGE
-from db.connection import open_db
+from db.store import open_store
 
 SIZES = (10_000, 100_000)
 UNLIMITED = 10**9
@@ -56,8 +55,7 @@ def measure(size: int, seed: int = 2026) -> dict[str, Any]:
         tempfile.TemporaryDirectory() as tmp,
         GitHubEmulator(repos, search_limit=UNLIMITED, unauthenticated_search_limit=UNLIMITED) as emulator,
     ):
-        db = open_db(Path(tmp) / "bench.db")
-        pipeline.prepare(db)
+        db = open_store(Path(tmp) / "bench.db")
         started = time.perf_counter()
         result = crawl(db, config, api_url=emulator.url, progress=False)
         wall = time.perf_counter() - started

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from db.connection import open_db
+from db.store import open_store
 from leaderboard.ingest import import_attempts
 from leaderboard.summary import benchmarks_by_repo, leaderboards
 
@@ -64,7 +64,7 @@ def main() -> list[tuple[str, str]]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "attempts.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-        db = open_db(Path(tmp) / "bench.db")
+        db = open_store(Path(tmp) / "bench.db")
         rows = []
         for label in ("first import", "re-import (unchanged)"):
             started = time.perf_counter()

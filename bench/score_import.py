@@ -52,11 +52,11 @@ def case_db_score(n: int) -> dict:
     """End to end through SQLite: read the listed set, score, write every score row."""
     import numpy as np
 
-    from agentrank import pipeline
-    from db.connection import open_db
+    from agentrank import scorer
+    from db.store import open_store
 
     with tempfile.TemporaryDirectory() as tmp:
-        db = open_db(Path(tmp) / "bench.db")
+        db = open_store(Path(tmp) / "bench.db")
         rng = np.random.default_rng(n)
         rows = (
             (
@@ -77,22 +77,22 @@ def case_db_score(n: int) -> dict:
                 rows,
             )
         started = time.perf_counter()
-        pipeline.score(db, as_of="2026-11-30T06:00:00Z")
+        scorer.score(db, as_of="2026-11-30T06:00:00Z")
         return {"seconds": time.perf_counter() - started, "peak_mb": _peak_mb()}
 
 
 def case_import(n: int) -> dict:
-    from agentrank import pipeline
+    from agentrank import importer
     from agentrank.config import load_config
     from crawler.population import generate_population, to_search_item
-    from db.connection import open_db
+    from db.store import open_store
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "items.json"
         path.write_text(json.dumps([to_search_item(r) for r in generate_population(n, seed=3)]))
-        db = open_db(Path(tmp) / "bench.db")
+        db = open_store(Path(tmp) / "bench.db")
         started = time.perf_counter()
-        pipeline.import_files(db, [path], load_config(None, environ={}))
+        importer.import_files(db, [path], min_stars=load_config(None, environ={}).crawl.min_stars)
         seconds = time.perf_counter() - started
         return {"seconds": seconds, "per_second": n / seconds, "peak_mb": _peak_mb()}
 

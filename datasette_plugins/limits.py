@@ -27,7 +27,7 @@ from typing import Any
 
 from datasette import hookimpl
 
-from agentrank.config import ServeConfig
+from datasette_plugins.settings import ServeConfig
 
 MAX_COLUMNS = 100  # widest result set; the widest join of our tables has under 60 columns
 MAX_EXPR_DEPTH = 200

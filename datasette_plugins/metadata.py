@@ -13,8 +13,8 @@ from typing import Any
 
 from markupsafe import escape
 
-from agentrank.config import ServeConfig
 from datasette_plugins.agent_page import agent_path
+from datasette_plugins.settings import ServeConfig
 from db.snapshot import PRIVATE_TABLE_PREFIXES
 from leaderboard.datasette import with_benchmark
 from scoring.sql import RECOMPUTE_SQL

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import sqlite_utils
 
 from db.connection import write_transaction
+from db.rows import dicts, iter_dicts
 
 
 def save_categories(db: sqlite_utils.Database, categories: Iterable[Any]) -> None:
@@ -68,3 +70,41 @@ def mark_for_reclassification(db: sqlite_utils.Database, repo_ids: Iterable[int]
                 ),
                 chunk,
             )
+
+
+# Readers (a plain connection, as Datasette and the classifier stage use).
+
+
+def repo_name(conn: sqlite3.Connection, repo_id: int) -> str | None:
+    row = conn.execute("select full_name from repos where id = ?", [repo_id]).fetchone()
+    return row[0] if row else None
+
+
+def repo_texts(conn: sqlite3.Connection, *, repo_ids: list[int] | None = None) -> Iterator[dict[str, Any]]:
+    """id, full_name, name, description and topics of every listed repo (or of the given ids), by id."""
+    columns = "select id, full_name, name, description, topics from repos"
+    if repo_ids is None:
+        yield from iter_dicts(conn.execute(f"{columns} where listed = 1 order by id"))
+        return
+    for repo_id in repo_ids:
+        yield from iter_dicts(conn.execute(f"{columns} where id = ?", [repo_id]))
+
+
+def classification_state(conn: sqlite3.Connection) -> dict[int, tuple[str | None, str | None]]:
+    """Repo id → (model version, input hash) of its stored category."""
+    return {r[0]: (r[1], r[2]) for r in conn.execute("select repo_id, model_version, input_hash from repo_categories")}
+
+
+def stored_classifications(conn: sqlite3.Connection) -> dict[int, dict[str, Any]]:
+    return {r["repo_id"]: r for r in dicts(conn.execute("select * from repo_categories"))}
+
+
+def listed_category_counts(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """(category, listed repos in it), largest first."""
+    return [
+        (row[0], row[1])
+        for row in conn.execute(
+            "select category, count(*) from repo_categories where repo_id in (select id from repos where listed = 1) "
+            "group by category order by 2 desc, 1"
+        )
+    ]

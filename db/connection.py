@@ -16,8 +16,11 @@ class DatabaseError(Exception):
     """The database file cannot be opened or used; the message says why."""
 
 
-def open_db(path: str | Path, *, migrate: bool = True) -> sqlite_utils.Database:
-    """Open (or create) the database with WAL, a busy timeout and foreign keys, then migrate it."""
+def connect(path: str | Path) -> sqlite_utils.Database:
+    """Open (or create) the database file with WAL, a busy timeout and foreign keys; no migrations.
+
+    Use ``db.store.open_store`` to get a database ready for the product.
+    """
     path = Path(path)
     if path.exists() and path.is_dir():
         raise DatabaseError(f"{path} is a directory, not a database file")
@@ -31,22 +34,8 @@ def open_db(path: str | Path, *, migrate: bool = True) -> sqlite_utils.Database:
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
-        if migrate:
-            from db.migrations import migrate as apply_migrations
-
-            apply_migrations(db)
     except sqlite3.DatabaseError as e:
         raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}") from None
-    return db
-
-
-def memory_db() -> sqlite_utils.Database:
-    """A migrated in-memory database, for tests and benchmarks."""
-    db = sqlite_utils.Database(memory=True)
-    db.execute("PRAGMA foreign_keys = ON")
-    from db.migrations import migrate as apply_migrations
-
-    apply_migrations(db)
     return db
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite_utils
 from sqlite_utils import Migrations
 
+from db.connection import write_transaction
+
 migrations = Migrations("agentrank")
 
 
@@ -507,8 +509,6 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
 
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
-    from db.connection import write_transaction
-
     if migrations.pending(db):
         with write_transaction(db):
             migrations.apply(db)

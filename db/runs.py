@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlite_utils
 
+from crawler.items import format_timestamp as iso  # the one stored time format: 2026-11-30T06:00:00Z
 from db.connection import write_transaction
 
 RUN_COUNT_COLUMNS = ("items", "saved", "new", "updated", "rejected", "listed")
@@ -15,10 +19,6 @@ RUN_COUNT_COLUMNS = ("items", "saved", "new", "updated", "rejected", "listed")
 
 def utcnow() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
-
-
-def iso(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def start_run(
@@ -103,3 +103,41 @@ def mark_interrupted(db: sqlite_utils.Database, kinds: tuple[str, ...] | None = 
         params.extend(kinds)
     with write_transaction(db):
         return db.execute(sql, params).rowcount
+
+
+@dataclass
+class RunRecord:
+    """What a stage fills in while its ``runs`` row is open; written when the block ends."""
+
+    id: int
+    counts: dict[str, int] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    status: str = "ok"
+    error: str | None = None
+
+
+@contextmanager
+def recorded_run(
+    db: sqlite_utils.Database,
+    kind: str,
+    *,
+    parent_id: int | None = None,
+    started_at: datetime | None = None,
+    as_of: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> Iterator[RunRecord]:
+    """Open a ``runs`` row for the block and close it: the one place runs start, finish and fail.
+
+    The block sets ``record.counts`` / ``record.details`` (and ``status`` when it ends other than
+    ``ok``, or ``error`` to word a failure). An exception marks the run ``failed`` (``interrupted`` for KeyboardInterrupt and
+    other BaseExceptions) with the error, and propagates.
+    """
+    record = RunRecord(start_run(db, kind, parent_id=parent_id, started_at=started_at, as_of=as_of, details=details))
+    try:
+        yield record
+    except BaseException as e:
+        status = "failed" if isinstance(e, Exception) else "interrupted"
+        error = record.error or f"{type(e).__name__}: {e}"
+        finish_run(db, record.id, status, error=error, details=record.details)
+        raise
+    finish_run(db, record.id, record.status, error=record.error, counts=record.counts, details=record.details)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -152,15 +153,27 @@ def save_scores(
     return n
 
 
-def publish(db: sqlite_utils.Database, score_run_id: int, refresh_run_id: int | None = None) -> None:
-    """Point the published ranking (Datasette's ``agents``, the export) at a score run."""
+def publish(
+    db: sqlite_utils.Database, score_run_id: int, refresh_run_id: int | None = None, *, at: str | None = None
+) -> None:
+    """Point the published ranking (Datasette's ``agents``, the export) at a score run.
+
+    Inside a caller's transaction it becomes a savepoint, so the refresh publishes its corrections
+    and its ranking together.
+    """
+    row = {"id": 1, "score_run_id": score_run_id, "refresh_run_id": refresh_run_id, "published_at": at or iso(utcnow())}
     with write_transaction(db):
-        db["published"].upsert(
-            {"id": 1, "score_run_id": score_run_id, "refresh_run_id": refresh_run_id, "published_at": iso(utcnow())},
-            pk="id",
-        )
+        db.table("published").upsert(row, pk="id")
 
 
 def published_score_run(db: sqlite_utils.Database) -> int | None:
     row = db.execute("select score_run_id from published where id = 1").fetchone()
     return row[0] if row else None
+
+
+def top_of_run(conn: sqlite3.Connection, run_id: int) -> tuple[str, float] | None:
+    """(full_name, score) ranked first in a score run."""
+    row = conn.execute(
+        "select full_name, score from scores where run_id = ? order by rank limit 1", [run_id]
+    ).fetchone()
+    return (row[0], row[1]) if row else None

@@ -1,4 +1,4 @@
-"""The job the scheduler runs: one ``agentrank refresh``, logged as one line at start and end."""
+"""The job the scheduler runs: one weekly refresh, logged as one line at start and end."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from datetime import datetime
 from pathlib import Path
 
 from agentrank.config import load_config
-from agentrank.locks import LockHeld, run_lock
-from db.connection import open_db
+from agentrank.locks import LockHeld
+from agentrank.pipeline import refresh_database
+from crawler.secrets import github_token
+from db.connection import connect
 from db.runs import latest_run
 
 log = logging.getLogger("agentrank.schedule")
@@ -19,9 +21,9 @@ def last_successful_refresh(db_path: str | Path) -> datetime | None:
     """When the latest successful refresh started, from the database (None if never)."""
     if not Path(db_path).exists():
         return None
-    db = open_db(db_path)
+    db = connect(db_path)
     try:
-        run = latest_run(db, ("refresh",))
+        run = latest_run(db, ("refresh",)) if db["runs"].exists() else None
     finally:
         db.close()
     return datetime.fromisoformat(run["started_at"].replace("Z", "+00:00")) if run else None
@@ -29,22 +31,11 @@ def last_successful_refresh(db_path: str | Path) -> datetime | None:
 
 def scheduled_refresh(db_path: str, config_path: str | None) -> None:
     """Run one refresh under the run lock; configuration is read afresh for every run."""
-    from agentrank import pipeline
-    from agentrank.refresh import refresh
-    from crawler.secrets import github_token
-
     started = time.monotonic()
     log.info("refresh starting (database %s)", db_path)
     try:
         config = load_config(config_path)
-        token = github_token()
-        with run_lock(db_path, "scheduled refresh"):
-            db = open_db(db_path)
-            try:
-                pipeline.prepare(db)
-                result = refresh(db, config, token=token, progress=False)
-            finally:
-                db.close()
+        result = refresh_database(db_path, config, what="scheduled refresh", token=github_token(), progress=False)
     except LockHeld as e:
         log.warning("refresh skipped: %s", e)
         return

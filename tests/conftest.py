@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from agentrank import pipeline
 from agentrank.cli import cli
 from crawler.population import SyntheticRepo, generate_population, to_search_item
-from db.connection import open_db
+from db.store import open_store
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 
@@ -25,8 +24,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def db(db_path: Path):
-    database = open_db(db_path)
-    pipeline.prepare(database)
+    database = open_store(db_path)
     yield database
     database.close()
 

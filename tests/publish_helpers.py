@@ -20,10 +20,10 @@ from pathlib import Path
 
 import httpx
 
-from agentrank import pipeline, serve
+from agentrank import classifier, importer, scorer, serve
 from agentrank.config import Config
 from crawler.population import generate_population, to_search_item
-from db.connection import open_db
+from db.store import open_store
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 FIRST_AS_OF = "2026-11-23T06:00:00Z"
@@ -63,13 +63,12 @@ def build_published_db(path: Path, n: int = 300, seed: int = 11, weeks: int = 2)
     xss["description"] = XSS_DESCRIPTION
     xss["topics"] = ["ai-agent", "security"]
     items[3] = xss
-    db = open_db(path)
-    pipeline.prepare(db)
+    db = open_store(path)
     first = path.parent / "first-week.json"
     first.write_text(json.dumps(items), encoding="utf-8")
-    pipeline.import_files(db, [first], config)
-    pipeline.classify_listed(db, config)
-    pipeline.score(db, as_of=FIRST_AS_OF)
+    importer.import_files(db, [first], min_stars=config.crawl.min_stars)
+    classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
+    scorer.score(db, as_of=FIRST_AS_OF)
     if weeks > 1:
         _second_week(db, path.parent, items, config)
     top = db.execute("select full_name from agents order by rank limit 1").fetchone()[0]
@@ -92,9 +91,9 @@ def _second_week(db, directory: Path, items: list[dict], config: Config) -> None
     second_items[2] = _rename(second_items[2], NEW_NAME)
     second = directory / "second-week.json"
     second.write_text(json.dumps(second_items), encoding="utf-8")
-    pipeline.import_files(db, [second], config)
-    pipeline.classify_listed(db, config)
-    pipeline.score(db, as_of=SECOND_AS_OF)
+    importer.import_files(db, [second], min_stars=config.crawl.min_stars)
+    classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
+    scorer.score(db, as_of=SECOND_AS_OF)
 
 
 def free_port() -> int:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agentrank import pipeline
+from agentrank import importer
 from agentrank.config import Config
 
 LABELLED = [
@@ -95,7 +95,7 @@ def test_classify_command_summarises_the_run(run_cli, db, item_factory, tmp_path
     ]
     path = tmp_path / "items.json"
     path.write_text(json.dumps(items), encoding="utf-8")
-    pipeline.import_files(db, [path], Config())
+    importer.import_files(db, [path], min_stars=Config().crawl.min_stars)
     out = run_cli("classify").output
     assert "1 of 1 listed repos classified" in out
     assert "categories: resources 1" in out

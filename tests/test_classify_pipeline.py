@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentrank import pipeline
+from agentrank import classifier, importer
 from agentrank.config import Config
 from classify.examples import ClassifyError
 from db.categories import load_category_corrections
@@ -27,7 +27,7 @@ def load(db, item_factory, tmp_path, repos=REPOS, config=None):
     ]
     path = tmp_path / f"items-{len(list(tmp_path.iterdir()))}.json"
     path.write_text(json.dumps(items), encoding="utf-8")
-    pipeline.import_files(db, [path], config or Config())
+    importer.import_files(db, [path], min_stars=(config or Config()).crawl.min_stars)
 
 
 def categories(db) -> dict[int, dict]:
@@ -36,7 +36,7 @@ def categories(db) -> dict[int, dict]:
 
 def test_every_listed_repo_gets_category_probability_runner_up_version_and_source(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
-    run_id = pipeline.classify_listed(db, Config())
+    run_id = classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below).run_id
     rows = categories(db)
     assert set(rows) == {r[0] for r in REPOS}
     assert rows[9001]["category"] == "coding"
@@ -54,22 +54,22 @@ def test_every_listed_repo_gets_category_probability_runner_up_version_and_sourc
 def test_low_probability_is_marked_uncertain(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
     config = Config()
-    pipeline.classify_listed(db, config)
+    classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
     rows = categories(db)
     assert rows[9005]["uncertain"] == 1  # no description, no topics: the model cannot know
     assert rows[9002]["uncertain"] == 0
     assert all(r["uncertain"] == int(r["probability"] < config.classify.uncertain_below) for r in rows.values())
     config.classify.uncertain_below = 1.0
-    pipeline.classify_listed(db, config)
+    classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
     assert {r["uncertain"] for r in categories(db).values()} == {1}
 
 
 def test_a_correction_wins_over_the_model_and_survives_reclassification(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
-    pipeline.classify_listed(db, Config())
+    classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below)
     assert categories(db)[9001]["category"] == "coding"
 
-    result = pipeline.apply_category_corrections(
+    result = classifier.apply_category_corrections(
         db, {"ACME/patchwright": "evaluation", 9003: "other"}, reason="maintainer request"
     )
     assert (result.saved, result.applied, result.pending) == (2, 2, [])
@@ -78,7 +78,7 @@ def test_a_correction_wins_over_the_model_and_survives_reclassification(db, item
     assert row["runner_up"] == "coding"  # the model's view stays visible
 
     for only_changed in (False, True, False):
-        pipeline.classify_listed(db, Config(), only_changed=only_changed)
+        classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below, only_changed=only_changed)
         rows = categories(db)
         assert (rows[9001]["category"], rows[9001]["source"]) == ("evaluation", "correction")
         assert (rows[9003]["category"], rows[9003]["source"]) == ("other", "correction")
@@ -86,28 +86,28 @@ def test_a_correction_wins_over_the_model_and_survives_reclassification(db, item
 
 
 def test_a_correction_for_a_repo_not_yet_crawled_applies_when_it_arrives(db, item_factory, tmp_path):
-    result = pipeline.apply_category_corrections(db, {"acme/talkline": "chat"})
+    result = classifier.apply_category_corrections(db, {"acme/talkline": "chat"})
     assert result.pending == ["acme/talkline"] and result.applied == 0
     load(db, item_factory, tmp_path)
-    pipeline.classify_listed(db, Config())
+    classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below)
     assert (categories(db)[9003]["category"], categories(db)[9003]["source"]) == ("chat", "correction")
     assert load_category_corrections(db)[0]["repo_id"] == 9003
 
 
 def test_a_correction_follows_a_rename(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
-    pipeline.apply_category_corrections(db, {"acme/talkline": "chat"})
+    classifier.apply_category_corrections(db, {"acme/talkline": "chat"})
     renamed = [(9003, "newowner/talkline-v2", REPOS[2][2], REPOS[2][3])]
     load(db, item_factory, tmp_path, renamed)
-    pipeline.classify_listed(db, Config())
+    classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below)
     assert (categories(db)[9003]["category"], categories(db)[9003]["source"]) == ("chat", "correction")
 
 
 def test_corrections_are_training_examples(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
-    first = pipeline.classify_listed(db, Config())
-    pipeline.apply_category_corrections(db, {"acme/hivemind": "research"})
-    second = pipeline.classify_listed(db, Config())
+    first = classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below).run_id
+    classifier.apply_category_corrections(db, {"acme/hivemind": "research"})
+    second = classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below).run_id
     details = [json.loads(db["runs"].get(i)["details"]) for i in (first, second)]
     assert details[0]["model_version"] != details[1]["model_version"]
     assert (details[0]["training_examples"] + 1, details[1]["corrections"]) == (details[1]["training_examples"], 1)
@@ -115,11 +115,11 @@ def test_corrections_are_training_examples(db, item_factory, tmp_path):
 
 def test_replacing_the_corrections_returns_dropped_repos_to_the_model(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
-    pipeline.apply_category_corrections(db, {"acme/patchwright": "evaluation", "acme/talkline": "chat"})
-    pipeline.classify_listed(db, Config())
-    result = pipeline.apply_category_corrections(db, {"acme/talkline": "chat"}, replace=True)
+    classifier.apply_category_corrections(db, {"acme/patchwright": "evaluation", "acme/talkline": "chat"})
+    classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below)
+    result = classifier.apply_category_corrections(db, {"acme/talkline": "chat"}, replace=True)
     assert result.removed == ["acme/patchwright"]
-    pipeline.classify_listed(db, Config(), only_changed=True)
+    classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below, only_changed=True)
     rows = categories(db)
     assert (rows[9001]["category"], rows[9001]["source"]) == ("coding", "model")
     assert (rows[9003]["category"], rows[9003]["source"]) == ("chat", "correction")
@@ -136,20 +136,20 @@ def test_replacing_the_corrections_returns_dropped_repos_to_the_model(db, item_f
 def test_bad_corrections_are_refused_and_nothing_is_stored(db, item_factory, tmp_path, corrections, message):
     load(db, item_factory, tmp_path)
     with pytest.raises(ClassifyError, match=message):
-        pipeline.apply_category_corrections(db, {"acme/talkline": "chat", **corrections})
+        classifier.apply_category_corrections(db, {"acme/talkline": "chat", **corrections})
     assert load_category_corrections(db) == []
 
 
 def test_only_changed_redoes_new_and_edited_repos(db, item_factory, tmp_path):
     load(db, item_factory, tmp_path)
-    pipeline.classify_listed(db, Config())
+    classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below)
     before = categories(db)
     edited = [
         (9005, "acme/zzz", "Benchmark harness that scores LLM agents on web tasks", ["benchmark"]),
         (9006, "acme/newcomer", "Chatbot UI for your self-hosted models", ["chatbot"]),
     ]
     load(db, item_factory, tmp_path, edited)
-    run_id = pipeline.classify_listed(db, Config(), only_changed=True)
+    run_id = classifier.classify_listed(db, uncertain_below=Config().classify.uncertain_below, only_changed=True).run_id
     after = categories(db)
     assert {i for i, r in after.items() if r["run_id"] == run_id} == {9005, 9006}
     assert after[9005]["category"] == "evaluation" and after[9006]["category"] == "chat"

@@ -47,14 +47,25 @@ def test_crawl_command_prints_one_summary_line(tmp_path, run_cli):
     assert line.endswith(" s")
 
 
-def test_the_demo_crawls_the_emulator(tmp_path):
+def test_the_demo_runs_the_weekly_pipeline_against_the_emulator(tmp_path):
     result = build_demo(tmp_path, Config(), size=800)
-    assert result.crawl is not None and result.crawl.complete and result.crawl.requests > 0
-    assert result.document["count"] == result.crawl.listed > 0
-    from db.connection import open_db
+    crawl = next(s for s in result.refresh.stages if s["stage"] == "crawl")
+    assert crawl["complete"] is True and crawl["requests"] > 0
+    assert [s["stage"] for s in result.refresh.stages] == [
+        "corrections",
+        "crawl",
+        "apply-corrections",
+        "classify",
+        "score",
+        "export",
+        "publish",
+    ]
+    from db.store import open_store
 
-    db = open_db(result.db_path)
+    db = open_store(result.db_path)
     kinds = [r["kind"] for r in db.query("select kind from runs order by id")]
-    assert kinds == ["crawl", "classify", "score", "export"]
-    details = json.loads(db["runs"].get(1)["details"])
-    assert details["complete"] is True and details["requests"] == result.crawl.requests
+    assert kinds == ["refresh", "crawl", "corrections", "classify", "score", "export"]
+    listed = db.execute("select count(*) from repos where listed = 1").fetchone()[0]
+    assert result.document["count"] == listed > 0
+    details = json.loads(db["runs"].get(crawl["run_id"])["details"])
+    assert details["complete"] is True and details["requests"] == crawl["requests"]

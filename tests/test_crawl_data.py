@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentrank import pipeline
+from agentrank import scorer
 from crawler import emulator as faults
 from crawler.clock import FakeClock
 from crawler.population import to_search_item
@@ -56,7 +56,7 @@ def test_licences_null_noassertion_and_missing(db, repos):
     assert row(db, 1001)["license_spdx"] is None
     assert row(db, 1002)["license_spdx"] == "NOASSERTION" and row(db, 1002)["license_key"] == "other"
     assert row(db, 1003)["license_spdx"] is None
-    pipeline.score(db)  # scoring copes
+    scorer.score(db)  # scoring copes
     openness = dict(db.execute("select repo_id, openness from scores where repo_id in (1001, 1002, 1003)").fetchall())
     assert openness == {1001: 0, 1002: 0, 1003: 0}
 
@@ -171,7 +171,7 @@ def test_odd_timestamps(db, repos):
     assert row(db, 9003)["pushed_at"] == "9999-12-31T23:59:59Z"
     assert row(db, 9004)["pushed_at"] < row(db, 9004)["created_at"]
     assert result.rejected == 1
-    pipeline.score(db)  # scoring is robust to all of them
+    scorer.score(db)  # scoring is robust to all of them
     assert db.execute("select count(*) from scores where repo_id in (9002, 9003, 9004)").fetchone()[0] == 3
 
 

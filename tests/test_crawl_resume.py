@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from crawler import emulator as faults
-from db.connection import open_db
+from db.store import open_store
 from tests.crawl_helpers import emulated, population, write_config
 
 CLI = [sys.executable, "-c", "from agentrank.cli import cli; cli()"]
@@ -98,7 +98,7 @@ def test_sigkill_mid_crawl_then_restart_ends_with_the_data_of_an_uninterrupted_c
             held.event.set()
         assert process.returncode == -signal.SIGKILL
 
-        db = open_db(killed)
+        db = open_store(killed)
         assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
         assert db["runs"].get(1)["status"] == "running"
         saved_before = db.execute("select count(*) from repos").fetchone()[0]
@@ -129,7 +129,7 @@ def test_reset_hours_away_stops_cleanly_and_the_next_run_resumes_at_that_page(tm
         until = datetime.fromtimestamp(int(fault.t + 3 * 3600 + 0.999) + 1, UTC)
         assert stopped.stderr.strip() == f"Error: rate-limited until {until:%H:%M} UTC; resume later"
         assert len([r for r in emulator.log if r.fault == "primary"]) == 1  # it did not sleep and retry
-        db = open_db(tmp_path / "agentrank.db")
+        db = open_store(tmp_path / "agentrank.db")
         run = db["runs"].get(1)
         assert run["status"] == "interrupted" and run["error"].startswith("rate-limited until")
         part = next(db.query("select next_page, state from crawl_parts where q = ?", [q]))
@@ -151,7 +151,7 @@ def test_fresh_starts_a_new_crawl_instead_of_resuming(tmp_path, repos, run_cli):
         run_cli("--config", str(config), "crawl", "--api-url", emulator.url, expect=1)
         fresh = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, "--fresh")
     assert fresh.stdout.startswith("crawl run 2 (complete)")
-    db = open_db(tmp_path / "agentrank.db")
+    db = open_store(tmp_path / "agentrank.db")
     assert [r["status"] for r in db.query("select status from runs order by id")] == ["interrupted", "ok"]
 
 

@@ -12,8 +12,8 @@ import jsonschema
 from click.testing import CliRunner
 
 from agentrank.cli import cli
+from agentrank.exporter import export_schema
 from agentrank.serve import free_port
-from db.export import export_schema
 
 
 def test_demo_builds_a_database_and_a_valid_export(tmp_path: Path):

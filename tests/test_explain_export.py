@@ -5,26 +5,26 @@ import re
 import jsonschema
 import pytest
 
-from agentrank import pipeline
+from agentrank import classifier, exporter, importer, scorer
 from agentrank.config import load_config
+from agentrank.exporter import export_schema
 from db.breakdown import load_breakdown
-from db.export import export_schema
 from db.runs import start_run
 from tests.conftest import make_item, write_json
 
 
 def _build(db, items, as_of="2026-11-30T06:00:00Z"):
     config = load_config(None, environ={})
-    pipeline.save_items(
+    importer.save_items(
         db,
         ((str(i), it) for i, it in enumerate(items)),
         run_id=start_run(db, "import"),
-        config=config,
+        min_stars=config.crawl.min_stars,
         source="import",
         seen_at=as_of,
     )
-    pipeline.classify_listed(db, config)
-    return pipeline.score(db, as_of=as_of)
+    classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
+    return scorer.score(db, as_of=as_of).run_id
 
 
 def _population(n=60):
@@ -91,9 +91,9 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     out = tmp_path / "site" / "export.json"
     out.parent.mkdir()
     out.write_text("old")
-    document = pipeline.export(db, out)
+    result = exporter.export(db, out)
     on_disk = json.loads(out.read_text())
-    assert on_disk == document
+    assert (result.path, result.count, result.as_of) == (out, on_disk["count"], on_disk["as_of"])
     jsonschema.validate(on_disk, export_schema())
     assert on_disk["schema_version"] == 2 and on_disk["method_version"] == "1"
     assert on_disk["as_of"] == "2026-11-30T06:00:00Z" and on_disk["count"] == 20
@@ -134,7 +134,7 @@ def test_export_before_anything_is_published_is_a_clear_error(run_cli, tmp_path)
 
 def test_schema_rejects_a_broken_document(db):
     _build(db, _population(5))
-    from db.export import build_export, validate_export
+    from agentrank.exporter import build_export, validate_export
 
     document = build_export(db)
     del document["agents"][0]["components"]["momentum"]

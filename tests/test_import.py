@@ -2,12 +2,12 @@ import gzip
 import json
 from pathlib import Path
 
-from db.connection import open_db
+from db.store import open_store
 from tests.conftest import make_item, write_json
 
 
 def _rows(db_path: Path, sql: str, params=()):
-    db = open_db(db_path)
+    db = open_store(db_path)
     try:
         return [dict(r) for r in db.query(sql, params)]
     finally:

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 from datasette.app import Datasette
 
+from agentrank.exporter import build_export, validate_export
 from datasette_plugins.metadata import build_metadata
-from db.export import build_export, validate_export
 from leaderboard.datasette import DATASETTE_METADATA, benchmark_summary, with_benchmark
 from tests.benchmark_attempts import ATTEMPTS, attempt
 from tests.conftest import make_item, write_json

@@ -2,15 +2,15 @@ import sqlite3
 
 import sqlite_utils
 
-from db.connection import open_db
 from db.migrations import migrations
+from db.store import open_store
 
 
 def test_migrations_create_the_schema_once(tmp_path):
     path = tmp_path / "agentrank.db"
-    open_db(path).close()
+    open_store(path).close()
     first = sqlite3.connect(path).execute("select name from _sqlite_migrations order by rowid").fetchall()
-    open_db(path).close()
+    open_store(path).close()
     again = sqlite3.connect(path).execute("select name from _sqlite_migrations order by rowid").fetchall()
     assert first == again and len(first) == len(migrations.pending(sqlite_utils.Database(memory=True)))
     conn = sqlite3.connect(path)
@@ -38,7 +38,7 @@ def test_an_older_database_is_upgraded_in_place_keeping_its_data(tmp_path):
         }
     )
     old.close()
-    db = open_db(path)
+    db = open_store(path)
     assert {"crawl_parts", "category_corrections", "repos_fts", "benchmark_attempts"} <= set(db.table_names())
     assert db["repos"].get(7)["full_name"] == "a/b"
     # The full-text index covers rows that existed before it.

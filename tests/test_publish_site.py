@@ -13,13 +13,13 @@ import sqlite3
 
 import pytest
 
-from agentrank import pipeline
+from agentrank import importer, scorer
 from agentrank.config import Config, ServeConfig
 from agentrank.serve import build_datasette
 from datasette_plugins.agent_page import agent_context
 from datasette_plugins.metadata import TABLES, build_metadata
 from db.breakdown import load_breakdown
-from db.connection import open_db
+from db.store import open_store
 from tests.publish_helpers import NEW_NAME, OLD_NAME, XSS_DESCRIPTION, XSS_NAME, build_published_db
 
 # In-process tests leave SQLite's process-wide heap limit alone (the server tests check it).
@@ -100,15 +100,14 @@ async def test_search_covers_name_description_and_topics(datasette):
 
 
 def test_search_index_follows_every_write(tmp_path, item_factory):
-    db = open_db(tmp_path / "a.db")
-    pipeline.prepare(db)
+    db = open_store(tmp_path / "a.db")
     files = tmp_path / "one.json"
     files.write_text(json.dumps([item_factory(id=7, description="finds zebras in logs")]), encoding="utf-8")
-    pipeline.import_files(db, [files], Config())
+    importer.import_files(db, [files], min_stars=Config().crawl.min_stars)
     match = "select rowid from repos_fts where repos_fts match ?"
     assert db.execute(match, ["zebras"]).fetchall() == [(7,)]
     files.write_text(json.dumps([item_factory(id=7, description="now about giraffes")]), encoding="utf-8")
-    pipeline.import_files(db, [files], Config())
+    importer.import_files(db, [files], min_stars=Config().crawl.min_stars)
     assert db.execute(match, ["zebras"]).fetchall() == []
     assert db.execute(match, ["giraffes"]).fetchall() == [(7,)]
     db.execute("insert into repos_fts(repos_fts) values ('integrity-check')")
@@ -255,14 +254,13 @@ async def test_hostile_description_is_escaped_everywhere(datasette):
 
 @pytest.mark.asyncio
 async def test_unlisted_repo_page_says_why(tmp_path, item_factory):
-    db = open_db(tmp_path / "u.db")
-    pipeline.prepare(db)
+    db = open_store(tmp_path / "u.db")
     path = tmp_path / "items.json"
     items = [item_factory(id=i, seed=i, full_name=f"acme/agent-{i}", name=f"agent-{i}") for i in range(1, 4)]
     items.append(item_factory(id=9, full_name="acme/tiny", name="tiny", stargazers_count=3))
     path.write_text(json.dumps(items), encoding="utf-8")
-    pipeline.import_files(db, [path], Config())
-    pipeline.score(db, as_of="2026-11-30T06:00:00Z")
+    importer.import_files(db, [path], min_stars=Config().crawl.min_stars)
+    scorer.score(db, as_of="2026-11-30T06:00:00Z")
     db.close()
     ds = build_datasette(tmp_path / "u.db", SETTINGS)
     page = await ds.client.get("/-/agent/acme/tiny")

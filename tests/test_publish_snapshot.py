@@ -11,10 +11,10 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from agentrank import pipeline
+from agentrank import importer
 from agentrank.cli import cli
 from agentrank.config import Config
-from db.connection import open_db
+from db.store import open_store
 from tests.publish_helpers import build_published_db, free_port, running
 
 
@@ -22,11 +22,11 @@ from tests.publish_helpers import build_published_db, free_port, running
 def source(tmp_path_factory):
     """A published database that also holds operator-only state the snapshot must leave out."""
     published = build_published_db(tmp_path_factory.mktemp("source") / "live.db", n=120, seed=5)
-    db = open_db(published.path)
+    db = open_store(published.path)
     db["crawl_checkpoints"].insert({"query": "topic:ai-agent", "page": 7, "cursor": "secret-cursor"}, pk="query")
     bad = published.path.parent / "bad.json"
     bad.write_text(json.dumps([{"id": "not-a-number", "full_name": "x/y"}]), encoding="utf-8")
-    pipeline.import_files(db, [bad], Config())
+    importer.import_files(db, [bad], min_stars=Config().crawl.min_stars)
     db.close()
     return published
 
@@ -75,7 +75,7 @@ def test_snapshot_replaces_the_file_only_when_everything_passed(source, tmp_path
     out = tmp_path / "pub.db"
     out.write_bytes(b"previous snapshot")
     empty = tmp_path / "empty.db"
-    open_db(empty).close()
+    open_store(empty).close()
     result = agentrank("--db", str(empty), "snapshot", "--out", str(out), expect=1)
     assert "nothing is published yet" in result.output and "Traceback" not in result.output
     assert out.read_bytes() == b"previous snapshot"

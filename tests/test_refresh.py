@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from agentrank.exporter import export_schema
 from crawler.population import SyntheticRepo
-from db.export import export_schema
 from tests.crawl_helpers import emulated, population
 
 TOPICS = ["ai-agent", "ai-agents", "coding-agent", "autonomous-agents", "llm-agent", "agentic-ai", "multi-agent"]
@@ -84,7 +84,7 @@ def test_refresh_runs_every_stage_and_publishes(repos, setup, run_cli, db_path):
     ]
     assert all(s["status"] == "ok" and "duration_s" in s for s in stages)
     children = _query(db_path, "select kind, status from runs where parent_id = 1 order by id")
-    assert [k for k, _ in children] == ["crawl", "corrections", "classify", "score"]
+    assert [k for k, _ in children] == ["crawl", "corrections", "classify", "score", "export"]
     assert all(status == "ok" for _, status in children)
     score_run = _published(db_path)[0]
     assert document["count"] == _query(db_path, "select count(*) from scores where run_id = ?", [score_run])[0][0] > 50
@@ -119,13 +119,13 @@ def test_a_second_refresh_exits_at_once_while_one_runs(repos, setup, run_cli, db
 
 KILL_IN_SCORE = """
 import pathlib, sys, time
-import agentrank.pipeline as pipeline
-real = pipeline.compute_scores
+import agentrank.scorer as scorer
+real = scorer.compute_scores
 def stuck(inputs):
     pathlib.Path(sys.argv[1]).write_text("scoring")
     time.sleep(300)
     return real(inputs)
-pipeline.compute_scores = stuck
+scorer.compute_scores = stuck
 from agentrank.cli import cli
 cli(sys.argv[2:])
 """

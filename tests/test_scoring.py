@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from agentrank import pipeline
+from agentrank import importer, scorer
 from agentrank.config import load_config
 from db.runs import start_run
 from scoring.licenses import is_osi_approved
@@ -161,15 +161,15 @@ def _random_items(rng: np.random.Generator, n: int) -> list[dict]:
 def test_sql_recomputation_equals_python_scoring(db, n):
     rng = np.random.default_rng(n)
     config = load_config(None, environ={})
-    pipeline.save_items(
+    importer.save_items(
         db,
         ((str(i), item) for i, item in enumerate(_random_items(rng, n))),
         run_id=start_run(db, "import"),
-        config=config,
+        min_stars=config.crawl.min_stars,
         source="import",
         seen_at="2026-11-30T06:00:00Z",
     )
-    run_id = pipeline.score(db, as_of="2026-11-30T06:00:00Z")
+    run_id = scorer.score(db, as_of="2026-11-30T06:00:00Z").run_id
     stored = {r["repo_id"]: r for r in db.query("select * from scores where run_id = ?", [run_id])}
     recomputed = list(db.query(RECOMPUTE_SQL, {"run_id": run_id}))
     assert len(recomputed) == len(stored) == n
@@ -192,9 +192,9 @@ def test_score_defaults_as_of_to_the_latest_import_and_rejects_bad_input(tmp_pat
     run_cli("import", str(write_json(tmp_path / "j.json", [make_item(seed=2, id=2)])))
     assert "not an ISO 8601 time" in run_cli("score", "--as-of", "last tuesday", expect=1).stderr
     result = run_cli("score")
-    from db.connection import open_db
+    from db.store import open_store
 
-    database = open_db(db_path)
+    database = open_store(db_path)
     latest_import = database.execute("select started_at from runs where kind = 'import' order by id desc").fetchone()[0]
     assert database.execute("select as_of from scores").fetchone()[0] == latest_import
     assert "1 listed repos scored" in result.output

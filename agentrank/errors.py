@@ -1,0 +1,5 @@
+"""Errors a user's input or the database's state can cause; the CLI prints each as one line."""
+
+
+class PipelineError(Exception):
+    """A stage cannot run (nothing to score, bad --as-of, …); the message says what to do."""

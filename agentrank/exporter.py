@@ -1,0 +1,183 @@
+"""The site export: the published ranking as one JSON document, built, checked and written here only.
+
+Schema version 2 keeps every version-1 field as it was and adds the task-benchmark ledger: each
+agent's ``benchmark`` (null when the agent has no runs) and the top-level ``leaderboards``.
+
+The document is validated against the shipped JSON Schema and written atomically (temp file in
+the same directory, fsync, rename), so the website never reads half a file or an invalid one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import sqlite_utils
+
+from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
+from db.runs import iso, recorded_run, utcnow
+from db.scores import published_score_run
+from leaderboard.summary import benchmarks_by_repo, leaderboards
+from scoring.score import COMPONENTS, METHOD_VERSION
+
+SCHEMA_VERSION = 2
+
+
+class ExportError(Exception):
+    """Nothing to export, or the export could not be written."""
+
+
+@dataclass
+class ExportResult:
+    run_id: int  # the export run
+    path: Path
+    count: int
+    as_of: str
+    score_run_id: int
+
+
+@cache
+def export_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(files("agentrank").joinpath("export.schema.json").read_text(encoding="utf-8"))
+    return schema
+
+
+def _web_url(value: str | None) -> str | None:
+    # Descriptions and homepages are attacker-controlled: only plain http(s) links go to the site.
+    if value and value.strip().lower().startswith(("http://", "https://")) and not any(c.isspace() for c in value):
+        return value
+    return None
+
+
+def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None) -> dict[str, Any]:
+    owner_login = row["owner_login"] or row["full_name"].split("/", 1)[0]
+    return {
+        "rank": row["rank"],
+        "repo_id": row["repo_id"],
+        "full_name": row["full_name"],
+        "html_url": _web_url(row["html_url"]) or f"https://github.com/{row['full_name']}",
+        "description": row["description"],
+        "homepage": _web_url(row["homepage"]),
+        "owner": {"login": owner_login, "avatar_url": _web_url(row["owner_avatar_url"])},
+        "category": row["category"],
+        "category_name": row["category_name"],
+        "category_source": row["category_source"],
+        "category_probability": row["category_probability"],
+        "category_uncertain": bool(row["category_uncertain"]) or row["category"] is None,
+        "topics": json.loads(row["topics"] or "[]"),
+        "language": row["language"],
+        "license_spdx": row["license_spdx"],
+        "license_osi": bool(row["license_osi"]),
+        "stars": row["stars"],
+        "forks": row["forks"],
+        "created_at": row["created_at"],
+        "pushed_at": row["pushed_at"],
+        "score": round(row["score"], 1),
+        "score_exact": row["score"],
+        "components": {name: row[name] for name in COMPONENTS},
+        "stars_delta_7d": row["stars_delta_7d"],
+        "stars_delta_28d": row["stars_delta_28d"],
+        "forks_delta_7d": row["forks_delta_7d"],
+        "benchmark": benchmark,
+    }
+
+
+def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[str, Any]:
+    """The export document for a score run (default: the published one)."""
+    run_id = run_id or published_score_run(db)
+    if run_id is None:
+        raise ExportError("nothing is published yet: run `agentrank score` (or `agentrank refresh`) first")
+    conn = db.conn
+    benchmarks = benchmarks_by_repo(conn)
+    agents = [_agent(row, benchmarks.get(row["repo_id"])) for row in load_export_rows(conn, run_id)]
+    counts: dict[str, int] = {}
+    for agent in agents:
+        if agent["category"]:
+            counts[agent["category"]] = counts.get(agent["category"], 0) + 1
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "method_version": stored_method_version(conn, run_id) or METHOD_VERSION,
+        "as_of": run_as_of(conn, run_id),
+        "generated_at": iso(utcnow()),
+        "score_run_id": run_id,
+        "count": len(agents),
+        "agents": agents,
+        "categories": [
+            {"id": c["id"], "name": c["name"], "count": counts.get(c["id"], 0)} for c in load_categories(conn)
+        ],
+        "leaderboards": leaderboards(conn),
+    }
+
+
+def validate_export(document: dict[str, Any]) -> None:
+    """Raise ``jsonschema.ValidationError`` when the document breaks the shipped schema."""
+    jsonschema.validate(document, export_schema())
+
+
+def write_json_atomic(document: Any, path: str | Path) -> Path:
+    """Write JSON to ``path`` so readers see the old file or the new one, never a part."""
+    with staged_json(document, path):
+        pass
+    return Path(path)
+
+
+@contextmanager
+def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
+    """Write ``document`` next to ``path`` and rename it into place when the block succeeds.
+
+    The refresh publishes inside the block, so the file changes only once the database has.
+    """
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise ExportError(f"cannot write {path}: directory {directory} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
+    try:
+        os.fchmod(fd, 0o644)  # mkstemp makes it owner-only; the file is published
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(document, f, ensure_ascii=False, indent=1)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@contextmanager
+def staged_export(
+    db: sqlite_utils.Database, path: str | Path, *, score_run_id: int | None = None, parent_id: int | None = None
+) -> Iterator[ExportResult]:
+    """Build, validate and write the export of a score run as one ``export`` run.
+
+    The file replaces ``path`` when the block ends without error; code inside the block (the
+    refresh's publish step) runs with the new file ready beside the old one.
+    """
+    with recorded_run(db, "export", parent_id=parent_id, details={"path": str(path)}) as run:
+        document = build_export(db, score_run_id)
+        validate_export(document)
+        with staged_json(document, path):
+            yield ExportResult(run.id, Path(path), document["count"], document["as_of"], document["score_run_id"])
+        run.counts = {"items": document["count"], "saved": document["count"]}
+
+
+def export(db: sqlite_utils.Database, path: str | Path, *, parent_id: int | None = None) -> ExportResult:
+    """Write the published ranking's export to ``path``."""
+    with staged_export(db, path, parent_id=parent_id) as result:
+        return result

@@ -1,0 +1,84 @@
+"""The server's settings: the ``[serve]`` section of the configuration, also read by the plugin.
+
+``agentrank/config.py`` composes this model into the whole configuration; the plugin reads the
+few settings it needs from Datasette's ``plugins.agentrank`` metadata block, so a snapshot served
+by plain ``datasette`` behaves the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class SettingError(ValueError):
+    """A server setting (``--setting NAME VALUE``) is unknown or out of range."""
+
+
+class ServeConfig(BaseModel):
+    """How ``agentrank serve`` runs Datasette for the public: every limit an operator may tune."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(8001, ge=0, le=65535)
+    # Open the file with immutable=1 (a published snapshot nothing writes to) instead of mode=ro.
+    immutable: bool = False
+    # Datasette settings (names as in `datasette --help-settings`).
+    default_allow_sql: bool = True
+    sql_time_limit_ms: int = Field(1000, ge=1)
+    max_returned_rows: int = Field(1000, ge=1)
+    num_sql_threads: int = Field(3, ge=1)
+    allow_download: bool = False
+    allow_csv_stream: bool = True
+    max_csv_mb: int = Field(100, ge=0)
+    facet_time_limit_ms: int = Field(200, ge=1)
+    suggest_facets: bool = False  # suggestions cost ~20 queries per table page
+    default_cache_ttl: int = Field(5, ge=0)
+    # SQLite limits the plugin sets on every connection Datasette opens.
+    max_value_bytes: int = Field(250_000, ge=1000)  # SQLITE_LIMIT_LENGTH: longest string or blob
+    max_sql_bytes: int = Field(100_000, ge=1000)  # SQLITE_LIMIT_SQL_LENGTH: longest SQL text
+    max_result_bytes: int = Field(20_000_000, ge=1000)  # text and blob bytes one query may return
+    heap_limit_mb: int = Field(256, ge=0)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none
+    # Where the maker's page sends people to ask for a correction.
+    source_url: str = "https://github.com/agentrank/agentrank"
+
+    # Which of the fields above are Datasette settings, passed through unchanged.
+    DATASETTE_SETTINGS: ClassVar[tuple[str, ...]] = (
+        "default_allow_sql",
+        "sql_time_limit_ms",
+        "max_returned_rows",
+        "num_sql_threads",
+        "allow_download",
+        "allow_csv_stream",
+        "max_csv_mb",
+        "facet_time_limit_ms",
+        "suggest_facets",
+        "default_cache_ttl",
+    )
+    # Which are read by the plugin (from the metadata's plugins.agentrank block).
+    PLUGIN_SETTINGS: ClassVar[tuple[str, ...]] = (
+        "max_value_bytes",
+        "max_sql_bytes",
+        "max_result_bytes",
+        "heap_limit_mb",
+        "source_url",
+    )
+
+    def datasette_settings(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.DATASETTE_SETTINGS}
+
+    def plugin_settings(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.PLUGIN_SETTINGS}
+
+    def with_overrides(self, overrides: dict[str, Any]) -> ServeConfig:
+        """A copy with ``name: value`` pairs applied (``--setting`` on the command line), validated."""
+        try:
+            return ServeConfig.model_validate({**self.model_dump(), **overrides})
+        except ValidationError as e:
+            first = e.errors()[0]
+            key = "serve." + ".".join(str(part) for part in first["loc"])
+            if first["type"] == "extra_forbidden":
+                raise SettingError(f"unknown key '{key}'") from None
+            raise SettingError(f"bad value for '{key}': {first['msg']}") from None

@@ -1,0 +1,34 @@
+"""The one way to open the product's database: connect, migrate, seed."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+
+from classify.categories import CATEGORIES
+from db.categories import save_categories
+from db.connection import DatabaseError, connect
+from db.migrations import migrate
+
+
+def open_store(path: str | Path, *, must_exist: bool = False) -> sqlite_utils.Database:
+    """Open the database at ``path`` ready for use: pragmas set, migrations applied, categories seeded.
+
+    Every command and job opens the database through here, so none has to remember a second step
+    (as ``ensure_db_shape`` does in github-to-sqlite). With ``must_exist`` a missing file is a
+    ``DatabaseError`` instead of a new, empty database: read-only commands use it so that a
+    mistake never leaves a file behind.
+    """
+    path = Path(path)
+    if must_exist and not path.exists():
+        raise DatabaseError(f"no database at {path}: run `make demo`, `agentrank crawl` or `agentrank import` first")
+    db = connect(path)
+    try:
+        migrate(db)
+        save_categories(db, CATEGORIES)
+    except sqlite3.DatabaseError as e:
+        db.close()
+        raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}") from None
+    return db
