@@ -50,7 +50,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
     run_id = run_id or published_score_run(db)
     if run_id is None:
         raise ExportError("nothing is published yet: run `agentrank score` (or `agentrank refresh`) first")
-    run = db["runs"].get(run_id)
+    run = db.table("runs").get(run_id)
     rows = db.query(
         """
         select s.*, r.html_url, r.description, r.homepage, r.owner_login, r.owner_avatar_url, r.topics,

@@ -65,7 +65,9 @@ def _baseline(db: sqlite_utils.Database, as_of: str, days: float) -> dict[int, t
     return {repo_id: (stars, forks) for repo_id, stars, forks in db.execute(_BASELINE_SQL, [cutoff])}
 
 
-def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], forks: list[int]):
+def growth(
+    db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], forks: list[int]
+) -> dict[str, list[int | None]]:
     """Stars gained over about a week and four weeks, forks over a week, from the snapshots.
 
     The baseline is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a weekly
@@ -73,7 +75,7 @@ def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: li
     there is no snapshot that old.
     """
     week, month = _baseline(db, as_of, 6), _baseline(db, as_of, 27)
-    out = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
+    out: dict[str, list[int | None]] = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
     for repo_id, s, f in zip(repo_ids, stars, forks, strict=False):
         w, m = week.get(repo_id), month.get(repo_id)
         out["stars_delta_7d"].append(None if w is None else s - w[0])
@@ -155,7 +157,7 @@ def save_scores(
 def publish(db: sqlite_utils.Database, score_run_id: int, refresh_run_id: int | None = None) -> None:
     """Point the published ranking (Datasette's ``agents``, the export) at a score run."""
     with write_transaction(db):
-        db["published"].upsert(
+        db.table("published").upsert(
             {"id": 1, "score_run_id": score_run_id, "refresh_run_id": refresh_run_id, "published_at": iso(utcnow())},
             pk="id",
         )
