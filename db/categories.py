@@ -19,7 +19,7 @@ def save_categories(db: sqlite_utils.Database, categories: Iterable[Any]) -> Non
         for position, c in enumerate(categories)
     ]
     with write_transaction(db):
-        db["categories"].upsert_all(rows, pk="id")
+        db.table("categories").upsert_all(rows, pk="id")
 
 
 def save_classifications(db: sqlite_utils.Database, rows: Iterable[dict[str, Any]]) -> int:
@@ -27,7 +27,7 @@ def save_classifications(db: sqlite_utils.Database, rows: Iterable[dict[str, Any
     rows = list(rows)
     if rows:
         with write_transaction(db):
-            db["repo_categories"].upsert_all(rows, pk="repo_id")
+            db.table("repo_categories").upsert_all(rows, pk="repo_id")
     return len(rows)
 
 
@@ -49,7 +49,7 @@ def save_category_corrections(
             for name in removed:
                 db.execute("delete from category_corrections where full_name = ?", [name])
         if rows:
-            db["category_corrections"].upsert_all(rows, pk="full_name")
+            db.table("category_corrections").upsert_all(rows, pk="full_name")
     return removed
 
 

@@ -16,5 +16,5 @@ def save_corrections(db: sqlite_utils.Database, rows: Iterable[dict[str, Any]], 
     with write_transaction(db):
         db.execute("delete from corrections")
         if rows:
-            db["corrections"].insert_all(rows, pk="id")
+            db.table("corrections").insert_all(rows, pk="id")
     return len(rows)

@@ -16,7 +16,7 @@ migrations = Migrations("agentrank")
 
 @migrations()
 def m001_core(db: sqlite_utils.Database) -> None:
-    db["runs"].create(
+    db.table("runs").create(
         {
             "id": int,
             "kind": str,  # crawl, import, classify, score, export, refresh
@@ -38,7 +38,7 @@ def m001_core(db: sqlite_utils.Database) -> None:
         foreign_keys=[("parent_id", "runs", "id")],
         not_null=["kind", "started_at", "status"],
     )
-    db["repos"].create(
+    db.table("repos").create(
         {
             "id": int,
             "node_id": str,
@@ -85,22 +85,22 @@ def m001_core(db: sqlite_utils.Database) -> None:
         not_null=["full_name", "stars", "forks", "created_at", "archived", "fork", "listed", "matched", "topics"],
         defaults={"listed": 0, "matched": 0, "topics": "[]"},
     )
-    db["repos"].create_index(["full_name"])
-    db["repos"].create_index(["listed"])
-    db["repos"].create_index(["owner_login"])
-    db["repo_names"].create(
+    db.table("repos").create_index(["full_name"])
+    db.table("repos").create_index(["listed"])
+    db.table("repos").create_index(["owner_login"])
+    db.table("repo_names").create(
         {"repo_id": int, "full_name": str, "first_seen_at": str, "last_seen_at": str},
         pk=("repo_id", "full_name"),
         foreign_keys=[("repo_id", "repos", "id")],
     )
-    db["rejects"].create(
+    db.table("rejects").create(
         {"id": int, "run_id": int, "item_ref": str, "repo_id": int, "full_name": str, "reason": str},
         pk="id",
         foreign_keys=[("run_id", "runs", "id")],
         not_null=["run_id", "reason"],
     )
-    db["rejects"].create_index(["run_id"])
-    db["snapshots"].create(
+    db.table("rejects").create_index(["run_id"])
+    db.table("snapshots").create(
         {
             "run_id": int,
             "repo_id": int,
@@ -114,8 +114,8 @@ def m001_core(db: sqlite_utils.Database) -> None:
         foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
         not_null=["stars", "forks"],
     )
-    db["snapshots"].create_index(["repo_id", "run_id"])
-    db["scores"].create(
+    db.table("snapshots").create_index(["repo_id", "run_id"])
+    db.table("scores").create(
         {
             "run_id": int,
             "repo_id": int,
@@ -153,14 +153,14 @@ def m001_core(db: sqlite_utils.Database) -> None:
         foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
         not_null=["as_of", "method_version", "stars", "forks", "created_at", "score", "rank"],
     )
-    db["scores"].create_index(["run_id", "rank"], unique=True)
-    db["scores"].create_index(["repo_id", "run_id"])
-    db["categories"].create(
+    db.table("scores").create_index(["run_id", "rank"], unique=True)
+    db.table("scores").create_index(["repo_id", "run_id"])
+    db.table("categories").create(
         {"id": str, "name": str, "description": str, "position": int},
         pk="id",
         not_null=["name"],
     )
-    db["repo_categories"].create(
+    db.table("repo_categories").create(
         {
             "repo_id": int,
             "category": str,
@@ -181,9 +181,9 @@ def m001_core(db: sqlite_utils.Database) -> None:
         ],
         not_null=["category", "source"],
     )
-    db["repo_categories"].create_index(["category"])
+    db.table("repo_categories").create_index(["category"])
     # What Datasette's ranking and the export show: one row, switched in one transaction.
-    db["published"].create(
+    db.table("published").create(
         {"id": int, "score_run_id": int, "refresh_run_id": int, "published_at": str},
         pk="id",
         foreign_keys=[("score_run_id", "runs", "id"), ("refresh_run_id", "runs", "id")],
@@ -241,7 +241,7 @@ def m002_agents_view(db: sqlite_utils.Database) -> None:
 @migrations()
 def m003_corrections(db: sqlite_utils.Database) -> None:
     # The corrections file as of the latest refresh; its history lives in the operator's git.
-    db["corrections"].create(
+    db.table("corrections").create(
         {
             "id": int,
             "kind": str,  # exclude, include, category, claim
@@ -260,13 +260,13 @@ def m003_corrections(db: sqlite_utils.Database) -> None:
         foreign_keys=[("repo_id", "repos", "id"), ("run_id", "runs", "id")],
         not_null=["kind", "repo", "line", "status"],
     )
-    db["corrections"].create_index(["repo_id"])
+    db.table("corrections").create_index(["repo_id"])
 
 
 @migrations()
 def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
     # The crawl's private bookkeeping (checkpoints, sightings, misses): never published.
-    db["crawl_state"].create(
+    db.table("crawl_state").create(
         {
             "run_id": int,
             "fingerprint": str,  # the queries and min_stars the parts were planned for
@@ -300,7 +300,7 @@ def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
             "sessions": 1,
         },
     )
-    db["crawl_parts"].create(
+    db.table("crawl_parts").create(
         {
             "id": int,
             "run_id": int,
@@ -328,15 +328,15 @@ def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
         not_null=["run_id", "q", "state"],
         defaults={"next_page": 1, "pages": 0, "items": 0, "incomplete": 0, "verified": 0, "sweeps": 0, "flags": "[]"},
     )
-    db["crawl_parts"].create_index(["run_id", "q"], unique=True)
-    db["crawl_parts"].create_index(["run_id", "state"])
-    db["crawl_sightings"].create(
+    db.table("crawl_parts").create_index(["run_id", "q"], unique=True)
+    db.table("crawl_parts").create_index(["run_id", "state"])
+    db.table("crawl_sightings").create(
         {"run_id": int, "part_id": int, "repo_id": int},
         pk=("run_id", "part_id", "repo_id"),
         foreign_keys=[("run_id", "runs", "id"), ("part_id", "crawl_parts", "id")],
     )
-    db["crawl_sightings"].create_index(["run_id", "repo_id"])
-    db["crawl_misses"].create(
+    db.table("crawl_sightings").create_index(["run_id", "repo_id"])
+    db.table("crawl_misses").create(
         {"run_id": int, "repo_id": int, "complete": int},
         pk=("run_id", "repo_id"),
         foreign_keys=[("run_id", "runs", "id"), ("repo_id", "repos", "id")],
@@ -358,23 +358,23 @@ def m201_classify_category_corrections(db: sqlite_utils.Database) -> None:
         )
         """
     )
-    db["category_corrections"].create_index(["repo_id"])
+    db.table("category_corrections").create_index(["repo_id"])
     # A hash of the name, description and topics a category was computed from: with the model
     # version it tells `classify --only-changed` which repos need a new prediction.
-    db["repo_categories"].add_column("input_hash", str)
+    db.table("repo_categories").add_column("input_hash", str)
 
 
 @migrations()
 def m301_publish_fts(db: sqlite_utils.Database) -> None:
     # Full-text search for Datasette (the agents view searches it through fts_pk = repo_id).
     # The triggers keep the index in step with every insert, upsert and delete on repos.
-    db["repos"].enable_fts(["full_name", "description", "topics"], create_triggers=True, tokenize="porter")
+    db.table("repos").enable_fts(["full_name", "description", "topics"], create_triggers=True, tokenize="porter")
 
 
 @migrations()
 def m401_leaderboard_attempts(db: sqlite_utils.Database) -> None:
     # One row per task-benchmark attempt; the key is leaderboard.attempt.Attempt.key, hashed.
-    db["benchmark_attempts"].create(
+    db.table("benchmark_attempts").create(
         {
             "attempt_id": str,
             "tier": str,  # verified or community
@@ -425,11 +425,11 @@ def m401_leaderboard_attempts(db: sqlite_utils.Database) -> None:
             "disqualified",
         ],
     )
-    db["benchmark_attempts"].create_index(
+    db.table("benchmark_attempts").create_index(
         ["tier", "agent", "agent_version", "model", "task_id", "attempt"], unique=True
     )
-    db["benchmark_attempts"].create_index(["agent"])
-    db["benchmark_attempts"].create_index(["task_id"])
+    db.table("benchmark_attempts").create_index(["agent"])
+    db.table("benchmark_attempts").create_index(["task_id"])
 
 
 @migrations()
@@ -453,7 +453,7 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
         "cost_per_solved_task_null_reason": str,
         "human_interventions": int,
     }
-    db["benchmark_entries"].create(
+    db.table("benchmark_entries").create(
         {
             "tier": str,
             "rank": int,
@@ -470,8 +470,8 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
         },
         pk=("tier", "agent", "agent_version", "model"),
     )
-    db["benchmark_entries"].create_index(["tier", "rank"])
-    db["benchmark_agents"].create(
+    db.table("benchmark_entries").create_index(["tier", "rank"])
+    db.table("benchmark_agents").create(
         {
             "tier": str,
             "agent": str,
@@ -484,7 +484,7 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
         },
         pk=("tier", "agent"),
     )
-    db["benchmark_tasks"].create(
+    db.table("benchmark_tasks").create(
         {
             "tier": str,
             "agent": str,
@@ -504,7 +504,7 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
         },
         pk=("tier", "agent", "agent_version", "model", "task_id"),
     )
-    db["benchmark_tasks"].create_index(["task_id"])
+    db.table("benchmark_tasks").create_index(["task_id"])
 
 
 def migrate(db: sqlite_utils.Database) -> None:

@@ -121,7 +121,7 @@ def save_repos(
         rows, snapshots, names = [], [], []
         for repo_id, record in batch.items():
             old = existing.get(repo_id)
-            row = {column: record.get(column) for column in ITEM_COLUMNS}
+            row: dict[str, Any] = {column: record.get(column) for column in ITEM_COLUMNS}
             was_matched = bool(old and old["matched"])
             row["matched"] = int(matched or was_matched)
             reason = unlisted_reason(
@@ -167,9 +167,9 @@ def save_repos(
             )
         # upsert_all fills keys missing from some records with NULL, so rows that carry
         # first_seen_* (new repos) go in a separate call from rows that must keep theirs.
-        db["repos"].upsert_all([r for r in rows if "first_seen_at" in r], pk="id")
-        db["repos"].upsert_all([r for r in rows if "first_seen_at" not in r], pk="id")
-        db["snapshots"].upsert_all(snapshots, pk=("run_id", "repo_id"))
+        db.table("repos").upsert_all([r for r in rows if "first_seen_at" in r], pk="id")
+        db.table("repos").upsert_all([r for r in rows if "first_seen_at" not in r], pk="id")
+        db.table("snapshots").upsert_all(snapshots, pk=("run_id", "repo_id"))
         for name in names:
             # first_seen_at of a name is set once, when the row is created.
             db.execute(
@@ -200,7 +200,7 @@ def save_rejects(db: sqlite_utils.Database, run_id: int, rejects: Iterable[dict[
     ]
     if rows:
         with write_transaction(db):
-            db["rejects"].insert_all(rows, pk="id")
+            db.table("rejects").insert_all(rows, pk="id")
     return len(rows)
 
 

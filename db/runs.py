@@ -31,28 +31,26 @@ def start_run(
     details: dict[str, Any] | None = None,
 ) -> int:
     with write_transaction(db):
-        return int(
-            db["runs"]
-            .insert(
-                {
-                    "kind": kind,
-                    "parent_id": parent_id,
-                    "started_at": iso(started_at or utcnow()),
-                    "status": "running",
-                    "as_of": as_of,
-                    "details": json.dumps(details or {}, sort_keys=True),
-                },
-                pk="id",
-            )
-            .last_pk
+        table = db.table("runs").insert(
+            {
+                "kind": kind,
+                "parent_id": parent_id,
+                "started_at": iso(started_at or utcnow()),
+                "status": "running",
+                "as_of": as_of,
+                "details": json.dumps(details or {}, sort_keys=True),
+            },
+            pk="id",
         )
+        assert table.last_pk is not None  # insert() always sets it
+        return int(table.last_pk)
 
 
 def update_run(db: sqlite_utils.Database, run_id: int, **values: Any) -> None:
     if "details" in values and not isinstance(values["details"], str):
         values["details"] = json.dumps(values["details"], sort_keys=True, ensure_ascii=False)
     with write_transaction(db):
-        db["runs"].update(run_id, values)
+        db.table("runs").update(run_id, values)
 
 
 def finish_run(
@@ -78,7 +76,7 @@ def finish_run(
 
 
 def get_run(db: sqlite_utils.Database, run_id: int) -> dict[str, Any]:
-    return dict(db["runs"].get(run_id))
+    return dict(db.table("runs").get(run_id))
 
 
 def latest_run(db: sqlite_utils.Database, kinds: tuple[str, ...], status: str | None = "ok") -> dict[str, Any] | None:
@@ -87,7 +85,7 @@ def latest_run(db: sqlite_utils.Database, kinds: tuple[str, ...], status: str | 
     if status is not None:
         where += " and status = ?"
         params.append(status)
-    rows = list(db["runs"].rows_where(where, params, order_by="id desc", limit=1))
+    rows = list(db.table("runs").rows_where(where, params, order_by="id desc", limit=1))
     return rows[0] if rows else None
 
 

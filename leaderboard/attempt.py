@@ -187,7 +187,7 @@ class Attempt(BaseModel):
             raise ValueError(f"{field}: required when the other hidden-test count is given")
         if self.tests_total is None and not infra:
             raise ValueError("tests_passed: required (null only for an attempt flagged infra-error)")
-        if self.tests_total is not None and self.tests_passed > self.tests_total:
+        if self.tests_passed is not None and self.tests_total is not None and self.tests_passed > self.tests_total:
             raise ValueError(f"tests_passed: {self.tests_passed} is more than tests_total {self.tests_total}")
         if (self.cost_usd is None) != (self.cost_source is None):
             field = "cost_source" if self.cost_source is None else "cost_usd"

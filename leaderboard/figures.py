@@ -55,6 +55,7 @@ def attempt_result(flags: Iterable[str], tests_passed: int | None, tests_total: 
         return Result(0.0, False, True, True)
     if INFRA_ERROR in flags or not tests_total:
         return Result(None, None, False, False)
+    assert tests_passed is not None, "tests_passed is given whenever tests_total is"
     return Result(100.0 * tests_passed / tests_total, tests_passed == tests_total, True, False)
 
 
@@ -73,9 +74,10 @@ def median(values: Iterable[float | None]) -> float | None:
 
 
 def _total(values: list[float | None]) -> float | None:
-    if not values or any(v is None for v in values):
+    known = [v for v in values if v is not None]
+    if not values or len(known) < len(values):
         return None
-    return math.fsum(values)
+    return math.fsum(known)
 
 
 class Scored(NamedTuple):
@@ -103,7 +105,7 @@ def task_results(rows: Iterable[Mapping[str, Any] | Scored]) -> list[dict[str, A
     out = []
     for task_id, attempts in sorted(by_task.items()):
         counted = [a for a in attempts if a.result.counted]
-        scores = [a.result.score for a in counted]
+        scores = [a.result.score for a in counted if a.result.score is not None]  # a counted attempt has one
         solved = sum(1 for a in counted if a.result.solved)
         out.append(
             {
@@ -158,7 +160,7 @@ def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
         "wall_unknown": sum(1 for w in walls if w is None),
         "total_cost_usd": total_cost,
         "cost_unknown": sum(1 for c in costs if c is None),
-        "cost_per_solved_task": total_cost / solved if reason is None else None,
+        "cost_per_solved_task": total_cost / solved if reason is None and total_cost is not None else None,
         "cost_per_solved_task_null_reason": reason,
         "human_interventions": _total([a.row.get("human_interventions") for a in counted]),
     }
@@ -192,11 +194,11 @@ def mark_versions(entries: list[dict[str, Any]]) -> None:
     """Mark each entry whose version differs from the agent's previous dated run in the same tier."""
     ordered = sorted(entries, key=lambda e: (e["first_date"], e["last_date"], e["agent_version"], e["model"]))
     latest_version = ordered[-1]["agent_version"]
-    previous = None
+    previous: dict[str, Any] | None = None
     for entry in ordered:
         changed = previous is not None and previous["agent_version"] != entry["agent_version"]
         entry["version_changed"] = changed
-        entry["previous_version"] = previous["agent_version"] if changed else None
+        entry["previous_version"] = previous["agent_version"] if previous is not None and changed else None
         entry["latest"] = entry["agent_version"] == latest_version
         previous = entry
 

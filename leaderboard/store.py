@@ -65,7 +65,7 @@ def save_attempts(db: sqlite_utils.Database, attempts: Sequence[Attempt], *, run
             else:
                 counts.unchanged += 1
         if changed:
-            db["benchmark_attempts"].insert_all(changed, pk="attempt_id", replace=True)  # every column is given
+            db.table("benchmark_attempts").insert_all(changed, pk="attempt_id", replace=True)  # every column is given
     return counts
 
 
@@ -84,9 +84,11 @@ def save_boards(db: sqlite_utils.Database, boards: Boards) -> None:
     with write_transaction(db):
         for table in ("benchmark_entries", "benchmark_agents", "benchmark_tasks"):
             db.execute(f"delete from {table}")
-        db["benchmark_entries"].insert_all(map(_stored, boards.entries), pk=("tier", "agent", "agent_version", "model"))
-        db["benchmark_agents"].insert_all(map(_stored, boards.agents), pk=("tier", "agent"))
-        db["benchmark_tasks"].insert_all(
+        db.table("benchmark_entries").insert_all(
+            map(_stored, boards.entries), pk=("tier", "agent", "agent_version", "model")
+        )
+        db.table("benchmark_agents").insert_all(map(_stored, boards.agents), pk=("tier", "agent"))
+        db.table("benchmark_tasks").insert_all(
             map(_stored, boards.tasks), pk=("tier", "agent", "agent_version", "model", "task_id")
         )
 
