@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,11 @@ class State:
 pass_state = click.make_pass_decorator(State)
 
 
+def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The ``--out PATH`` option of the commands that write a file."""
+    return click.option("--out", "out", default=None, required=required, type=click.Path(dir_okay=False), help=help)
+
+
 @click.group(cls=AgentRankGroup)
 @click.version_option(__version__, prog_name="agentrank")
 @click.option(
@@ -147,13 +153,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data",
 )
-@click.option(
-    "--out",
-    "out",
-    default=None,
-    type=click.Path(dir_okay=False),
-    help="Where the site JSON goes (default: export.path from the config)",
-)
+@out_option("Where the site JSON goes (default: export.path from the config)")
 @pass_state
 def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out: str | None) -> None:
     "The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed"
@@ -300,13 +300,7 @@ def score(state: State, as_of: str | None) -> None:
 
 
 @cli.command()
-@click.option(
-    "--out",
-    "out",
-    default=None,
-    type=click.Path(dir_okay=False),
-    help="Where to write the JSON (default: export.path from the config)",
-)
+@out_option("Where to write the JSON (default: export.path from the config)")
 @pass_state
 def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
@@ -332,6 +326,7 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
     if not state.db_path.exists():
         raise click.ClickException(f"no database at {state.db_path}: crawl or import first")
     db = state.open()
+    formatter: Callable[[dict[str, Any]], str]
     if since:
         result = load_change(db.conn, full_name, since, run_id)
         formatter = format_change
@@ -378,13 +373,7 @@ def serve(
 
 
 @cli.command()
-@click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json",
-)
+@out_option("The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json", required=True)
 @pass_state
 def snapshot(state: State, out: str) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"

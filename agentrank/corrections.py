@@ -260,7 +260,7 @@ def apply_corrections(
     )
     changed = relist(db, min_stars=min_stars, exclusions=exclusions)
     for r in resolved:
-        if r.correction.kind == "include" and r.item is not None:
+        if r.correction.kind == "include" and r.item is not None and r.repo_id is not None:
             row = db.table("repos").get(r.repo_id)
             if not row["listed"]:
                 r.status = f"included but not listed: {row['unlisted_reason']}"

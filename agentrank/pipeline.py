@@ -218,7 +218,7 @@ def _chain(
 
     stage("apply-corrections", do_apply)
     categories: dict[int | str, str | tuple[str, str | None]] = {
-        r.repo_id: (r.correction.value, r.correction.reason)
+        r.repo_id: (r.correction.value or "", r.correction.reason)
         for r in resolved
         if r.correction.kind == "category" and r.repo_id is not None
     }

@@ -74,7 +74,7 @@ def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: li
     there is no snapshot that old.
     """
     week, month = _baseline(db, as_of, 6), _baseline(db, as_of, 27)
-    out = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
+    out: dict[str, list[int | None]] = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
     for repo_id, s, f in zip(repo_ids, stars, forks, strict=False):
         w, m = week.get(repo_id), month.get(repo_id)
         out["stars_delta_7d"].append(None if w is None else s - w[0])

@@ -1,0 +1,153 @@
+"""The packages' import directions, read from the source (function-level imports included).
+
+Bottom to top; a module may import from its own package or from a lower layer, never from a
+higher one or a sibling of its own layer, and no two modules may import each other (directly or
+around a cycle). docs/architecture.md explains each layer.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Lowest first. crawler.emulator is the fake GitHub: a part of its own, above the crawler it fakes.
+LAYERS: list[set[str]] = [
+    {"scoring", "classify", "crawler"},
+    {"crawler.emulator"},
+    {"db"},
+    {"leaderboard"},
+    {"datasette_plugins"},
+    {"agentrank"},
+    {"schedules"},
+    {"agentrank.cli"},
+]
+PACKAGES = ("agentrank", "crawler", "scoring", "classify", "db", "datasette_plugins", "schedules", "leaderboard")
+
+
+def _unit(module: str) -> str:
+    """The layer unit a module belongs to: the most specific name listed in LAYERS."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        name = ".".join(parts[:n])
+        if any(name in layer for layer in LAYERS):
+            return name
+    raise AssertionError(f"{module} belongs to no layer")
+
+
+def _layer(module: str) -> int:
+    unit = _unit(module)
+    return next(i for i, layer in enumerate(LAYERS) if unit in layer)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """Project modules imported anywhere in the file (module level, functions, TYPE_CHECKING)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            # "from package import module" imports the module when it is one.
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        for name in names:
+            if name.split(".")[0] in PACKAGES:
+                found.add(name)
+    return found
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            modules[_module_name(path)] = path
+    return modules
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str | None:
+    """The project module an imported name refers to (a name imported from a module → that module)."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+GRAPH = {
+    module: {target for name in _imports(path, module) if (target := _resolve(name)) and target != module}
+    for module, path in MODULES.items()
+}
+
+
+def test_every_module_is_in_a_layer():
+    for module in MODULES:
+        _layer(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_only_go_down(module):
+    own = _unit(module)
+    wrong = []
+    for target in sorted(GRAPH[module]):
+        unit = _unit(target)
+        if unit == own:
+            continue
+        if _layer(target) >= _layer(module):
+            wrong.append(f"{target} (layer {_layer(target)}: {unit})")
+    assert not wrong, f"{module} (layer {_layer(module)}: {own}) imports upward or sideways: {', '.join(wrong)}"
+
+
+def test_the_crawler_never_touches_sqlite():
+    for module, path in MODULES.items():
+        if _unit(module) == "crawler":
+            text = path.read_text(encoding="utf-8")
+            assert "sqlite" not in text.lower().replace("sqlite-utils", ""), f"{module} mentions SQLite"
+
+
+def test_no_import_cycles():
+    """No two modules import each other, directly or around a longer cycle."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(GRAPH[module]):
+            if state.get(target) == 1:
+                cycle = path[path.index(target) :] + [target]
+                raise AssertionError("import cycle: " + " → ".join(cycle))
+            if target not in state:
+                visit(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module)
+
+
+def test_the_checker_sees_a_wrong_import(tmp_path):
+    """The walk finds function-level and relative imports, so the tests above can fail."""
+    source = tmp_path / "probe.py"
+    source.write_text("def f():\n    from agentrank.cli import cli\n    from . import score\n", encoding="utf-8")
+    assert _imports(source, "scoring.probe") == {"agentrank.cli", "agentrank.cli.cli", "scoring", "scoring.score"}
+    assert _layer("agentrank.cli") > _layer("scoring.probe")
