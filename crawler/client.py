@@ -24,9 +24,9 @@ from urllib.parse import unquote, urlsplit
 import httpx
 import tenacity
 
-from agentrank.config import GitHubConfig
 from crawler.clock import Clock, RealClock
 from crawler.secrets import redact, register_secret
+from crawler.settings import GitHubConfig
 
 log = logging.getLogger("agentrank.crawler")
 
