@@ -19,7 +19,7 @@ from agentrank import pipeline
 from agentrank.config import Config
 from crawler.crawl import CrawlResult, crawl
 from crawler.emulator import GitHubEmulator
-from crawler.population import SyntheticRepo, generate_population, to_search_item
+from crawler.emulator.population import SyntheticRepo, generate_population, to_search_item
 from db.connection import open_db
 
 DEMO_SIZE = 8000

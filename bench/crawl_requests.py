@@ -27,7 +27,7 @@ from agentrank import pipeline
 from agentrank.config import Config
 from crawler.crawl import crawl
 from crawler.emulator import GitHubEmulator
-from crawler.population import generate_population
+from crawler.emulator.population import generate_population
 from crawler.search import CAP, PER_PAGE
 from db.connection import open_db
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from agentrank import pipeline
 from agentrank.cli import cli
-from crawler.population import SyntheticRepo, generate_population, to_search_item
+from crawler.emulator.population import SyntheticRepo, generate_population, to_search_item
 from db.connection import open_db
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from agentrank.config import Config
 from crawler.clock import Clock, FakeClock
 from crawler.crawl import CrawlResult, crawl
 from crawler.emulator import GitHubEmulator
-from crawler.population import SyntheticRepo, generate_population
+from crawler.emulator.population import SyntheticRepo, generate_population
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 TOKEN = "ghp_TESTTOKEN000000000000000000000000000"

@@ -22,7 +22,7 @@ import httpx
 
 from agentrank import pipeline, serve
 from agentrank.config import Config
-from crawler.population import generate_population, to_search_item
+from crawler.emulator.population import generate_population, to_search_item
 from db.connection import open_db
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)

@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from crawler.population import SyntheticRepo
+from crawler.emulator.population import SyntheticRepo
 from db.export import export_schema
 from tests.crawl_helpers import emulated, population
 

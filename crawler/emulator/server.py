@@ -40,7 +40,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from crawler.clock import Clock, RealClock
-from crawler.population import SyntheticRepo, to_search_item
+from crawler.emulator.population import SyntheticRepo, to_search_item
 
 CAP = 1000
 DOCS = "https://docs.github.com/rest"
@@ -1045,36 +1045,3 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m crawler.emulator``: serve a synthetic population until interrupted."""
-    import argparse
-
-    from crawler.population import generate_population
-
-    parser = argparse.ArgumentParser(description="A local GitHub search emulator serving a synthetic population")
-    parser.add_argument("--size", type=int, default=8000)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--search-limit", type=int, default=30, help="search requests per window (authenticated)")
-    parser.add_argument("--window", type=float, default=60.0, help="rate-limit window in seconds")
-    args = parser.parse_args(argv)
-    repos = generate_population(args.size, seed=args.seed)
-    emulator = GitHubEmulator(
-        repos,
-        search_limit=args.search_limit,
-        unauthenticated_search_limit=args.search_limit,
-        window_s=args.window,
-        port=args.port,
-    ).start()
-    print(f"GitHub emulator with {len(repos)} repos on {emulator.url}  (Ctrl-C to stop)", flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        emulator.stop()
-
-
-if __name__ == "__main__":
-    main()
