@@ -122,8 +122,8 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
 @pass_state
 def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
-    from crawler.crawl import crawl as run_crawl
-    from crawler.crawl import format_summary
+    from agentrank.crawl import crawl as run_crawl
+    from agentrank.crawl import format_summary
 
     token = github_token()
     config = state.config
@@ -451,7 +451,7 @@ def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> No
     except jsonschema.ValidationError as e:
         raise click.ClickException(f"the export does not validate: {e.message}") from None
     if result.crawl is not None:
-        from crawler.crawl import format_summary
+        from agentrank.crawl import format_summary
 
         click.echo(f"crawled the emulator: {format_summary(result.crawl)}")
     click.echo(f"database: {result.db_path}")

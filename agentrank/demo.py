@@ -17,7 +17,7 @@ import sqlite_utils
 
 from agentrank import pipeline
 from agentrank.config import Config
-from crawler.crawl import CrawlResult, crawl
+from agentrank.crawl import CrawlResult, crawl
 from crawler.emulator import GitHubEmulator
 from crawler.emulator.population import SyntheticRepo, generate_population, to_search_item
 from db.connection import open_db

@@ -24,8 +24,8 @@ import sqlite_utils
 from agentrank import pipeline
 from agentrank.config import Config
 from agentrank.corrections import Correction, CorrectionsError, load_corrections
+from agentrank.crawl import crawl
 from crawler.client import GitHubClient, GitHubError
-from crawler.crawl import crawl
 from crawler.items import ItemRejected, parse_item
 from crawler.repository import fetch_repo
 from db.breakdown import resolve_repo

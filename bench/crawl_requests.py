@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agentrank import pipeline
 from agentrank.config import Config
-from crawler.crawl import crawl
+from agentrank.crawl import crawl
 from crawler.emulator import GitHubEmulator
 from crawler.emulator.population import generate_population
 from crawler.search import CAP, PER_PAGE

@@ -96,7 +96,7 @@ class Response:
     url: str
     headers: httpx.Headers
     data: Any
-    links: dict[str, dict[str, str]] = field(default_factory=dict)
+    links: dict[str | None, dict[str, str]] = field(default_factory=dict)
 
 
 def is_rate_limit_message(message: str) -> bool:

@@ -12,8 +12,8 @@ from typing import Any
 import sqlite_utils
 
 from agentrank.config import Config
+from agentrank.crawl import CrawlResult, crawl
 from crawler.clock import Clock, FakeClock
-from crawler.crawl import CrawlResult, crawl
 from crawler.emulator import GitHubEmulator
 from crawler.emulator.population import SyntheticRepo, generate_population
 

@@ -237,11 +237,15 @@ class Entry:
         forks: int = 0,
     ) -> None:
         self.key = key
+        self._repo: SyntheticRepo | None
+        self._item: dict[str, Any] | None
+        self.full_name: str
         if isinstance(item, SyntheticRepo):  # its JSON is built when first served
             self._repo, self._item, self.full_name = item, None, item.full_name
         else:
             self._repo, self._item = None, item
-            self.full_name = item.get("full_name") if isinstance(item.get("full_name"), str) else f"x/{key}"
+            full_name = item.get("full_name")
+            self.full_name = full_name if isinstance(full_name, str) else f"x/{key}"
         self.stars, self.forks, self.created, self.pushed = stars, forks, created, pushed
         self.archived, self.fork, self.language = archived, fork, language
         self.topics = frozenset(t.lower() for t in topics if isinstance(t, str))
@@ -272,6 +276,7 @@ class Entry:
     @property
     def item(self) -> dict[str, Any]:
         if self._item is None:
+            assert self._repo is not None  # an entry holds a synthetic repo until its JSON is built
             self._item = to_search_item(self._repo)
         return self._item
 
@@ -1011,7 +1016,7 @@ class GitHubEmulator:
         for name, bucket in self._buckets.items():
             fresh = bucket.reset is None or now >= bucket.reset
             used = 0 if fresh else bucket.used
-            reset = math.ceil(now + self.window_s if fresh else bucket.reset)
+            reset = math.ceil(now + self.window_s) if fresh or bucket.reset is None else math.ceil(bucket.reset)
             resources[name] = {
                 "limit": self.limits[name],
                 "used": used,

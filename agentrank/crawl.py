@@ -9,6 +9,9 @@ data as one that never stopped.
 
 A repo missing from the run is recorded; it is delisted only when the run was complete (no part
 incomplete), never on the evidence of a crawl that may have missed it.
+
+This is orchestration: GitHub is reached through ``crawler`` (the HTTP client, search planning,
+item validation) and every SQL statement lives in ``db``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -30,10 +34,10 @@ from crawler.items import validate_items
 from crawler.search import CAP, Part, SearchPage, base_queries, fetch_pages, fetch_search_page, pages_for, plan_split
 from crawler.secrets import redact
 from db import crawl_state
-from db.connection import write_transaction
+from db.connection import checkpoint_wal, write_transaction
 from db.listing import unlisted_reason
-from db.repos import save_rejects, save_repos
-from db.runs import finish_run, iso, latest_run, start_run
+from db.repos import count_listed, count_seen_in_run, crawl_candidates, mark_missing, save_rejects, save_repos
+from db.runs import finish_run, iso, latest_run, start_run, update_run
 
 RESUMABLE = ("running", "interrupted", "failed")
 RESUME_WITHIN_S = 3 * 24 * 3600  # an older unfinished crawl is stale: start afresh
@@ -124,26 +128,24 @@ class _Crawl:
         db, fp = self.db, fingerprint(self.config)
         last = latest_run(db, ("crawl",), status=None)
         if last is not None and not fresh and last["status"] in RESUMABLE:
-            state = crawl_state.get_state(db, last["id"])
-            started = datetime.fromisoformat(last["started_at"].replace("Z", "+00:00")).timestamp()
-            if state is not None and state["fingerprint"] == fp and self.clock.now() - started <= RESUME_WITHIN_S:
+            state = crawl_state.get_state(db.conn, last["id"])
+            last_started = datetime.fromisoformat(last["started_at"].replace("Z", "+00:00")).timestamp()
+            if state is not None and state["fingerprint"] == fp and self.clock.now() - last_started <= RESUME_WITHIN_S:
                 with write_transaction(db):
-                    db["runs"].update(last["id"], {"status": "running", "error": None, "finished_at": None})
-                    db.execute("update crawl_state set sessions = sessions + 1 where run_id = ?", [last["id"]])
+                    update_run(db, last["id"], status="running", error=None, finished_at=None)
+                    crawl_state.add_session(db, last["id"])
                 self.run_id, self.resumed, self.seen_at = last["id"], True, last["started_at"]
-                self.base = dict(crawl_state.get_state(db, self.run_id) or {})
+                self.base = dict(crawl_state.get_state(db.conn, self.run_id) or {})
                 return
         if last is not None and last["status"] == "running":
             # We hold the run lock, so its process is gone.
-            with write_transaction(db):
-                db["runs"].update(
-                    last["id"],
-                    {
-                        "status": "interrupted",
-                        "finished_at": last["started_at"],
-                        "error": "superseded by a fresh crawl",
-                    },
-                )
+            update_run(
+                db,
+                last["id"],
+                status="interrupted",
+                finished_at=last["started_at"],
+                error="superseded by a fresh crawl",
+            )
         started = datetime.fromtimestamp(self.clock.now(), UTC).replace(microsecond=0)
         bases = base_queries(self.config.crawl.topics, self.config.crawl.keywords)
         with write_transaction(db):
@@ -162,12 +164,12 @@ class _Crawl:
             ]
             crawl_state.add_parts(db, self.run_id, roots)
         self.seen_at = iso(started)
-        self.base = dict(crawl_state.get_state(db, self.run_id) or {})
+        self.base = dict(crawl_state.get_state(db.conn, self.run_id) or {})
 
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> CrawlResult:
         try:
-            while (part := crawl_state.next_part(self.db, self.run_id)) is not None:
+            while (part := crawl_state.next_part(self.db.conn, self.run_id)) is not None:
                 if part["state"] == "done":
                     self._verify(part)
                 else:
@@ -242,7 +244,7 @@ class _Crawl:
                     part, page, {"state": "split", "verified": 1, "total_count": page.total_count}, children, "verify"
                 )
                 return
-        distinct = crawl_state.distinct_in_part(self.db, self.run_id, part["id"], _item_ids(page.items))
+        distinct = crawl_state.distinct_in_part(self.db.conn, self.run_id, part["id"], _item_ids(page.items))
         expected = min(page.total_count, CAP)
         values: dict[str, Any] = {"total_count": page.total_count}
         if distinct >= expected and not page.incomplete:
@@ -274,7 +276,7 @@ class _Crawl:
         part: dict[str, Any],
         page: SearchPage,
         values: dict[str, Any],
-        children: list[Part] = (),
+        children: Sequence[Part] = (),
         reason: str | None = None,
     ) -> None:
         """The page's repos, rejects and sightings, the part's new state and any children: one transaction."""
@@ -283,12 +285,17 @@ class _Crawl:
         ids = _item_ids(page.items)
         db = self.db
         with write_transaction(db):
-            before = crawl_state.seen_in_run(db, self.run_id, ids)
-            save = {"run_id": self.run_id, "seen_at": self.seen_at, "min_stars": self.min_stars, "source": "crawl"}
+            before = crawl_state.seen_in_run(db.conn, self.run_id, ids)
+            save: dict[str, Any] = {
+                "run_id": self.run_id,
+                "seen_at": self.seen_at,
+                "min_stars": self.min_stars,
+                "source": "crawl",
+            }
             counts = save_repos(db, [r for r in records if r["id"] not in before], **save)
             save_repos(db, [r for r in records if r["id"] in before], **save)
             # A page fetched again (verification, a re-sweep) must not count its rejects twice.
-            known = crawl_state.rejects_in_run(db, self.run_id)
+            known = crawl_state.rejects_in_run(db.conn, self.run_id)
             rejects = [
                 r
                 for r in rejects
@@ -311,21 +318,15 @@ class _Crawl:
     # -- the end ----------------------------------------------------------------------------------
     def _finish(self) -> CrawlResult:
         db = self.db
-        summary = crawl_state.parts_summary(db, self.run_id)
+        summary = crawl_state.parts_summary(db.conn, self.run_id)
         complete = summary["incomplete"] == 0
-        seen = crawl_state.seen_ids(db, self.run_id)
-        candidates = [
-            row
-            for row in db.query(
-                "select id, listed, unlisted_reason, stars, fork, archived from repos "
-                "where matched = 1 and coalesce(source, '') != 'correction'"
-            )
-            if row["id"] not in seen
-        ]
+        seen = crawl_state.seen_ids(db.conn, self.run_id)
+        candidates = [row for row in crawl_candidates(db.conn) if row["id"] not in seen]
         delisted = 0
         with write_transaction(db):
             crawl_state.record_misses(db, self.run_id, [row["id"] for row in candidates], complete=complete)
             if complete:
+                reasons: dict[int, str | None] = {}
                 for row in candidates:
                     reason = row["unlisted_reason"] if not row["listed"] and row["unlisted_reason"] else None
                     reason = reason or unlisted_reason(
@@ -337,16 +338,13 @@ class _Crawl:
                         missing=True,
                     )
                     delisted += row["listed"]
-                    db.execute(
-                        "update repos set listed = 0, unlisted_reason = ?, "
-                        "missing_since_run = coalesce(missing_since_run, ?) where id = ?",
-                        [reason, self.run_id, row["id"]],
-                    )
-            found = db.execute("select count(*) from repos where last_seen_run = ?", [self.run_id]).fetchone()[0]
+                    reasons[row["id"]] = reason
+                mark_missing(db, self.run_id, reasons)
+            found = count_seen_in_run(db.conn, self.run_id)
             stats = self._stats()
             crawl_state.add_counters(db, self.run_id, {}, stats)
-            state = crawl_state.get_state(db, self.run_id) or {}
-            listed = db.execute("select count(*) from repos where listed = 1").fetchone()[0]
+            state = crawl_state.get_state(db.conn, self.run_id) or {}
+            listed = count_listed(db.conn)
             details = {
                 **stats,
                 "complete": complete,
@@ -371,8 +369,8 @@ class _Crawl:
                 finished_at=self._now().replace(microsecond=0),
             )
             # Earlier runs' sightings have served their purpose (their misses are recorded).
-            db.execute("delete from crawl_sightings where run_id < ?", [self.run_id])
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            crawl_state.prune_sightings(db, self.run_id)
+        checkpoint_wal(db)
         return CrawlResult(
             run_id=self.run_id,
             complete=complete,
