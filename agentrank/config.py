@@ -12,17 +12,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from datasette_plugins.settings import ServeConfig
-
-DEFAULT_TOPICS = [
-    "ai-agent",
-    "ai-agents",
-    "coding-agent",
-    "autonomous-agents",
-    "llm-agent",
-    "agentic-ai",
-    "multi-agent",
-]
+# Each stage owns its settings; they are composed into Config here.
+from crawler.settings import CrawlConfig as CrawlConfig
+from crawler.settings import GitHubConfig as GitHubConfig
+from datasette_plugins.settings import ServeConfig as ServeConfig
 
 
 class ConfigError(Exception):
@@ -31,23 +24,6 @@ class ConfigError(Exception):
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class GitHubConfig(_Section):
-    api_url: str = "https://api.github.com"
-    min_interval_s: float = Field(2.0, ge=0)
-    secondary_wait_s: float = Field(60, ge=0)
-    max_retries: int = Field(5, ge=0)
-    timeout_s: float = Field(30, gt=0)
-    # A rate-limit wait longer than this stops the crawl cleanly (resumable) instead of sleeping.
-    max_wait_s: float = Field(900, ge=0)
-    user_agent: str = "agentrank-crawler (+https://github.com/agentrank/agentrank)"
-
-
-class CrawlConfig(_Section):
-    topics: list[str] = Field(default_factory=lambda: list(DEFAULT_TOPICS))
-    keywords: list[str] = Field(default_factory=lambda: ["autonomous agent"])
-    min_stars: int = Field(200, ge=0)
 
 
 class ClassifyConfig(_Section):

@@ -1,1 +1,439 @@
-from crawler.crawl import CrawlResult, crawl, format_summary  # noqa: F401  TEMP
+"""One crawl run: every configured search, split past the cap, saved page by page with its checkpoint.
+
+The run is a small state machine kept in ``crawl_parts``: each part is pending, paging (with the
+next page to fetch), split (replaced by narrower children) or done; a done part is then verified
+(its first page fetched again and the distinct repos it has given compared with what GitHub now
+says it holds; a short part is swept again). Every page is saved in one transaction with the
+part's new state, so a crawl killed at any point resumes where it stopped and ends with the same
+data as one that never stopped.
+
+A repo missing from the run is recorded; it is delisted only when the run was complete (no part
+incomplete), never on the evidence of a crawl that may have missed it.
+
+This is orchestration: GitHub is reached through ``crawler`` (the HTTP client, search planning,
+item validation) and every SQL statement lives in ``db``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+import sqlite_utils
+
+from agentrank.config import Config
+from crawler.client import GitHubClient, GitHubError, RateLimitStop
+from crawler.clock import Clock, RealClock
+from crawler.items import validate_items
+from crawler.search import CAP, Part, SearchPage, base_queries, fetch_pages, fetch_search_page, pages_for, plan_split
+from crawler.secrets import redact
+from db import crawl_state
+from db.connection import checkpoint_wal, write_transaction
+from db.listing import unlisted_reason
+from db.repos import count_listed, count_seen_in_run, crawl_candidates, mark_missing, save_rejects, save_repos
+from db.runs import finish_run, iso, latest_run, start_run, update_run
+
+RESUMABLE = ("running", "interrupted", "failed")
+RESUME_WITHIN_S = 3 * 24 * 3600  # an older unfinished crawl is stale: start afresh
+MAX_SWEEPS = 2
+
+
+@dataclass
+class CrawlResult:
+    run_id: int
+    complete: bool
+    resumed: bool
+    requests: int
+    search_requests: int
+    found: int
+    new: int
+    updated: int
+    delisted: int
+    missing: int
+    rejected: int
+    listed: int
+    waits: int
+    wait_s: float
+    retries: int
+    duration_s: float
+    parts: dict[str, int] = field(default_factory=dict)
+
+
+def fingerprint(config: Config) -> str:
+    """What a checkpoint's parts were planned for; a resume needs the same."""
+    bases = base_queries(config.crawl.topics, config.crawl.keywords)
+    return json.dumps({"queries": bases, "min_stars": config.crawl.min_stars}, sort_keys=True)
+
+
+def format_summary(result: CrawlResult) -> str:
+    state = "complete" if result.complete else "incomplete, so nothing was delisted"
+    resumed = ", resumed" if result.resumed else ""
+    return (
+        f"crawl run {result.run_id} ({state}{resumed}): {result.requests} requests, {result.found} repos found "
+        f"({result.new} new, {result.updated} updated, {result.delisted} delisted), {result.waits} waits "
+        f"({result.wait_s:.0f} s), {result.retries} retries, {result.duration_s:.1f} s"
+    )
+
+
+def _item_ids(items: list[Any]) -> list[int]:
+    return [item["id"] for item in items if isinstance(item, dict) and type(item.get("id")) is int]
+
+
+class CrawlProgress:
+    """A progress bar per query part on a terminal; silent otherwise."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self._bar: Any = None
+
+    def page(self, part: dict[str, Any], page: SearchPage, verifying: bool = False) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            label = textwrap.shorten(("verify " if verifying else "") + part["q"], 70, placeholder="…")
+            self._bar = click.progressbar(
+                length=pages_for(page.total_count), label=label, file=sys.stderr, show_pos=True
+            )
+            self._bar.__enter__()
+            if page.number > 1:
+                self._bar.update(page.number - 1)
+        self._bar.update(1)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+class _Crawl:
+    def __init__(
+        self, db: sqlite_utils.Database, config: Config, client: GitHubClient, clock: Clock, progress: CrawlProgress
+    ) -> None:
+        self.db, self.config, self.client, self.clock, self.progress = db, config, client, clock, progress
+        self.min_stars = config.crawl.min_stars
+        self.run_id = 0
+        self.resumed = False
+        self.seen_at = ""
+        self.base: dict[str, Any] = {}
+        self.session_start = clock.now()
+
+    # -- opening or resuming ------------------------------------------------------------------
+    def open(self, *, fresh: bool, parent_id: int | None) -> None:
+        db, fp = self.db, fingerprint(self.config)
+        last = latest_run(db, ("crawl",), status=None)
+        if last is not None and not fresh and last["status"] in RESUMABLE:
+            state = crawl_state.get_state(db.conn, last["id"])
+            last_started = datetime.fromisoformat(last["started_at"].replace("Z", "+00:00")).timestamp()
+            if state is not None and state["fingerprint"] == fp and self.clock.now() - last_started <= RESUME_WITHIN_S:
+                with write_transaction(db):
+                    update_run(db, last["id"], status="running", error=None, finished_at=None)
+                    crawl_state.add_session(db, last["id"])
+                self.run_id, self.resumed, self.seen_at = last["id"], True, last["started_at"]
+                self.base = dict(crawl_state.get_state(db.conn, self.run_id) or {})
+                return
+        if last is not None and last["status"] == "running":
+            # We hold the run lock, so its process is gone.
+            update_run(
+                db,
+                last["id"],
+                status="interrupted",
+                finished_at=last["started_at"],
+                error="superseded by a fresh crawl",
+            )
+        started = datetime.fromtimestamp(self.clock.now(), UTC).replace(microsecond=0)
+        bases = base_queries(self.config.crawl.topics, self.config.crawl.keywords)
+        with write_transaction(db):
+            self.run_id = start_run(
+                db,
+                "crawl",
+                parent_id=parent_id,
+                started_at=started,
+                as_of=iso(started),
+                details={"api_url": redact(self.client.api_url), "queries": bases, "min_stars": self.min_stars},
+            )
+            crawl_state.create_state(db, self.run_id, fingerprint=fp, api_url=redact(self.client.api_url))
+            roots = [
+                {**asdict(Part(b, self.min_stars)), "q": Part(b, self.min_stars).q, "query_index": i}
+                for i, b in enumerate(bases)
+            ]
+            crawl_state.add_parts(db, self.run_id, roots)
+        self.seen_at = iso(started)
+        self.base = dict(crawl_state.get_state(db.conn, self.run_id) or {})
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def run(self) -> CrawlResult:
+        try:
+            while (part := crawl_state.next_part(self.db.conn, self.run_id)) is not None:
+                if part["state"] == "done":
+                    self._verify(part)
+                else:
+                    self._page_through(part)
+                self.progress.close()
+            return self._finish()
+        except RateLimitStop as e:
+            self._end("interrupted", str(e))
+            raise
+        except KeyboardInterrupt:
+            self._end("interrupted", "interrupted by the user")
+            raise
+        except GitHubError as e:
+            self._end("failed", str(e))
+            raise
+        except BaseException as e:
+            self._end("failed", redact(f"{type(e).__name__}: {e}"))
+            raise
+        finally:
+            self.progress.close()
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.clock.now(), UTC)
+
+    @staticmethod
+    def _spec(part: dict[str, Any]) -> Part:
+        return Part(part["base"], part["stars_lo"], part["stars_hi"], part["created_lo"], part["created_hi"])
+
+    def _page_through(self, part: dict[str, Any]) -> None:
+        spec = self._spec(part)
+        flags = crawl_state.part_flags(part)
+        for page in fetch_pages(self.client, part["q"], first_page=part["next_page"] or 1):
+            self.progress.page(part, page)
+            if page.number == 1 and page.total_count > CAP:
+                children = plan_split(spec, page.total_count, page.items, now=self._now())
+                if children:
+                    self._save(part, page, {"state": "split", "total_count": page.total_count}, children, "cap")
+                    return
+                flags.append(f"{page.total_count} results in one created second: only the first {CAP}")
+            if page.incomplete:
+                if part["split_reason"] != "incomplete":
+                    children = plan_split(spec, page.total_count, page.items, now=self._now())
+                    if children:
+                        self._save(
+                            part, page, {"state": "split", "total_count": page.total_count}, children, "incomplete"
+                        )
+                        return
+                flags.extend(page.flags)
+            last = page.next_page is None
+            self._save(
+                part,
+                page,
+                {
+                    "state": "done" if last else "paging",
+                    "next_page": page.number + 1,
+                    "total_count": page.total_count,
+                    "incomplete": int(bool(flags)),
+                    "flags": flags,
+                },
+            )
+            if last:
+                return
+
+    def _verify(self, part: dict[str, Any]) -> None:
+        """Fetch the first page again; a part that now holds repos it never gave us is swept again."""
+        page = fetch_search_page(self.client, part["q"], 1)
+        self.progress.page(part, page, verifying=True)
+        if page.total_count > CAP:
+            children = plan_split(self._spec(part), page.total_count, page.items, now=self._now())
+            if children:
+                self._save(
+                    part, page, {"state": "split", "verified": 1, "total_count": page.total_count}, children, "verify"
+                )
+                return
+        distinct = crawl_state.distinct_in_part(self.db.conn, self.run_id, part["id"], _item_ids(page.items))
+        expected = min(page.total_count, CAP)
+        values: dict[str, Any] = {"total_count": page.total_count}
+        if distinct >= expected and not page.incomplete:
+            values["verified"] = 1
+        elif part["sweeps"] < MAX_SWEEPS:
+            values["sweeps"] = part["sweeps"] + 1
+            if pages_for(page.total_count) > 1 and page.next_page is not None:
+                values.update(state="paging", next_page=page.next_page)
+        else:
+            flags = crawl_state.part_flags(part) + page.flags
+            flags.append(f"{distinct} of {expected} results after {MAX_SWEEPS} sweeps")
+            values.update(verified=1, incomplete=1, flags=flags)
+        self._save(part, page, values)
+
+    # -- saving -----------------------------------------------------------------------------------
+    def _stats(self) -> dict[str, float]:
+        s, b = self.client.stats, self.base
+        return {
+            "requests": b.get("requests", 0) + s.requests,
+            "search_requests": b.get("search_requests", 0) + s.search_requests,
+            "waits": b.get("waits", 0) + s.waits,
+            "wait_s": b.get("wait_s", 0.0) + s.wait_s,
+            "retries": b.get("retries", 0) + s.retries,
+            "elapsed_s": b.get("elapsed_s", 0.0) + (self.clock.now() - self.session_start),
+        }
+
+    def _save(
+        self,
+        part: dict[str, Any],
+        page: SearchPage,
+        values: dict[str, Any],
+        children: Sequence[Part] = (),
+        reason: str | None = None,
+    ) -> None:
+        """The page's repos, rejects and sightings, the part's new state and any children: one transaction."""
+        refs = [(f"{part['q']} page {page.number} #{i}", item) for i, item in enumerate(page.items)]
+        records, rejects = validate_items(refs)
+        ids = _item_ids(page.items)
+        db = self.db
+        with write_transaction(db):
+            before = crawl_state.seen_in_run(db.conn, self.run_id, ids)
+            save: dict[str, Any] = {
+                "run_id": self.run_id,
+                "seen_at": self.seen_at,
+                "min_stars": self.min_stars,
+                "source": "crawl",
+            }
+            counts = save_repos(db, [r for r in records if r["id"] not in before], **save)
+            save_repos(db, [r for r in records if r["id"] in before], **save)
+            # A page fetched again (verification, a re-sweep) must not count its rejects twice.
+            known = crawl_state.rejects_in_run(db.conn, self.run_id)
+            rejects = [
+                r
+                for r in rejects
+                if r["repo_id"] not in before and (r["repo_id"], r["full_name"], r["reason"]) not in known
+            ]
+            save_rejects(db, self.run_id, rejects)
+            crawl_state.record_sightings(db, self.run_id, part["id"], ids)
+            crawl_state.update_part(
+                db, part["id"], {"pages": part["pages"] + 1, "items": part["items"] + len(page.items), **values}
+            )
+            if children:
+                rows = [{**asdict(child), "q": child.q} for child in children]
+                crawl_state.add_parts(db, self.run_id, rows, parent=part, reason=reason)
+            deltas = {"items": len(page.items), "new": counts.new, "updated": counts.updated, "rejected": len(rejects)}
+            crawl_state.add_counters(db, self.run_id, deltas, self._stats())
+        part.update(pages=part["pages"] + 1, items=part["items"] + len(page.items), **values)
+        if isinstance(part.get("flags"), list):
+            part["flags"] = json.dumps(part["flags"])
+
+    # -- the end ----------------------------------------------------------------------------------
+    def _finish(self) -> CrawlResult:
+        db = self.db
+        summary = crawl_state.parts_summary(db.conn, self.run_id)
+        complete = summary["incomplete"] == 0
+        seen = crawl_state.seen_ids(db.conn, self.run_id)
+        candidates = [row for row in crawl_candidates(db.conn) if row["id"] not in seen]
+        delisted = 0
+        with write_transaction(db):
+            crawl_state.record_misses(db, self.run_id, [row["id"] for row in candidates], complete=complete)
+            if complete:
+                reasons: dict[int, str | None] = {}
+                for row in candidates:
+                    reason = row["unlisted_reason"] if not row["listed"] and row["unlisted_reason"] else None
+                    reason = reason or unlisted_reason(
+                        matched=True,
+                        stars=row["stars"],
+                        fork=bool(row["fork"]),
+                        archived=bool(row["archived"]),
+                        min_stars=self.min_stars,
+                        missing=True,
+                    )
+                    delisted += row["listed"]
+                    reasons[row["id"]] = reason
+                mark_missing(db, self.run_id, reasons)
+            found = count_seen_in_run(db.conn, self.run_id)
+            stats = self._stats()
+            crawl_state.add_counters(db, self.run_id, {}, stats)
+            state = crawl_state.get_state(db.conn, self.run_id) or {}
+            listed = count_listed(db.conn)
+            details = {
+                **stats,
+                "complete": complete,
+                "delisted": delisted,
+                "missing": len(candidates),
+                "sessions": state.get("sessions", 1),
+                **summary,
+            }
+            finish_run(
+                db,
+                self.run_id,
+                "ok",
+                counts={
+                    "items": state.get("items", 0),
+                    "saved": found,
+                    "new": state.get("new", 0),
+                    "updated": state.get("updated", 0),
+                    "rejected": state.get("rejected", 0),
+                    "listed": listed,
+                },
+                details=details,
+                finished_at=self._now().replace(microsecond=0),
+            )
+            # Earlier runs' sightings have served their purpose (their misses are recorded).
+            crawl_state.prune_sightings(db, self.run_id)
+        checkpoint_wal(db)
+        return CrawlResult(
+            run_id=self.run_id,
+            complete=complete,
+            resumed=self.resumed,
+            requests=int(stats["requests"]),
+            search_requests=int(stats["search_requests"]),
+            found=found,
+            new=state.get("new", 0),
+            updated=state.get("updated", 0),
+            delisted=delisted,
+            missing=len(candidates),
+            rejected=state.get("rejected", 0),
+            listed=listed,
+            waits=int(stats["waits"]),
+            wait_s=stats["wait_s"],
+            retries=int(stats["retries"]),
+            duration_s=stats["elapsed_s"],
+            parts=summary,
+        )
+
+    def _end(self, status: str, error: str) -> None:
+        """Record how the run stopped; its checkpoint stays for the next ``agentrank crawl``."""
+        try:
+            with write_transaction(self.db):
+                crawl_state.add_counters(self.db, self.run_id, {}, self._stats())
+                finish_run(
+                    self.db,
+                    self.run_id,
+                    status,
+                    error=redact(error),
+                    details=self._stats(),
+                    finished_at=self._now().replace(microsecond=0),
+                )
+        except Exception:  # the original error matters more than a failure to record it
+            pass
+
+
+def crawl(
+    db: sqlite_utils.Database,
+    config: Config,
+    *,
+    api_url: str | None = None,
+    token: str | None = None,
+    clock: Clock | None = None,
+    client: GitHubClient | None = None,
+    progress: bool | None = None,
+    fresh: bool = False,
+    parent_id: int | None = None,
+) -> CrawlResult:
+    """Crawl GitHub search (or resume the unfinished crawl) into ``db`` as one ``crawl`` run.
+
+    ``progress`` None shows progress bars only when stderr is a terminal. Raises
+    :class:`crawler.client.GitHubError` (and its subclasses) when the crawl cannot go on; the run
+    is then recorded as interrupted or failed and the next call resumes it.
+    """
+    own_client = client is None
+    clock = clock or (client.clock if client is not None else RealClock())
+    if client is None:
+        client = GitHubClient(config.github, api_url=api_url, token=token, clock=clock)
+    try:
+        run = _Crawl(db, config, client, clock, CrawlProgress(sys.stderr.isatty() if progress is None else progress))
+        run.open(fresh=fresh, parent_id=parent_id)
+        return run.run()
+    finally:
+        if own_client:
+            client.close()

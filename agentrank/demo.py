@@ -16,8 +16,7 @@ from typing import Any
 from agentrank.config import Config
 from agentrank.exporter import SCHEMA_VERSION
 from agentrank.pipeline import PipelineResult, refresh_database
-from crawler.emulator import GitHubEmulator
-from crawler.population import SyntheticRepo, generate_population, to_search_item  # TEMP until the move
+from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population, to_search_item
 
 DEMO_SIZE = 8000
 DEMO_SEED = 2026

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from classify.examples import load_training_examples
 from classify.model import train
 from classify.text import RepoText
-from crawler.population import generate_population
+from crawler.emulator.population import generate_population
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 

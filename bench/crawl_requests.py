@@ -24,9 +24,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agentrank.config import Config
-from crawler.crawl import crawl
+from agentrank.crawl import crawl
 from crawler.emulator import GitHubEmulator
-from crawler.population import generate_population
+from crawler.emulator.population import generate_population
 from crawler.search import CAP, PER_PAGE
 from db.store import open_store
 

@@ -84,7 +84,7 @@ def case_db_score(n: int) -> dict:
 def case_import(n: int) -> dict:
     from agentrank import importer
     from agentrank.config import load_config
-    from crawler.population import generate_population, to_search_item
+    from crawler.emulator.population import generate_population, to_search_item
     from db.store import open_store
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -24,9 +24,9 @@ from urllib.parse import unquote, urlsplit
 import httpx
 import tenacity
 
-from agentrank.config import GitHubConfig
 from crawler.clock import Clock, RealClock
 from crawler.secrets import redact, register_secret
+from crawler.settings import GitHubConfig
 
 log = logging.getLogger("agentrank.crawler")
 
@@ -96,7 +96,7 @@ class Response:
     url: str
     headers: httpx.Headers
     data: Any
-    links: dict[str, dict[str, str]] = field(default_factory=dict)
+    links: dict[str | None, dict[str, str]] = field(default_factory=dict)
 
 
 def is_rate_limit_message(message: str) -> bool:

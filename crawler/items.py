@@ -75,7 +75,7 @@ class _Model(BaseModel):
 
 class Owner(_Model):
     login: StrictStr | None = None
-    id: StrictInt | None = Field(None, ge=0, le=MAX_INT)
+    id: StrictInt | None = Field(default=None, ge=0, le=MAX_INT)
     type: StrictStr | None = None
     avatar_url: StrictStr | None = None
 

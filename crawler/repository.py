@@ -58,7 +58,8 @@ def fetch_repo(client: GitHubClient, full_name: str) -> RepoFetch:
         if r.status in (404, 410):
             return RepoFetch("gone", full_name, moved=moved)
         if r.status == 451:
-            block = r.data.get("block") if isinstance(r.data, dict) and isinstance(r.data.get("block"), dict) else {}
+            raw = r.data.get("block") if isinstance(r.data, dict) else None
+            block = raw if isinstance(raw, dict) else {}
             return RepoFetch(
                 "blocked", full_name, moved=moved, block_reason=block.get("reason"), block_url=block.get("html_url")
             )

@@ -91,7 +91,9 @@ def _is_search_body(data: Any) -> bool:
     )
 
 
-def _next_link(client: GitHubClient, links: dict[str, dict[str, str]], number: int) -> tuple[int | None, str | None]:
+def _next_link(
+    client: GitHubClient, links: dict[str | None, dict[str, str]], number: int
+) -> tuple[int | None, str | None]:
     nxt = links.get("next")
     if not nxt or not nxt.get("url"):
         return None, None
@@ -268,12 +270,10 @@ def plan_split(part: Part, total: int, sample: list[Any], *, now: datetime, min_
     if not windows:
         return []
     children = []
-    edges = [None, *windows]
-    for i, low in enumerate(edges):
-        created_lo = format_timestamp(low) if low is not None else part.created_lo
-        if i + 1 < len(edges):
-            created_hi = format_timestamp(edges[i + 1] - timedelta(seconds=1))
-        else:
-            created_hi = part.created_hi
+    lows: list[datetime | None] = [None, *windows]
+    highs: list[datetime | None] = [*windows, None]
+    for start, end in zip(lows, highs, strict=True):
+        created_lo = format_timestamp(start) if start is not None else part.created_lo
+        created_hi = format_timestamp(end - timedelta(seconds=1)) if end is not None else part.created_hi
         children.append(replace(part, created_lo=created_lo, created_hi=created_hi))
     return children

@@ -61,3 +61,8 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
         raise
     else:
         conn.commit()
+
+
+def checkpoint_wal(db: sqlite_utils.Database) -> None:
+    """Fold the write-ahead log into the database file and truncate it (after a long write)."""
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,13 +1,15 @@
 """The crawl's checkpoint: query parts, per-run sightings and misses, run counters.
 
-These ``crawl_*`` tables are private bookkeeping, never published. Writers here do not open
-their own transaction: the crawl calls them inside the one ``write_transaction`` that also saves
-the page, so a page and its checkpoint land together or not at all.
+These ``crawl_*`` tables are private bookkeeping, never published. Readers take a
+``sqlite3.Connection``, writers a ``sqlite_utils.Database``. Writers here do not open their own
+transaction: the crawl calls them inside the one ``write_transaction`` that also saves the page,
+so a page and its checkpoint land together or not at all.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,13 +25,23 @@ def _chunks(values: list[int], size: int = 500) -> Iterable[list[int]]:
         yield values[start : start + size]
 
 
+def _dicts(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
 def create_state(db: sqlite_utils.Database, run_id: int, *, fingerprint: str, api_url: str) -> None:
-    db["crawl_state"].insert({"run_id": run_id, "fingerprint": fingerprint, "api_url": api_url}, pk="run_id")
+    db.table("crawl_state").insert({"run_id": run_id, "fingerprint": fingerprint, "api_url": api_url}, pk="run_id")
 
 
-def get_state(db: sqlite_utils.Database, run_id: int) -> dict[str, Any] | None:
-    rows = list(db["crawl_state"].rows_where("run_id = ?", [run_id]))
+def get_state(conn: sqlite3.Connection, run_id: int) -> dict[str, Any] | None:
+    rows = _dicts(conn.execute("select * from crawl_state where run_id = ?", [run_id]))
     return rows[0] if rows else None
+
+
+def add_session(db: sqlite_utils.Database, run_id: int) -> None:
+    """A resumed crawl: one more session of the same run."""
+    db.execute("update crawl_state set sessions = sessions + 1 where run_id = ?", [run_id])
 
 
 def add_parts(
@@ -53,14 +65,16 @@ def add_parts(
             split_reason=reason,
         )
         rows.append(row)
-    db["crawl_parts"].insert_all(rows, pk="id")
+    db.table("crawl_parts").insert_all(rows, pk="id")
 
 
-def next_part(db: sqlite_utils.Database, run_id: int) -> dict[str, Any] | None:
+def next_part(conn: sqlite3.Connection, run_id: int) -> dict[str, Any] | None:
     """The next part to page through; when none is left, the next one to verify."""
     for where in ("state in ('pending', 'paging')", "state = 'done' and verified = 0"):
-        rows = list(
-            db["crawl_parts"].rows_where(f"run_id = ? and {where}", [run_id], order_by="query_index, id", limit=1)
+        rows = _dicts(
+            conn.execute(
+                f"select * from crawl_parts where run_id = ? and {where} order by query_index, id limit 1", [run_id]
+            )
         )
         if rows:
             return rows[0]
@@ -70,15 +84,15 @@ def next_part(db: sqlite_utils.Database, run_id: int) -> dict[str, Any] | None:
 def update_part(db: sqlite_utils.Database, part_id: int, values: dict[str, Any]) -> None:
     if "flags" in values and not isinstance(values["flags"], str):
         values = {**values, "flags": json.dumps(sorted(set(values["flags"])))}
-    db["crawl_parts"].update(part_id, values)
+    db.table("crawl_parts").update(part_id, values)
 
 
 def part_flags(part: dict[str, Any]) -> list[str]:
     return list(json.loads(part.get("flags") or "[]"))
 
 
-def parts_summary(db: sqlite_utils.Database, run_id: int) -> dict[str, int]:
-    row = db.execute(
+def parts_summary(conn: sqlite3.Connection, run_id: int) -> dict[str, int]:
+    row = conn.execute(
         "select count(*), sum(state = 'split'), sum(state != 'split' and incomplete = 1), sum(pages) "
         "from crawl_parts where run_id = ?",
         [run_id],
@@ -86,28 +100,30 @@ def parts_summary(db: sqlite_utils.Database, run_id: int) -> dict[str, int]:
     return {"parts": row[0] or 0, "split": row[1] or 0, "incomplete": row[2] or 0, "pages": row[3] or 0}
 
 
-def seen_in_run(db: sqlite_utils.Database, run_id: int, ids: list[int]) -> set[int]:
+def seen_in_run(conn: sqlite3.Connection, run_id: int, ids: list[int]) -> set[int]:
     found: set[int] = set()
     for chunk in _chunks(ids):
         sql = "select repo_id from crawl_sightings where run_id = ? and repo_id in ({})".format(
             ", ".join("?" for _ in chunk)
         )
-        found.update(row[0] for row in db.execute(sql, [run_id, *chunk]))
+        found.update(row[0] for row in conn.execute(sql, [run_id, *chunk]))
     return found
 
 
-def distinct_in_part(db: sqlite_utils.Database, run_id: int, part_id: int, more: Iterable[int] = ()) -> int:
+def distinct_in_part(conn: sqlite3.Connection, run_id: int, part_id: int, more: Iterable[int] = ()) -> int:
     """Distinct repos sighted by a part so far, counting ``more`` (ids not saved yet) too."""
     known = {
         row[0]
-        for row in db.execute("select repo_id from crawl_sightings where run_id = ? and part_id = ?", [run_id, part_id])
+        for row in conn.execute(
+            "select repo_id from crawl_sightings where run_id = ? and part_id = ?", [run_id, part_id]
+        )
     }
     return len(known | set(more))
 
 
-def rejects_in_run(db: sqlite_utils.Database, run_id: int) -> set[tuple[Any, Any, str]]:
+def rejects_in_run(conn: sqlite3.Connection, run_id: int) -> set[tuple[Any, Any, str]]:
     return {
-        tuple(row) for row in db.execute("select repo_id, full_name, reason from rejects where run_id = ?", [run_id])
+        tuple(row) for row in conn.execute("select repo_id, full_name, reason from rejects where run_id = ?", [run_id])
     }
 
 
@@ -128,8 +144,8 @@ def add_counters(db: sqlite_utils.Database, run_id: int, deltas: dict[str, int],
     db.execute(f"update crawl_state set {', '.join(sets)} where run_id = ?", [*params, run_id])
 
 
-def seen_ids(db: sqlite_utils.Database, run_id: int) -> set[int]:
-    return {row[0] for row in db.execute("select distinct repo_id from crawl_sightings where run_id = ?", [run_id])}
+def seen_ids(conn: sqlite3.Connection, run_id: int) -> set[int]:
+    return {row[0] for row in conn.execute("select distinct repo_id from crawl_sightings where run_id = ?", [run_id])}
 
 
 def record_misses(db: sqlite_utils.Database, run_id: int, ids: list[int], *, complete: bool) -> None:
@@ -137,3 +153,8 @@ def record_misses(db: sqlite_utils.Database, run_id: int, ids: list[int], *, com
         "insert or replace into crawl_misses (run_id, repo_id, complete) values (?, ?, ?)",
         [(run_id, repo_id, int(complete)) for repo_id in ids],
     )
+
+
+def prune_sightings(db: sqlite_utils.Database, run_id: int) -> None:
+    """Earlier runs' sightings have served their purpose once their misses are recorded."""
+    db.execute("delete from crawl_sightings where run_id < ?", [run_id])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -232,3 +233,31 @@ def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, s
         with write_transaction(db):
             db.conn.executemany("update repos set listed = ?, unlisted_reason = ? where id = ?", updates)
     return changed
+
+
+def crawl_candidates(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Repos a crawl is expected to find again: matched ones not added by a correction."""
+    cursor = conn.execute(
+        "select id, listed, unlisted_reason, stars, fork, archived from repos "
+        "where matched = 1 and coalesce(source, '') != 'correction'"
+    )
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def mark_missing(db: sqlite_utils.Database, run_id: int, reasons: dict[int, str | None]) -> None:
+    """Delist repos a complete crawl ``run_id`` did not find, each with its reason (no transaction of its own)."""
+    for repo_id, reason in reasons.items():
+        db.execute(
+            "update repos set listed = 0, unlisted_reason = ?, "
+            "missing_since_run = coalesce(missing_since_run, ?) where id = ?",
+            [reason, run_id, repo_id],
+        )
+
+
+def count_seen_in_run(conn: sqlite3.Connection, run_id: int) -> int:
+    return int(conn.execute("select count(*) from repos where last_seen_run = ?", [run_id]).fetchone()[0])
+
+
+def count_listed(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("select count(*) from repos where listed = 1").fetchone()[0])

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from agentrank.cli import cli
-from crawler.population import SyntheticRepo, generate_population, to_search_item
+from crawler.emulator.population import SyntheticRepo, generate_population, to_search_item
 from db.store import open_store
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)

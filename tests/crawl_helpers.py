@@ -12,10 +12,10 @@ from typing import Any
 import sqlite_utils
 
 from agentrank.config import Config
+from agentrank.crawl import CrawlResult, crawl
 from crawler.clock import Clock, FakeClock
-from crawler.crawl import CrawlResult, crawl
 from crawler.emulator import GitHubEmulator
-from crawler.population import SyntheticRepo, generate_population
+from crawler.emulator.population import SyntheticRepo, generate_population
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 TOKEN = "ghp_TESTTOKEN000000000000000000000000000"

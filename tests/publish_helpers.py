@@ -22,7 +22,7 @@ import httpx
 
 from agentrank import classifier, importer, scorer, serve
 from agentrank.config import Config
-from crawler.population import generate_population, to_search_item
+from crawler.emulator.population import generate_population, to_search_item
 from db.store import open_store
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)

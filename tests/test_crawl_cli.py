@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from agentrank.config import Config
+from agentrank.crawl import CrawlProgress
 from agentrank.demo import build_demo
 from crawler.clock import FakeClock
-from crawler.crawl import CrawlProgress
 from tests.crawl_helpers import crawl_config, emulated, population, run_crawl, write_config
 
 

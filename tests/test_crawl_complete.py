@@ -11,7 +11,7 @@ import pytest
 
 from crawler.clock import FakeClock
 from crawler.emulator import parse_query
-from crawler.population import generate_population, pile_on_stars
+from crawler.emulator.population import generate_population, pile_on_stars
 from crawler.search import CAP, MAX_PAGE, Part, plan_split
 from tests.crawl_helpers import (
     REFERENCE,

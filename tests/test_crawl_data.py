@@ -9,7 +9,7 @@ import pytest
 from agentrank import scorer
 from crawler import emulator as faults
 from crawler.clock import FakeClock
-from crawler.population import to_search_item
+from crawler.emulator.population import to_search_item
 from tests.crawl_helpers import crawl_config, emulated, population, run_crawl
 
 TOPIC = "ai-agents"

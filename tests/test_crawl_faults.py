@@ -9,10 +9,10 @@ import socket
 
 import pytest
 
+from agentrank.crawl import crawl
 from crawler import emulator as faults
 from crawler.client import GitHubClient, GitHubError, GitHubUnavailable, RateLimitExhausted
 from crawler.clock import FakeClock
-from crawler.crawl import crawl
 from crawler.search import MAX_PAGE
 from tests.crawl_helpers import crawl_config, emulated, expected_listed, gaps, listed_ids, population, run_crawl
 

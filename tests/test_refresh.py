@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from agentrank.exporter import export_schema
-from crawler.population import SyntheticRepo
+from crawler.emulator.population import SyntheticRepo
 from tests.crawl_helpers import emulated, population
 
 TOPICS = ["ai-agent", "ai-agents", "coding-agent", "autonomous-agents", "llm-agent", "agentic-ai", "multi-agent"]

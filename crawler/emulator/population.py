@@ -388,9 +388,10 @@ def generate_population(
                 topics.append("coding-agent")
             if category == "multi-agent" and rng.random() < 0.6 and "multi-agent" not in topics:
                 topics.append("multi-agent")
-        description: str | None = _choice(rng, spec["descriptions"]).format(thing=_choice(rng, _THINGS))
+        text: str = _choice(rng, spec["descriptions"]).format(thing=_choice(rng, _THINGS))
         if rng.random() < 0.06:
-            description = description.rstrip(".") + " (an autonomous agent)"
+            text = text.rstrip(".") + " (an autonomous agent)"
+        description: str | None = text
         if rng.random() < 0.01:
             description = None
         spdx, key, lname = _choice(rng, [lic[:3] for lic in _LICENCES], [lic[3] for lic in _LICENCES])

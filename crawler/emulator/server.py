@@ -40,7 +40,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from crawler.clock import Clock, RealClock
-from crawler.population import SyntheticRepo, to_search_item
+from crawler.emulator.population import SyntheticRepo, to_search_item
 
 CAP = 1000
 DOCS = "https://docs.github.com/rest"
@@ -237,11 +237,15 @@ class Entry:
         forks: int = 0,
     ) -> None:
         self.key = key
+        self._repo: SyntheticRepo | None
+        self._item: dict[str, Any] | None
+        self.full_name: str
         if isinstance(item, SyntheticRepo):  # its JSON is built when first served
             self._repo, self._item, self.full_name = item, None, item.full_name
         else:
             self._repo, self._item = None, item
-            self.full_name = item.get("full_name") if isinstance(item.get("full_name"), str) else f"x/{key}"
+            full_name = item.get("full_name")
+            self.full_name = full_name if isinstance(full_name, str) else f"x/{key}"
         self.stars, self.forks, self.created, self.pushed = stars, forks, created, pushed
         self.archived, self.fork, self.language = archived, fork, language
         self.topics = frozenset(t.lower() for t in topics if isinstance(t, str))
@@ -272,6 +276,7 @@ class Entry:
     @property
     def item(self) -> dict[str, Any]:
         if self._item is None:
+            assert self._repo is not None  # an entry holds a synthetic repo until its JSON is built
             self._item = to_search_item(self._repo)
         return self._item
 
@@ -1011,7 +1016,7 @@ class GitHubEmulator:
         for name, bucket in self._buckets.items():
             fresh = bucket.reset is None or now >= bucket.reset
             used = 0 if fresh else bucket.used
-            reset = math.ceil(now + self.window_s if fresh else bucket.reset)
+            reset = math.ceil(now + self.window_s) if fresh or bucket.reset is None else math.ceil(bucket.reset)
             resources[name] = {
                 "limit": self.limits[name],
                 "used": used,
@@ -1045,36 +1050,3 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m crawler.emulator``: serve a synthetic population until interrupted."""
-    import argparse
-
-    from crawler.population import generate_population
-
-    parser = argparse.ArgumentParser(description="A local GitHub search emulator serving a synthetic population")
-    parser.add_argument("--size", type=int, default=8000)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--search-limit", type=int, default=30, help="search requests per window (authenticated)")
-    parser.add_argument("--window", type=float, default=60.0, help="rate-limit window in seconds")
-    args = parser.parse_args(argv)
-    repos = generate_population(args.size, seed=args.seed)
-    emulator = GitHubEmulator(
-        repos,
-        search_limit=args.search_limit,
-        unauthenticated_search_limit=args.search_limit,
-        window_s=args.window,
-        port=args.port,
-    ).start()
-    print(f"GitHub emulator with {len(repos)} repos on {emulator.url}  (Ctrl-C to stop)", flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        emulator.stop()
-
-
-if __name__ == "__main__":
-    main()
