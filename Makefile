@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test bench docs venv clean
 
 venv: $(STAMP)
 
@@ -19,8 +19,16 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/agentrank demo
 
+# Lint, format check, type check, then the tests (tests/test_docs.py fails when a doc drifts from the code).
 test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# Regenerate the tables and the CLI reference in README.md and docs/ from the code (cog).
+docs: $(STAMP)
+	$(BIN)/cog -r README.md docs/*.md
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -210,7 +210,7 @@ def schedule(state: State, next_count: int | None) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @pass_state
 def import_(state: State, files: tuple[str, ...]) -> None:
-    "Load saved GitHub search results (JSON list of items or saved response pages) as if crawled"
+    "Load saved GitHub search results from FILES (JSON lists of items or saved response pages) as if crawled"
     config = state.config
     with state.lock("import"):
         db = state.open()
@@ -226,7 +226,7 @@ EXIT_RECORDS_REJECTED = 3
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @pass_state
 def import_attempts(state: State, file: str) -> None:
-    """Load task-benchmark attempts (one JSON object, a JSON list, or JSON Lines) and recompute the leaderboards
+    """Load task-benchmark attempts from FILE (one JSON object, a JSON list, or JSON Lines); recompute the leaderboards
 
     Re-importing an attempt updates it in place (same tier, agent, version, model, task and
     attempt number), so importing a file twice changes nothing.
@@ -322,7 +322,7 @@ def export(state: State, out: str | None) -> None:
 )
 @pass_state
 def explain(state: State, full_name: str, as_json: bool, run_id: int | None, since: str | None) -> None:
-    "A repo's score breakdown: each component, its points, and what would move it"
+    "OWNER/REPO's score breakdown (an earlier name works too): each component, its points, what would move it"
     if not state.db_path.exists():
         raise click.ClickException(f"no database at {state.db_path}: crawl or import first")
     db = state.open()

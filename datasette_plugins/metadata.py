@@ -13,11 +13,16 @@ from typing import Any
 
 from markupsafe import escape
 
+from classify.categories import CATEGORIES
 from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.snapshot import PRIVATE_TABLE_PREFIXES
 from leaderboard.datasette import with_benchmark
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS
 from scoring.sql import RECOMPUTE_SQL
+
+# Where the method is written up in full (relative to the project's source URL).
+METHOD_DOC = "/blob/main/docs/score.md"
 
 _SCORE_INPUTS = {
     "stars": "Stargazers (GitHub's stargazers_count) at the time of the crawl",
@@ -25,13 +30,24 @@ _SCORE_INPUTS = {
     "created_at": "When the repository was created (UTC)",
     "pushed_at": "Last push to any branch, as GitHub reported it (UTC)",
 }
-_COMPONENTS = {
-    "popularity": "0-100: percentile of ln(1 + stars) among listed repos (weight 30 %)",
-    "adoption": "0-100: percentile of ln(1 + forks) among listed repos (weight 20 %)",
-    "activity": "0-100 from days since the last push: ≤7 → 100, ≤30 → 85, ≤90 → 60, ≤180 → 35, ≤365 → 15, else 0 (weight 25 %)",
-    "momentum": "0-100: percentile of stars / max(age in days, 30) among listed repos (weight 15 %)",
-    "openness": "100 when the licence's SPDX id is OSI-approved, else 0 (weight 10 %)",
+
+
+def _weight(component: str) -> str:
+    """A component's weight as a percentage: ``30 %``."""
+    return f"{round(WEIGHTS[component] * 100, 1):g} %"
+
+
+# The figures below come from scoring.score, so these texts follow any change to the method.
+_BUCKETS = ", ".join(f"≤{bound:g} → {points:g}" for bound, points in ACTIVITY_BUCKETS) + ", else 0"
+_FORMULA = " + ".join(f"{weight:.2f}·{name}" for name, weight in WEIGHTS.items())
+_MEASURES = {
+    "popularity": "0-100: percentile of ln(1 + stars) among listed repos",
+    "adoption": "0-100: percentile of ln(1 + forks) among listed repos",
+    "activity": f"0-100 from days since the last push: {_BUCKETS}",
+    "momentum": f"0-100: percentile of stars / max(age in days, {MIN_AGE_DAYS:g}) among listed repos",
+    "openness": "100 when the licence's SPDX id is OSI-approved, else 0",
 }
+_COMPONENTS = {name: f"{_MEASURES[name]} (weight {_weight(name)})" for name in WEIGHTS}
 
 _KEPT_WITH_SCORE = {
     "category": "The category the repo had when this run was scored (what the ranking shows)",
@@ -51,7 +67,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "rank": "Position in the ranking: score descending, then stars descending, then name",
             "full_name": "owner/repo on GitHub; links to the repo's score breakdown",
             "html_url": "The repository on GitHub",
-            "category": "One of the 15 categories (see the categories table)",
+            "category": f"One of the {len(CATEGORIES)} categories (see the categories table)",
             "score": "AgentRank Score, 0-100, one decimal (the scores table keeps it unrounded)",
             **{name: text.replace("0-100", "0-100, one decimal") for name, text in _COMPONENTS.items()},
             "stars": _SCORE_INPUTS["stars"],
@@ -178,10 +194,9 @@ TABLES: dict[str, dict[str, Any]] = {
             "spdx_list_version": "Version of the SPDX licence list used for the OSI flag",
             "age_days": "Days from created_at to as_of (fractional)",
             "days_since_push": "Days from pushed_at to as_of (fractional, at least 0; empty when no push)",
-            "stars_per_day": "stars / max(age_days, 30): the momentum input",
+            "stars_per_day": f"stars / max(age_days, {MIN_AGE_DAYS:g}): the momentum input",
             **_COMPONENTS,
-            "score": "AgentRank Score, 0-100, unrounded: 0.30·popularity + 0.20·adoption + 0.25·activity + "
-            "0.15·momentum + 0.10·openness",
+            "score": f"AgentRank Score, 0-100, unrounded: {_FORMULA}",
             "rank": "Position in the run: score descending, then stars descending, then name",
             **_KEPT_WITH_SCORE,
         },
@@ -206,7 +221,7 @@ TABLES: dict[str, dict[str, Any]] = {
         },
     },
     "categories": {
-        "description": "The 15 categories every listed repository is sorted into.",
+        "description": f"The {len(CATEGORIES)} categories every listed repository is sorted into.",
         "columns": {
             "id": "Category id",
             "name": "Display name",
@@ -333,20 +348,30 @@ limit 100
 }
 
 
+# What each component is measured from, in a few words (the instance description).
+_MEASURED_BY = {
+    "popularity": "stars",
+    "adoption": "forks",
+    "activity": "days since the last push",
+    "momentum": "stars per day",
+    "openness": "an OSI-approved licence",
+}
+
+
 def description_html(database: str, source_url: str, example: str | None = None) -> str:
     """The instance description: the method in a sentence, and where to start."""
     breakdown = "click a repository's name for its breakdown"
     if example:
         breakdown += f' (<a href="{escape(agent_path(example))}">the top one\'s</a>)'
+    parts = [f"{_weight(name)} {name} ({_MEASURED_BY[name]})" for name in WEIGHTS]
     return (
         "The most-starred open-source AI-agent repositories on GitHub, each with an <strong>AgentRank "
-        "Score</strong> from 0 to 100 computed only from public GitHub data: 30 % popularity (stars), "
-        "20 % adoption (forks), 25 % activity (days since the last push), 15 % momentum (stars per day) "
-        "and 10 % openness (an OSI-approved licence), each a percentile or bucket among the listed repos. "
+        "Score</strong> from 0 to 100 computed only from public GitHub data: "
+        f"{', '.join(parts[:-1])} and {parts[-1]}, each a percentile or bucket among the listed repos. "
         f'Start with the <a href="/{database}/agents">ranking</a>; {breakdown}: each component, its points '
         "and what would move it. Check every score with the "
         f'<a href="/{database}/recompute">recompute query</a>. '
-        f'<a href="{escape(source_url)}#the-agentrank-score-method-version-1">The method in full</a>.'
+        f'<a href="{escape(source_url.rstrip("/") + METHOD_DOC)}">The method in full</a>.'
     )
 
 

@@ -138,7 +138,9 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         {
             "component": "activity",
             "input": {"pushed_at": row.get("pushed_at"), "days_since_push": days},
-            "measure": "days since the last push, in buckets (≤7: 100, ≤30: 85, ≤90: 60, ≤180: 35, ≤365: 15, else 0)",
+            "measure": "days since the last push, in buckets ("
+            + ", ".join(f"≤{b:g}: {p:g}" for b, p in ACTIVITY_BUCKETS)
+            + ", else 0)",
             "value": days,
             "bucket": "no push" if days is None else bucket,
             "advice": _activity_advice(days, row["activity"]),
