@@ -1,4 +1,4 @@
-"""The AgentRank Score, exactly as ``design.md`` defines method version 1.
+"""The AgentRank Score, method version 1 (written up in ``docs/score.md``).
 
 Everything is relative to the listed set L (N repos) and one instant ``as_of``:
 

@@ -2,7 +2,7 @@
 
 The demo, the GitHub emulator, the tests and the benchmarks all draw from this. Nothing here is
 copied from real repositories; the *shapes* of the distributions were calibrated on the real
-samples the team studied (see ``bench/calibrate_population.py``, which prints both side by side):
+samples the team studied (the figures below; the real samples are not shipped):
 
 - stars above the floor follow a Pareto tail (α ≈ 1.0, the usual GitHub star tail);
 - forks/stars is log-normal around 0.10 (real sample quartiles 0.074 / 0.103 / 0.147);

@@ -1,7 +1,7 @@
 """A faithful local GitHub REST emulator: a real HTTP server on 127.0.0.1.
 
 It serves a population of repositories the way ``api.github.com`` does, as far as the crawler
-can tell (see ``research/github-api.md`` §11):
+can tell (GitHub's REST documentation for search and rate limits; docs/crawling.md):
 
 - ``GET /search/repositories`` with ``q`` (``topic:``, ``stars:``, ``created:``, ``pushed:``,
   ``forks:``, ``archived:``, ``fork:``, ``language:``, quoted or bare keywords matched in name,
