@@ -507,6 +507,89 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
     db.table("benchmark_tasks").create_index(["task_id"])
 
 
+@migrations()
+def m014_trust_fields(db: sqlite_utils.Database) -> None:
+    # Issue 14: how far each rank and score could move, neutral flags with their figures, and the
+    # published validation of every score run.
+    scores = db.table("scores")
+    scores.add_column("rank_best", int)
+    scores.add_column("rank_worst", int)
+    scores.add_column("score_low", float)
+    scores.add_column("score_high", float)
+    scores.add_column("flags", str)  # JSON array of flag names, e.g. ["unusual-star-growth"]
+    scores.add_column("growth_check", str)  # JSON object: the figures the growth rule looked at
+    db.table("validation").create(
+        {
+            "run_id": int,  # the score run
+            "n": int,
+            "spearman_vs_stars": float,
+            "kendall_tau_vs_previous": float,
+            "previous_run": int,
+            "previous_common": int,  # repos ranked in both runs
+            "wide_rank_range_share": float,
+            "crawl_run": int,
+            "crawl_coverage": float,
+            "classifier_cv_accuracy": float,
+            "flagged": int,
+            "judged": int,
+            "details": str,  # JSON: the null reasons and the parameters behind each figure
+        },
+        pk="run_id",
+        foreign_keys=[("run_id", "runs", "id"), ("previous_run", "runs", "id"), ("crawl_run", "runs", "id")],
+    )
+    db.execute("drop view if exists agents")
+    db.create_view(
+        "agents",
+        """
+        select
+          s.rank,
+          s.full_name,
+          r.html_url,
+          s.category,
+          s.category_uncertain,
+          round(s.score, 1) as score,
+          round(s.popularity, 1) as popularity,
+          round(s.adoption, 1) as adoption,
+          round(s.activity, 1) as activity,
+          round(s.momentum, 1) as momentum,
+          round(s.openness, 1) as openness,
+          s.stars,
+          s.forks,
+          s.stars_delta_7d,
+          s.license_spdx as license,
+          r.language,
+          s.pushed_at as last_push,
+          case
+            when s.days_since_push is null then 'no push'
+            when s.days_since_push <= 7 then '≤ 7 days'
+            when s.days_since_push <= 30 then '≤ 30 days'
+            when s.days_since_push <= 90 then '≤ 90 days'
+            when s.days_since_push <= 180 then '≤ 180 days'
+            when s.days_since_push <= 365 then '≤ 365 days'
+            else '> 365 days'
+          end as activity_bucket,
+          r.description,
+          r.topics,
+          r.owner_login as owner,
+          s.repo_id,
+          s.run_id as score_run_id,
+          s.as_of,
+          case when s.rank_best is null then null
+               else s.rank_best || '–' || s.rank_worst end as likely_rank,
+          s.rank_best,
+          s.rank_worst,
+          round(s.score_low, 1) as score_low,
+          round(s.score_high, 1) as score_high,
+          coalesce(s.flags, '[]') as flags
+        from published p
+        join scores s on s.run_id = p.score_run_id
+        join repos r on r.id = s.repo_id
+        where p.id = 1
+        order by s.rank
+        """,
+    )
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
     if migrations.pending(db):
