@@ -96,17 +96,27 @@ def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None) -> dict[str, A
     }
 
 
+def _outward(value: float, down: bool) -> float:
+    """``value`` to one decimal, rounded down (or up) so the result still lies on the right side of it."""
+    shown = (math.floor(value * 10) if down else math.ceil(value * 10)) / 10
+    if down and shown > value:
+        shown = round(shown - 0.1, 1)
+    if not down and shown < value:
+        shown = round(shown + 0.1, 1)
+    return min(100.0, max(0.0, shown))
+
+
 def _trust(row: dict[str, Any]) -> dict[str, Any]:
     """The rank and score ranges (the score's to one decimal, rounded outwards so they still hold
     the shown score), the flags and the growth figures behind them."""
     best, worst = row.get("rank_best"), row.get("rank_worst")
     low, high = row.get("score_low"), row.get("score_high")
-    if best is None or low is None:  # scored before ranges existed: no spread known
+    if best is None or low is None or high is None:  # scored before ranges existed: no spread known
         best = worst = row["rank"]
         low = high = row["score"]
     return {
         "rank_range": [best, worst],
-        "score_range": [max(0.0, math.floor(low * 10 + 1e-9) / 10), min(100.0, math.ceil(high * 10 - 1e-9) / 10)],
+        "score_range": [_outward(low, down=True), _outward(high, down=False)],
         "flags": json.loads(row.get("flags") or "[]"),
         "growth_check": json.loads(row["growth_check"]) if row.get("growth_check") else None,
     }
