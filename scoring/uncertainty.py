@@ -14,7 +14,7 @@ The model (seeded, so the same inputs always give the same ranges):
 - the range is the 5th to 95th percentile of the draws' ranks (and scores), widened where needed
   to contain the published rank (and score), so ``best <= rank <= worst`` always holds.
 
-Everything is vectorised over the listed set: each draw is three sorts and one argsort.
+Everything is vectorised over the listed set: each draw is four argsorts of N numbers.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def rank_ranges(
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return Ranges(empty, empty, np.zeros(0), np.zeros(0))
-    # Work in published rank order: a stable argsort then breaks ties in a draw as the method does.
+    # Work in published rank order, so the draws' arrays line up with the published ranks.
     order = np.argsort(result["rank"])
     by_id = np.argsort(inputs.repo_id[order], kind="stable")
     stars = inputs.stars[order].astype(float)
@@ -113,7 +113,9 @@ def rank_ranges(
         }
         score = sum(weights[c] * components[c] for c in COMPONENTS)
         scores[d] = score
-        ranks[d, np.argsort(-score, kind="stable")] = positions
+        # Draw scores that are exactly equal belong to repos the draw cannot tell apart: their order
+        # among themselves is left to the (deterministic) sort, and the range widens to cover both.
+        ranks[d, np.argsort(-score)] = positions
     low_q, high_q = INTERVAL
     rank = result["rank"][order]
     exact = result["score"][order]

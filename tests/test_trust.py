@@ -248,3 +248,23 @@ def test_ranges_hold_the_rank_are_deterministic_and_validation_recomputes(tmp_pa
         and validation["crawl_coverage"] is None
         and "crawl" in validation["notes"]["crawl_coverage"]
     )
+
+
+def test_explain_and_the_makers_page_show_the_range_and_the_flag(tmp_path, run_cli, db_path):
+    saves = _weekly_population(120, seed=6, planted=(5,), plant=6000)
+    _import_weeks(run_cli, tmp_path, saves)
+    run_cli("score")
+    name = saves[-1][5]["full_name"]
+    text = run_cli("explain", name).output
+    data = json.loads(run_cli("explain", name, "--json").output)
+    best, worst = data["rank_range"]
+    assert best <= data["rank"] <= worst and data["flags"] == ["unusual-star-growth"]
+    assert f"rank {data['rank']:,}, likely {best:,}–{worst:,}" in text or f"likely exactly {best:,}" in text
+    assert "flag: unusual-star-growth: 6,000 stars gained in the last week" in text
+    assert "does not change the score" in text
+    from datasette_plugins.agent_page import agent_context
+
+    db = open_store(db_path)
+    context = agent_context(db.conn, name, "https://example.org/agentrank")
+    assert context["breakdown"]["rank_range"] == [best, worst]
+    db.close()
