@@ -6,6 +6,8 @@ Add a new ``@migrations()`` function for every change; never edit one that has s
 
 from __future__ import annotations
 
+import re
+
 import sqlite_utils
 from sqlite_utils import Migrations
 
@@ -537,57 +539,21 @@ def m014_trust_fields(db: sqlite_utils.Database) -> None:
         pk="run_id",
         foreign_keys=[("run_id", "runs", "id"), ("previous_run", "runs", "id"), ("crawl_run", "runs", "id")],
     )
-    db.execute("drop view if exists agents")
-    db.create_view(
-        "agents",
-        """
-        select
-          s.rank,
-          s.full_name,
-          r.html_url,
-          s.category,
-          s.category_uncertain,
-          round(s.score, 1) as score,
-          round(s.popularity, 1) as popularity,
-          round(s.adoption, 1) as adoption,
-          round(s.activity, 1) as activity,
-          round(s.momentum, 1) as momentum,
-          round(s.openness, 1) as openness,
-          s.stars,
-          s.forks,
-          s.stars_delta_7d,
-          s.license_spdx as license,
-          r.language,
-          s.pushed_at as last_push,
-          case
-            when s.days_since_push is null then 'no push'
-            when s.days_since_push <= 7 then '≤ 7 days'
-            when s.days_since_push <= 30 then '≤ 30 days'
-            when s.days_since_push <= 90 then '≤ 90 days'
-            when s.days_since_push <= 180 then '≤ 180 days'
-            when s.days_since_push <= 365 then '≤ 365 days'
-            else '> 365 days'
-          end as activity_bucket,
-          r.description,
-          r.topics,
-          r.owner_login as owner,
-          s.repo_id,
-          s.run_id as score_run_id,
-          s.as_of,
-          case when s.rank_best is null then null
-               else s.rank_best || '–' || s.rank_worst end as likely_rank,
+    # The agents view gains the ranges and flags: its current definition with the columns added
+    # (whatever earlier migrations made of it).
+    (definition,) = db.execute("select sql from sqlite_master where type = 'view' and name = 'agents'").fetchone()
+    body = re.split(r"\bas\b", definition, maxsplit=1, flags=re.IGNORECASE)[1]
+    head, tail = body.rsplit("from published p", 1)
+    columns = """,
+          case when s.rank_best is null then null else s.rank_best || '–' || s.rank_worst end as likely_rank,
           s.rank_best,
           s.rank_worst,
           round(s.score_low, 1) as score_low,
           round(s.score_high, 1) as score_high,
           coalesce(s.flags, '[]') as flags
-        from published p
-        join scores s on s.run_id = p.score_run_id
-        join repos r on r.id = s.repo_id
-        where p.id = 1
-        order by s.rank
-        """,
-    )
+        """
+    db.execute("drop view agents")
+    db.create_view("agents", head.rstrip() + columns + "from published p" + tail)
 
 
 def migrate(db: sqlite_utils.Database) -> None:

@@ -68,10 +68,6 @@ def classifier_accuracy(conn: sqlite3.Connection) -> dict[str, Any]:
     }
 
 
-def flagged_count(values: list[str]) -> int:
-    return sum(1 for v in values if v and v != "[]")
-
-
 def save_validation(db: sqlite_utils.Database, run_id: int, figures: dict[str, Any], details: dict[str, Any]) -> None:
     row = {"run_id": run_id, **{c: figures.get(c) for c in VALIDATION_COLUMNS}}
     row["details"] = json.dumps(details, sort_keys=True)
