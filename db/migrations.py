@@ -544,8 +544,9 @@ def m014_trust_fields(db: sqlite_utils.Database) -> None:
     (definition,) = db.execute("select sql from sqlite_master where type = 'view' and name = 'agents'").fetchone()
     body = re.split(r"\bas\b", definition, maxsplit=1, flags=re.IGNORECASE)[1]
     head, tail = body.rsplit("from published p", 1)
+    likely = "case when s.rank_best is null then null else s.rank_best || '–' || s.rank_worst end as likely_rank"
+    head = re.sub(r"\bs\.rank,", lambda _: f"s.rank,\n          {likely},", head, count=1)
     columns = """,
-          case when s.rank_best is null then null else s.rank_best || '–' || s.rank_worst end as likely_rank,
           s.rank_best,
           s.rank_worst,
           round(s.score_low, 1) as score_low,
