@@ -268,3 +268,38 @@ def test_explain_and_the_makers_page_show_the_range_and_the_flag(tmp_path, run_c
     context = agent_context(db.conn, name, "https://example.org/agentrank")
     assert context["breakdown"]["rank_range"] == [best, worst]
     db.close()
+
+
+@pytest.mark.asyncio
+async def test_the_directory_shows_ranges_flags_and_validation(tmp_path):
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+
+    path = tmp_path / "agentrank.db"
+    db = open_store(path)
+    saves = _weekly_population(120, seed=8, planted=(9,), plant=5000)
+    for week, save in enumerate(saves):
+        save[9]["description"] = "<script>alert('x')</script>"
+        file = write_json(tmp_path / f"w{week}.json", save)
+        importer.import_files(db, [file], min_stars=200, observed_at=START + timedelta(days=7 * week))
+        scorer.score(db)
+    db.close()
+    datasette = build_datasette(path, ServeConfig(heap_limit_mb=0))
+    agents = (await datasette.client.get("/agentrank/agents.json?_shape=objects&_size=max")).json()["rows"]
+    for agent in agents:
+        assert agent["likely_rank"] == f"{agent['rank_best']}–{agent['rank_worst']}"
+        assert agent["rank_best"] <= agent["rank"] <= agent["rank_worst"]
+    flagged = [a["full_name"] for a in agents if "unusual-star-growth" in json.loads(a["flags"])]
+    assert flagged == [saves[-1][9]["full_name"]]
+    page = await datasette.client.get("/-/agent/" + flagged[0])
+    text = page.text
+    agent = next(a for a in agents if a["full_name"] == flagged[0])
+    assert f"Rank {agent['rank']:,}, likely {agent['rank_best']:,}–{agent['rank_worst']:,}" in text
+    assert "Flag: unusual-star-growth: 5,000 stars gained in the last week" in text
+    assert "<script>alert" not in text  # the description is escaped
+    figures = (await datasette.client.get("/agentrank/validation_figures.json?_shape=objects")).json()["rows"]
+    assert figures[0]["n"] == 120 and figures[0]["flagged"] == 1 and figures[0]["kendall_tau_vs_previous"] is not None
+    growth = (await datasette.client.get("/agentrank/flagged_growth.json?_shape=objects")).json()["rows"]
+    assert [(g["full_name"], g["stars_delta_7d"], g["forks_gained_last_week"]) for g in growth] == [
+        (flagged[0], 5000, 0)
+    ]
