@@ -97,8 +97,9 @@ def trust_columns(
     weekly = weekly_stars(db, as_of, inputs.repo_id.tolist(), inputs.stars.tolist(), growth_rule.WEEKS)
     pushed = np.nan_to_num(result["days_since_push"], nan=np.inf) <= 7
     judgement = growth_rule.judge(weekly, forks_delta, pushed)
-    checks = [json.dumps(judgement.details(i, weekly, forks_delta, pushed), sort_keys=True) for i in range(len(inputs))]
-    flags = [json.dumps([growth_rule.FLAG] if f else []) for f in judgement.flagged]
+    checks = judgement.details(weekly, forks_delta, pushed)
+    flagged_json, plain = json.dumps([growth_rule.FLAG]), json.dumps([])
+    flags = [flagged_json if f else plain for f in judgement.flagged.tolist()]
     extra: dict[str, list[Any]] = {
         "rank_best": ranges.rank_best.tolist(),
         "rank_worst": ranges.rank_worst.tolist(),

@@ -29,9 +29,9 @@ judged.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -56,22 +56,40 @@ class GrowthJudgement:
     peer_sd: float | None  # robust standard deviation of ln(1 + gain) around the prediction
     reason: list[str | None]  # why a repo is not judged
 
-    def details(self, i: int, weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed: np.ndarray) -> dict[str, Any]:
-        """The figures behind repo ``i``'s judgement, for the score row and the maker's page."""
-        gains = _gains(weekly_stars[i : i + 1])[0]
-        return {
-            "judged": bool(self.judged[i]),
-            "reason": self.reason[i],
-            "flagged": bool(self.flagged[i]),
-            "stars_gained_last_week": _number(self.gain[i]),
-            "earlier_weekly_gains": [_number(g) for g in gains[1:] if not math.isnan(g)],
-            "largest_earlier_weekly_gain": _number(self.earlier_max[i]),
-            "forks_gained_last_week": _number(forks_gain[i]),
-            "pushed_last_week": bool(pushed[i]),
-            "expected_from_peers": None if math.isnan(self.expected[i]) else round(float(self.expected[i]), 1),
-            "own_threshold": OWN_FACTOR,
-            "peer_factor": PEER_FACTOR,
-        }
+    def details(self, weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed: np.ndarray) -> list[str]:
+        """The figures behind each repo's judgement as JSON, for the score rows and the maker's page.
+
+        A repo that was not judged gets only the reason (one shared string per reason).
+        """
+        gains = _gains(weekly_stars)[:, 1:].tolist()
+        gain, earlier_max, expected = self.gain.tolist(), self.earlier_max.tolist(), self.expected.tolist()
+        forks, pushed_list, flagged = (
+            np.asarray(forks_gain, dtype=float).tolist(),
+            pushed.tolist(),
+            self.flagged.tolist(),
+        )
+        unjudged: dict[str | None, str] = {}
+        out = []
+        for i, judged in enumerate(self.judged.tolist()):
+            if not judged:
+                reason = self.reason[i]
+                if reason not in unjudged:
+                    unjudged[reason] = json.dumps({"judged": False, "reason": reason, "flagged": False})
+                out.append(unjudged[reason])
+                continue
+            record = {
+                "judged": True,
+                "reason": None,
+                "flagged": bool(flagged[i]),
+                "stars_gained_last_week": _number(gain[i]),
+                "earlier_weekly_gains": [int(g) for g in gains[i] if not math.isnan(g)],
+                "largest_earlier_weekly_gain": _number(earlier_max[i]),
+                "forks_gained_last_week": _number(forks[i]),
+                "pushed_last_week": bool(pushed_list[i]),
+                "expected_from_peers": round(expected[i], 1),
+            }
+            out.append(json.dumps(record))
+        return out
 
 
 def _number(value: float) -> int | None:
