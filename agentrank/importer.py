@@ -71,10 +71,6 @@ def parse_observed_at(value: str | datetime) -> datetime:
         raise PipelineError(f"--observed-at: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
 
 
-def _item_ids(items: list[tuple[str, Any]]) -> list[int]:
-    return [raw["id"] for _, raw in items if isinstance(raw, dict) and type(raw.get("id")) is int]
-
-
 def import_files(
     db: sqlite_utils.Database,
     paths: list[str | Path],
@@ -87,15 +83,16 @@ def import_files(
 
     ``observed_at`` is when the results were fetched from GitHub (default: now). It becomes the
     run's time, so the snapshots, the default score ``as_of`` and the 7-/28-day deltas fall on it.
-    History is appended, never rewritten: an instant earlier than the newest stored snapshot of a
-    repo in the files is refused before anything is written.
+    History is appended, never rewritten: an instant earlier than the newest stored snapshot is
+    refused before anything is written (the scores' default ``as_of`` is the latest import's time,
+    so every repo's history must run forward together).
     """
     items = list(iter_saved_items(paths))  # every file is read and checked before anything is written
     if observed_at is None:
         started = utcnow()
     else:
         started = parse_observed_at(observed_at)
-        later = newest_snapshot_after(db.conn, _item_ids(items), iso(started))
+        later = newest_snapshot_after(db.conn, iso(started))
         if later:
             raise PipelineError(
                 f"--observed-at {iso(started)} is earlier than the stored snapshot of {later[0]} observed at "

@@ -263,17 +263,11 @@ def count_listed(conn: sqlite3.Connection) -> int:
     return int(conn.execute("select count(*) from repos where listed = 1").fetchone()[0])
 
 
-def newest_snapshot_after(conn: sqlite3.Connection, repo_ids: Iterable[int], instant: str) -> tuple[str, str] | None:
-    """(full_name, observed_at) of the newest snapshot later than ``instant`` among ``repo_ids``, if any."""
-    ids = sorted(set(repo_ids))
-    found: tuple[str, str] | None = None
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        row = conn.execute(
-            "select full_name, observed_at from snapshots where observed_at > ? and repo_id in ({}) "
-            "order by observed_at desc limit 1".format(", ".join("?" for _ in chunk)),
-            [instant, *chunk],
-        ).fetchone()
-        if row and (found is None or row[1] > found[1]):
-            found = (row[0], row[1])
-    return found
+def newest_snapshot_after(conn: sqlite3.Connection, instant: str) -> tuple[str, str] | None:
+    """(full_name, observed_at) of the newest stored snapshot later than ``instant``, if any."""
+    row = conn.execute(
+        "select full_name, observed_at from snapshots where observed_at > ? order by observed_at desc, run_id desc "
+        "limit 1",
+        [instant],
+    ).fetchone()
+    return (row[0], row[1]) if row else None

@@ -188,6 +188,12 @@ def test_an_observed_at_before_stored_history_is_refused_and_writes_nothing(tmp_
     assert "--observed-at 2026-11-05T00:00:00Z is earlier than the stored snapshot" in result.stderr
     assert "never rewritten" in result.stderr
     assert "not an ISO 8601 time" in run_cli("import", "--observed-at", "next week", str(path), expect=1).stderr
+    # A repo never seen before cannot start its history in the stored past either.
+    newcomer = write_json(tmp_path / "new.json", [dict(saves[0][0], id=99_999, full_name="new/comer")])
+    assert (
+        "earlier than the stored snapshot"
+        in run_cli("import", "--observed-at", "2026-11-05", str(newcomer), expect=1).stderr
+    )
     db = open_store(db_path)
     assert [db.execute(f"select count(*) from {t}").fetchone()[0] for t in ("runs", "snapshots", "repos")] == before
     # The same instant as the newest snapshot, or later, is fine; a zone offset is converted to UTC.
