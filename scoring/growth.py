@@ -15,7 +15,8 @@ earlier weekly gains, and at least ``MIN_PEERS`` repos are judged (the peers). I
 when both hold:
 
 1. *own history*: the latest gain is at least ``MIN_GAIN`` stars and at least ``OWN_FACTOR``
-   times the largest earlier weekly gain;
+   times the larger of the largest earlier weekly gain and ``OWN_FLOOR_SHARE`` of the stars a week
+   ago (so ordinary growth of up to 3 % a week never passes, however quiet the earlier weeks);
 2. *peers*: ln(1 + gain) exceeds what a robust least-squares fit over the judged repos predicts
    from ln(1 + forks gained), ln(1 + stars a week ago) and a pushed-this-week indicator by more
    than ``PEER_SIGMAS`` robust standard deviations and by at least ln(``PEER_FACTOR``), i.e. the
@@ -40,9 +41,10 @@ WEEKS = 8  # weekly points looked at, the latest included
 MIN_EARLIER_WEEKS = 2
 MIN_PEERS = 10
 MIN_GAIN = 100
-OWN_FACTOR = 3.0
+OWN_FACTOR = 2.5
+OWN_FLOOR_SHARE = 0.02  # a quiet history still allows 2 % of the stars a week before the factor applies
 PEER_SIGMAS = 3.0
-PEER_FACTOR = 4.0
+PEER_FACTOR = 3.0
 _MAD_TO_SD = 1.4826
 
 
@@ -157,7 +159,8 @@ def judge(weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed_last_week: np
     peer_sd = sd
     predicted = x @ coef
     expected[judged] = np.expm1(predicted[judged])
-    own = (gain >= MIN_GAIN) & (gain >= OWN_FACTOR * np.maximum(np.nan_to_num(earlier_max), 0))
+    baseline = np.maximum(np.nan_to_num(earlier_max), OWN_FLOOR_SHARE * np.nan_to_num(previous_stars))
+    own = (gain >= MIN_GAIN) & (gain >= OWN_FACTOR * baseline)
     peers = (y - predicted) > max(PEER_SIGMAS * sd, math.log(PEER_FACTOR))
     flagged = judged & own & peers
     return GrowthJudgement(judged, flagged, gain, earlier_max, expected, peer_sd, reason)
