@@ -309,3 +309,20 @@ async def test_the_directory_shows_ranges_flags_and_validation(tmp_path):
     assert [(g["full_name"], g["stars_delta_7d"], g["forks_gained_last_week"]) for g in growth] == [
         (flagged[0], 5000, 0)
     ]
+
+
+@pytest.mark.parametrize("pattern", ["uniform", "on-off", "forks-flat"])
+def test_the_growth_rule_never_flags_ordinary_weeks_of_up_to_3_percent(pattern):
+    from scoring.growth import WEEKS, judge
+
+    rng = np.random.default_rng(len(pattern))
+    n = 2000
+    stars = [rng.integers(200, 300_000, n).astype(float)]
+    forks = [np.round(stars[0] * rng.uniform(0.02, 0.3, n))]
+    for _ in range(3):
+        rate = np.where(rng.random(n) < 0.5, 0.0, 0.03) if pattern == "on-off" else rng.uniform(0, 0.03, n)
+        stars.append(np.round(stars[-1] * (1 + rate)))
+        forks.append(forks[-1] if pattern == "forks-flat" else np.round(forks[-1] * (1 + rate * rng.uniform(0, 2, n))))
+    weekly = np.column_stack([*stars[::-1], *[np.full(n, np.nan)] * (WEEKS + 1 - len(stars))])
+    result = judge(weekly, forks[-1] - forks[-2], rng.random(n) < 0.5)
+    assert result.judged.all() and not result.flagged.any()
