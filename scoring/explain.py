@@ -241,7 +241,9 @@ def flag_sentences(breakdown: dict[str, Any]) -> list[str]:
             f"unusual-star-growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
             f"against at most {earlier or 0:,} a week in the {len(check.get('earlier_weekly_gains') or [])} weeks "
             f"before, and about {expected or 0:,.0f} expected from other listed repos with its fork gain "
-            f"({check.get('forks_gained_last_week') or 0:,}), pushes and size. A neutral observation from public "
+            f"({check.get('forks_gained_last_week') or 0:,}), pushes and size (the flag needs at least "
+            f"{check.get('flag_needs_by_own_history') or 0:,} by its own history and more than "
+            f"{check.get('flag_needs_by_peers') or 0:,} by its peers). A neutral observation from public "
             "star counts; it does not change the score."
         )
     return sentences

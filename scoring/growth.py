@@ -57,6 +57,8 @@ class GrowthJudgement:
     expected: np.ndarray  # the peers' prediction of the latest gain (NaN when not judged)
     peer_sd: float | None  # robust standard deviation of ln(1 + gain) around the prediction
     reason: list[str | None]  # why a repo is not judged
+    own_needed: np.ndarray  # the gain the own-history test asks for (NaN when not judged)
+    peers_needed: np.ndarray  # the gain the peers test asks for (NaN when not judged)
 
     def details(self, weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed: np.ndarray) -> list[str]:
         """The figures behind each repo's judgement as JSON, for the score rows and the maker's page.
@@ -65,6 +67,7 @@ class GrowthJudgement:
         """
         gains = _gains(weekly_stars)[:, 1:].tolist()
         gain, earlier_max, expected = self.gain.tolist(), self.earlier_max.tolist(), self.expected.tolist()
+        own_needed, peers_needed = self.own_needed.tolist(), self.peers_needed.tolist()
         forks, pushed_list, flagged = (
             np.asarray(forks_gain, dtype=float).tolist(),
             pushed.tolist(),
@@ -89,6 +92,8 @@ class GrowthJudgement:
                 "forks_gained_last_week": _number(forks[i]),
                 "pushed_last_week": bool(pushed_list[i]),
                 "expected_from_peers": round(expected[i], 1),
+                "flag_needs_by_own_history": math.ceil(own_needed[i]),
+                "flag_needs_by_peers": math.ceil(peers_needed[i]),
             }
             out.append(json.dumps(record))
         return out
@@ -133,18 +138,24 @@ def judge(weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed_last_week: np
     pushed = np.asarray(pushed_last_week, dtype=bool)
     enough = ~np.isnan(gain) & ~np.isnan(forks_gain) & (earlier_count >= MIN_EARLIER_WEEKS)
     reason: list[str | None] = [
-        None if ok else "no star count from a week ago" if math.isnan(g) else "fewer than 3 weeks of history"
+        None
+        if ok
+        else "no star count from a week ago"
+        if math.isnan(g)
+        else f"fewer than {MIN_EARLIER_WEEKS + 1} weekly star gains in the history"
         for ok, g in zip(enough, gain, strict=True)
     ]
     judged = enough.copy()
     expected = np.full(n, np.nan)
+    own_needed = np.full(n, np.nan)
+    peers_needed = np.full(n, np.nan)
     flagged = np.zeros(n, dtype=bool)
     peer_sd: float | None = None
     if judged.sum() < MIN_PEERS:
         for i in np.flatnonzero(judged):
             reason[i] = f"fewer than {MIN_PEERS} repos with enough history to compare with"
         judged[:] = False
-        return GrowthJudgement(judged, flagged, gain, earlier_max, expected, peer_sd, reason)
+        return GrowthJudgement(judged, flagged, gain, earlier_max, expected, peer_sd, reason, own_needed, peers_needed)
     previous_stars = weekly_stars[:, 1]
     x = np.column_stack(
         [
@@ -161,6 +172,9 @@ def judge(weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed_last_week: np
     expected[judged] = np.expm1(predicted[judged])
     baseline = np.maximum(np.nan_to_num(earlier_max), OWN_FLOOR_SHARE * np.nan_to_num(previous_stars))
     own = (gain >= MIN_GAIN) & (gain >= OWN_FACTOR * baseline)
-    peers = (y - predicted) > max(PEER_SIGMAS * sd, math.log(PEER_FACTOR))
+    margin = max(PEER_SIGMAS * sd, math.log(PEER_FACTOR))
+    peers = (y - predicted) > margin
     flagged = judged & own & peers
-    return GrowthJudgement(judged, flagged, gain, earlier_max, expected, peer_sd, reason)
+    own_needed[judged] = np.maximum(OWN_FACTOR * baseline[judged], MIN_GAIN)
+    peers_needed[judged] = np.expm1(predicted[judged] + margin)
+    return GrowthJudgement(judged, flagged, gain, earlier_max, expected, peer_sd, reason, own_needed, peers_needed)
