@@ -326,3 +326,30 @@ def test_the_growth_rule_never_flags_ordinary_weeks_of_up_to_3_percent(pattern):
     weekly = np.column_stack([*stars[::-1], *[np.full(n, np.nan)] * (WEEKS + 1 - len(stars))])
     result = judge(weekly, forks[-1] - forks[-2], rng.random(n) < 0.5)
     assert result.judged.all() and not result.flagged.any()
+
+
+def test_a_run_scored_before_the_trust_fields_still_exports(tmp_path):
+    import sqlite_utils
+
+    from db.migrations import migrations
+
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    migrations.apply(old, stop_before="m014_trust_fields")
+    old.close()
+    db = open_store(path)  # m014 upgrades it in place
+    # A run scored before m014: score, then clear what m014 added.
+    saves = _weekly_population(30, seed=12, weeks=1)
+    importer.import_files(db, [write_json(tmp_path / "w.json", saves[0])], min_stars=200, observed_at=START)
+    run_id = scorer.score(db).run_id
+    db.execute(
+        "update scores set rank_best = null, rank_worst = null, score_low = null, score_high = null, flags = null, growth_check = null"
+    )
+    db.execute("delete from validation")
+    document = build_export(db)
+    jsonschema.validate(document, export_schema())
+    assert all(a["rank_range"] == [a["rank"], a["rank"]] and a["flags"] == [] for a in document["agents"])
+    assert document["validation"]["n"] == 30 and "before" in document["validation"]["notes"]["all"]
+    agents = list(db.query("select likely_rank, flags from agents"))
+    assert all(a["likely_rank"] is None and a["flags"] == "[]" for a in agents) and run_id
+    db.close()
