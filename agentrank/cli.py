@@ -208,13 +208,20 @@ def schedule(state: State, next_count: int | None) -> None:
 
 @cli.command(name="import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--observed-at",
+    "observed_at",
+    default=None,
+    metavar="ISO8601",
+    help="When the saved results were fetched from GitHub (default: now); the snapshots and deltas fall on it",
+)
 @pass_state
-def import_(state: State, files: tuple[str, ...]) -> None:
+def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> None:
     "Load saved GitHub search results from FILES (JSON lists of items or saved response pages) as if crawled"
     config = state.config
     with state.lock("import"):
         db = state.open()
-        result = import_files(db, list(files), min_stars=config.crawl.min_stars)
+        result = import_files(db, list(files), min_stars=config.crawl.min_stars, observed_at=observed_at)
     click.echo(import_summary(result))
 
 

@@ -2,6 +2,8 @@
 
 Schema version 2 keeps every version-1 field as it was and adds the task-benchmark ledger: each
 agent's ``benchmark`` (null when the agent has no runs) and the top-level ``leaderboards``.
+Schema version 3 keeps every version-2 field and adds the trust fields: each agent's
+``rank_range``, ``score_range``, ``flags`` and ``growth_check``, and the top-level ``validation``.
 
 The document is validated against the shipped JSON Schema and written atomically (temp file in
 the same directory, fsync, rename), so the website never reads half a file or an invalid one.
@@ -10,6 +12,7 @@ the same directory, fsync, rename), so the website never reads half a file or an
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -26,10 +29,11 @@ import sqlite_utils
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
 from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
+from db.validation import load_validation
 from leaderboard.summary import benchmarks_by_repo, leaderboards
 from scoring.score import COMPONENTS, METHOD_VERSION
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class ExportError(Exception):
@@ -88,7 +92,58 @@ def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None) -> dict[str, A
         "stars_delta_28d": row["stars_delta_28d"],
         "forks_delta_7d": row["forks_delta_7d"],
         "benchmark": benchmark,
+        **_trust(row),
     }
+
+
+def _outward(value: float, down: bool) -> float:
+    """``value`` to one decimal, rounded down (or up) so the result still lies on the right side of it."""
+    shown = (math.floor(value * 10) if down else math.ceil(value * 10)) / 10
+    if down and shown > value:
+        shown = round(shown - 0.1, 1)
+    if not down and shown < value:
+        shown = round(shown + 0.1, 1)
+    return min(100.0, max(0.0, shown))
+
+
+def _trust(row: dict[str, Any]) -> dict[str, Any]:
+    """The rank and score ranges (the score's to one decimal, rounded outwards so they still hold
+    the shown score), the flags and the growth figures behind them."""
+    best, worst = row.get("rank_best"), row.get("rank_worst")
+    low, high = row.get("score_low"), row.get("score_high")
+    if best is None or low is None or high is None:  # scored before ranges existed: no spread known
+        best = worst = row["rank"]
+        low = high = row["score"]
+    return {
+        "rank_range": [best, worst],
+        "score_range": [_outward(low, down=True), _outward(high, down=False)],
+        "flags": json.loads(row.get("flags") or "[]"),
+        "growth_check": json.loads(row["growth_check"]) if row.get("growth_check") else None,
+    }
+
+
+def _validation(conn: Any, run_id: int, count: int) -> dict[str, Any]:
+    """The run's validation figures with a reason next to each null one."""
+    stored = load_validation(conn, run_id)
+    if stored is None:
+        return {
+            "n": count,
+            "spearman_vs_stars": None,
+            "kendall_tau_vs_previous": None,
+            "previous_run": None,
+            "notes": {"all": "this run was scored before validation figures were kept"},
+        }
+    details = stored.pop("details")
+    stored.pop("run_id")
+    notes = {
+        key: details.get(key)
+        for key in ("kendall_tau_vs_previous", "classifier_cv_accuracy")
+        if stored.get(key) is None and details.get(key)
+    }
+    coverage = details.get("crawl_coverage") or {}
+    if stored.get("crawl_coverage") is None and coverage.get("reason"):
+        notes["crawl_coverage"] = coverage["reason"]
+    return {**stored, "wide_rank_range_places": details.get("wide_rank_range_places"), "notes": notes}
 
 
 def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[str, Any]:
@@ -115,6 +170,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
             {"id": c["id"], "name": c["name"], "count": counts.get(c["id"], 0)} for c in load_categories(conn)
         ],
         "leaderboards": leaderboards(conn),
+        "validation": _validation(conn, run_id, len(agents)),
     }
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from crawler.items import ItemRejected, parse_item
+from agentrank.errors import PipelineError
+from crawler.items import ItemRejected, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
-from db.repos import SaveCounts, save_rejects, save_repos
+from db.repos import SaveCounts, newest_snapshot_after, save_rejects, save_repos
 from db.runs import iso, recorded_run, utcnow
 
 BATCH = 500
@@ -59,12 +61,43 @@ def save_items(
     return counts, rejects
 
 
+def parse_observed_at(value: str | datetime) -> datetime:
+    """``--observed-at`` as a UTC instant (whole seconds); a time without a zone is UTC."""
+    if isinstance(value, datetime):
+        return parse_timestamp(value.isoformat()).replace(microsecond=0)
+    try:
+        return parse_timestamp(value).replace(microsecond=0)
+    except (ValueError, OverflowError):
+        raise PipelineError(f"--observed-at: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
+
+
 def import_files(
-    db: sqlite_utils.Database, paths: list[str | Path], *, min_stars: int, parent_id: int | None = None
+    db: sqlite_utils.Database,
+    paths: list[str | Path],
+    *,
+    min_stars: int,
+    observed_at: str | datetime | None = None,
+    parent_id: int | None = None,
 ) -> ImportResult:
-    """Load saved search results as one ``import`` run, through the crawler's validation and writers."""
+    """Load saved search results as one ``import`` run, through the crawler's validation and writers.
+
+    ``observed_at`` is when the results were fetched from GitHub (default: now). It becomes the
+    run's time, so the snapshots, the default score ``as_of`` and the 7-/28-day deltas fall on it.
+    History is appended, never rewritten: an instant earlier than the newest stored snapshot is
+    refused before anything is written (the scores' default ``as_of`` is the latest import's time,
+    so every repo's history must run forward together).
+    """
     items = list(iter_saved_items(paths))  # every file is read and checked before anything is written
-    started = utcnow()
+    if observed_at is None:
+        started = utcnow()
+    else:
+        started = parse_observed_at(observed_at)
+        later = newest_snapshot_after(db.conn, iso(started))
+        if later:
+            raise PipelineError(
+                f"--observed-at {iso(started)} is earlier than the stored snapshot of {later[0]} observed at "
+                f"{later[1]}: history is appended, never rewritten (import older saves first)"
+            )
     details = {"files": [str(p) for p in paths]}
     with recorded_run(
         db, "import", parent_id=parent_id, started_at=started, as_of=iso(started), details=details

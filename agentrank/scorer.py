@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import sqlite_utils
 
 from agentrank.errors import PipelineError
 from crawler.items import format_timestamp, parse_timestamp
 from db.runs import latest_run, recorded_run
-from db.scores import load_score_inputs, publish, save_scores, top_of_run
-from scoring.score import compute_scores
+from db.scores import growth, load_score_inputs, publish, published_score_run, save_scores, top_of_run, weekly_stars
+from db.validation import classifier_accuracy, crawl_coverage, run_ranks, save_validation
+from scoring import growth as growth_rule
+from scoring import validation
+from scoring.score import ScoreInputs, compute_scores
+from scoring.uncertainty import DRAWS, INTERVAL, SEED, rank_ranges, weekly_noise
 
 
 @dataclass
@@ -56,9 +63,97 @@ def score(
     inputs, raw = load_score_inputs(db, as_of_epoch)
     if len(inputs) == 0:
         raise PipelineError("no listed repos to score: crawl or import repos with at least min_stars stars first")
+    previous_run = published_score_run(db)
     with recorded_run(db, "score", parent_id=parent_id, as_of=as_of) as run:
-        saved = save_scores(db, run.id, as_of, inputs, raw, compute_scores(inputs))
+        result = compute_scores(inputs)
+        deltas = growth(db, as_of, inputs.repo_id.tolist(), inputs.stars.tolist(), inputs.forks.tolist())
+        extra, judgement = trust_columns(db, as_of, inputs, result, deltas)
+        saved = save_scores(db, run.id, as_of, inputs, raw, result, deltas=deltas, extra=extra)
+        figures, details = validation_figures(db, inputs, result, extra, judgement, previous_run)
+        save_validation(db, run.id, figures, details)
         run.counts = {"items": saved, "saved": saved}
+        run.details = {"flagged": figures["flagged"], "spearman_vs_stars": figures["spearman_vs_stars"]}
     if publish_result:
         publish(db, run.id)
     return ScoreResult(run.id, as_of, saved, top_of_run(db.conn, run.id), publish_result)
+
+
+def _as_float(values: list[int | None]) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+def trust_columns(
+    db: sqlite_utils.Database,
+    as_of: str,
+    inputs: ScoreInputs,
+    result: dict[str, np.ndarray],
+    deltas: dict[str, list[int | None]],
+) -> tuple[dict[str, list[Any]], growth_rule.GrowthJudgement]:
+    """The rank and score ranges and the flags of every repo, as score-row columns."""
+    stars_delta, forks_delta = _as_float(deltas["stars_delta_7d"]), _as_float(deltas["forks_delta_7d"])
+    ranges = rank_ranges(
+        inputs, result, weekly_noise(inputs.stars, stars_delta), weekly_noise(inputs.forks, forks_delta)
+    )
+    weekly = weekly_stars(db, as_of, inputs.repo_id.tolist(), inputs.stars.tolist(), growth_rule.WEEKS)
+    pushed = np.nan_to_num(result["days_since_push"], nan=np.inf) <= 7
+    judgement = growth_rule.judge(weekly, forks_delta, pushed)
+    checks = judgement.details(weekly, forks_delta, pushed)
+    flagged_json, plain = json.dumps([growth_rule.FLAG]), json.dumps([])
+    flags = [flagged_json if f else plain for f in judgement.flagged.tolist()]
+    extra: dict[str, list[Any]] = {
+        "rank_best": ranges.rank_best.tolist(),
+        "rank_worst": ranges.rank_worst.tolist(),
+        "score_low": ranges.score_low.tolist(),
+        "score_high": ranges.score_high.tolist(),
+        "flags": flags,
+        "growth_check": checks,
+    }
+    return extra, judgement
+
+
+def validation_figures(
+    db: sqlite_utils.Database,
+    inputs: ScoreInputs,
+    result: dict[str, np.ndarray],
+    extra: dict[str, list[Any]],
+    judgement: growth_rule.GrowthJudgement,
+    previous_run: int | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """This run's validation figures and the details behind them (parameters, null reasons)."""
+    rank = result["rank"]
+    tau, common = None, 0
+    if previous_run is not None:
+        before = run_ranks(db.conn, previous_run)
+        ids = inputs.repo_id.tolist()
+        pairs = [(before[r], int(k)) for r, k in zip(ids, rank, strict=True) if r in before]
+        common = len(pairs)
+        if pairs:
+            tau = validation.kendall_tau(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
+    coverage = crawl_coverage(db.conn)
+    classifier = classifier_accuracy(db.conn)
+    figures = {
+        "n": len(inputs),
+        "spearman_vs_stars": validation.spearman_vs_stars(rank, inputs.stars),
+        "kendall_tau_vs_previous": tau,
+        "previous_run": previous_run,
+        "previous_common": common,
+        "wide_rank_range_share": validation.wide_range_share(
+            np.array(extra["rank_best"]), np.array(extra["rank_worst"])
+        ),
+        "crawl_run": coverage["crawl_run"],
+        "crawl_coverage": coverage["coverage"],
+        "classifier_cv_accuracy": classifier["accuracy"],
+        "flagged": int(judgement.flagged.sum()),
+        "judged": int(judgement.judged.sum()),
+    }
+    details = {
+        "kendall_tau_vs_previous": None
+        if tau is not None
+        else ("no earlier published run" if previous_run is None else "fewer than 2 repos ranked in both runs"),
+        "crawl_coverage": coverage,
+        "classifier_cv_accuracy": classifier["reason"],
+        "uncertainty": {"draws": DRAWS, "seed": SEED, "interval": list(INTERVAL)},
+        "wide_rank_range_places": validation.WIDE_RANGE,
+        "growth_peer_sd": judgement.peer_sd,
+    }
+    return figures, details

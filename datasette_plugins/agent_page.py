@@ -18,6 +18,7 @@ from datasette import Response, hookimpl
 from datasette_plugins.limits import limits, plain_rows
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from leaderboard.summary import benchmark_summary
+from scoring.explain import flag_sentences, likely_rank_phrase
 
 HISTOGRAM_BINS = 24
 
@@ -119,6 +120,8 @@ def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> 
         "benchmark": benchmark_summary(conn, repo["full_name"]),
         "claims": claims(conn, repo["id"]),
         "change": change_since_previous(conn, repo["full_name"], breakdown["run_id"]),
+        "likely_rank": likely_rank_phrase(breakdown),
+        "flag_sentences": flag_sentences(breakdown),
     }
     if breakdown["score"] is not None:
         population = np.asarray(

@@ -49,6 +49,16 @@ _MEASURES = {
 }
 _COMPONENTS = {name: f"{_MEASURES[name]} (weight {_weight(name)})" for name in WEIGHTS}
 
+_TRUST = {
+    "rank_best": "Best rank under the uncertainty model: the 5th percentile of the rank with the weights redrawn "
+    "around their values and a week of the repo's own star and fork changes (docs/score.md)",
+    "rank_worst": "Worst rank under the same model (95th percentile); rank_best <= rank <= rank_worst",
+    "score_low": "Lowest score under the same model (5th percentile)",
+    "score_high": "Highest score under the same model (95th percentile)",
+    "flags": "Neutral observations that never change the score (JSON array): unusual-star-growth marks a week's "
+    "star gain that neither the repo's earlier weeks nor repos with its fork gain, pushes and size explain",
+}
+
 _KEPT_WITH_SCORE = {
     "category": "The category the repo had when this run was scored (what the ranking shows)",
     "category_source": "model or correction",
@@ -84,6 +94,10 @@ TABLES: dict[str, dict[str, Any]] = {
             "as_of": "The instant the score was computed for (UTC)",
             "category_uncertain": "1 when the classifier was not confident about the category",
             "stars_delta_7d": _KEPT_WITH_SCORE["stars_delta_7d"],
+            "likely_rank": "Where the rank likely lies: rank_best–rank_worst",
+            **{name: text for name, text in _TRUST.items() if name != "score_low" and name != "score_high"},
+            "score_low": _TRUST["score_low"] + ", one decimal",
+            "score_high": _TRUST["score_high"] + ", one decimal",
         },
     },
     "repos": {
@@ -199,6 +213,32 @@ TABLES: dict[str, dict[str, Any]] = {
             "score": f"AgentRank Score, 0-100, unrounded: {_FORMULA}",
             "rank": "Position in the run: score descending, then stars descending, then name",
             **_KEPT_WITH_SCORE,
+            **_TRUST,
+            "growth_check": "The figures the unusual-star-growth rule looked at (JSON): the last week's gain, the "
+            "earlier weekly gains, forks gained, whether pushed, the peers' prediction, or why the repo was not judged",
+        },
+    },
+    "validation": {
+        "description": "How far each score run's ranking can be trusted, one row per run (the export's validation "
+        "object; docs/score.md says what each figure means).",
+        "columns": {
+            "run_id": "The score run",
+            "n": "Listed repos ranked in the run",
+            "spearman_vs_stars": "Spearman's rho between rank and stars (average ranks for ties), positive when more "
+            "stars go with a better rank: near 1, the ranking mostly follows stars",
+            "kendall_tau_vs_previous": "Kendall's tau-b between this run's and the previous published run's ranks over "
+            "the repos ranked in both: near 1, a stable ranking (empty on the first run)",
+            "previous_run": "The score run published when this one was scored",
+            "previous_common": "Repos ranked in both runs",
+            "wide_rank_range_share": "Share of repos whose rank range spans more than 10 places: how much of the "
+            "ranking sits within its own noise",
+            "crawl_run": "The crawl the coverage comes from",
+            "crawl_coverage": "Items received against GitHub's total_count over that crawl's finished query parts "
+            "(empty when the repos came from imports)",
+            "classifier_cv_accuracy": "The classifier's cross-validated accuracy, when a classify run recorded one",
+            "flagged": "Repos flagged unusual-star-growth",
+            "judged": "Repos with enough history (four weekly star counts) for the growth rule to judge",
+            "details": "Why a figure is empty, and the parameters behind the figures (JSON)",
         },
     },
     "corrections": {
@@ -324,6 +364,35 @@ order by a.rank is null, a.rank, r.stars desc
 select count(*) as repos, max(abs(difference)) as max_abs_difference,
        sum(rank != stored_rank) as rank_mismatches
 from ({RECOMPUTE_SQL.strip()})
+""".strip(),
+    },
+    "validation_figures": {
+        "title": "How far the ranking can be trusted",
+        "description": "The published score run's validation figures: how closely the rank follows stars, how "
+        "stable it is against the previous run, how much of it lies within its own noise, the crawl's coverage, "
+        "the classifier's accuracy and the repos flagged for unusual star growth.",
+        "sql": """
+select v.run_id, v.n, round(v.spearman_vs_stars, 3) as spearman_vs_stars,
+       round(v.kendall_tau_vs_previous, 3) as kendall_tau_vs_previous, v.previous_run, v.previous_common,
+       round(v.wide_rank_range_share, 3) as wide_rank_range_share, round(v.crawl_coverage, 3) as crawl_coverage,
+       v.classifier_cv_accuracy, v.flagged, v.judged, v.details
+from validation v
+where v.run_id = coalesce(nullif(:run_id, ''), (select score_run_id from published where id = 1))
+""".strip(),
+    },
+    "flagged_growth": {
+        "title": "Unusual star growth",
+        "description": "Repos in the published ranking flagged unusual-star-growth, with the figures behind the flag. "
+        "A neutral observation from public star counts: it never changes the score.",
+        "sql": """
+select a.rank, a.full_name, a.stars, a.stars_delta_7d,
+       json_extract(s.growth_check, '$.largest_earlier_weekly_gain') as largest_earlier_weekly_gain,
+       json_extract(s.growth_check, '$.forks_gained_last_week') as forks_gained_last_week,
+       json_extract(s.growth_check, '$.pushed_last_week') as pushed_last_week,
+       json_extract(s.growth_check, '$.expected_from_peers') as expected_from_peers
+from agents a join scores s on s.run_id = a.score_run_id and s.repo_id = a.repo_id
+where a.flags like '%unusual-star-growth%'
+order by a.rank
 """.strip(),
     },
     "rank_changes": {

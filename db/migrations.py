@@ -6,6 +6,8 @@ Add a new ``@migrations()`` function for every change; never edit one that has s
 
 from __future__ import annotations
 
+import re
+
 import sqlite_utils
 from sqlite_utils import Migrations
 
@@ -505,6 +507,54 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
         pk=("tier", "agent", "agent_version", "model", "task_id"),
     )
     db.table("benchmark_tasks").create_index(["task_id"])
+
+
+@migrations()
+def m014_trust_fields(db: sqlite_utils.Database) -> None:
+    # Issue 14: how far each rank and score could move, neutral flags with their figures, and the
+    # published validation of every score run.
+    scores = db.table("scores")
+    scores.add_column("rank_best", int)
+    scores.add_column("rank_worst", int)
+    scores.add_column("score_low", float)
+    scores.add_column("score_high", float)
+    scores.add_column("flags", str)  # JSON array of flag names, e.g. ["unusual-star-growth"]
+    scores.add_column("growth_check", str)  # JSON object: the figures the growth rule looked at
+    db.table("validation").create(
+        {
+            "run_id": int,  # the score run
+            "n": int,
+            "spearman_vs_stars": float,
+            "kendall_tau_vs_previous": float,
+            "previous_run": int,
+            "previous_common": int,  # repos ranked in both runs
+            "wide_rank_range_share": float,
+            "crawl_run": int,
+            "crawl_coverage": float,
+            "classifier_cv_accuracy": float,
+            "flagged": int,
+            "judged": int,
+            "details": str,  # JSON: the null reasons and the parameters behind each figure
+        },
+        pk="run_id",
+        foreign_keys=[("run_id", "runs", "id"), ("previous_run", "runs", "id"), ("crawl_run", "runs", "id")],
+    )
+    # The agents view gains the ranges and flags: its current definition with the columns added
+    # (whatever earlier migrations made of it).
+    (definition,) = db.execute("select sql from sqlite_master where type = 'view' and name = 'agents'").fetchone()
+    body = re.split(r"\bas\b", definition, maxsplit=1, flags=re.IGNORECASE)[1]
+    head, tail = body.rsplit("from published p", 1)
+    likely = "case when s.rank_best is null then null else s.rank_best || '–' || s.rank_worst end as likely_rank"
+    head = re.sub(r"\bs\.rank,", lambda _: f"s.rank,\n          {likely},", head, count=1)
+    columns = """,
+          s.rank_best,
+          s.rank_worst,
+          round(s.score_low, 1) as score_low,
+          round(s.score_high, 1) as score_high,
+          coalesce(s.flags, '[]') as flags
+        """
+    db.execute("drop view agents")
+    db.create_view("agents", head.rstrip() + columns + "from published p" + tail)
 
 
 def migrate(db: sqlite_utils.Database) -> None:

@@ -261,3 +261,13 @@ def count_seen_in_run(conn: sqlite3.Connection, run_id: int) -> int:
 
 def count_listed(conn: sqlite3.Connection) -> int:
     return int(conn.execute("select count(*) from repos where listed = 1").fetchone()[0])
+
+
+def newest_snapshot_after(conn: sqlite3.Connection, instant: str) -> tuple[str, str] | None:
+    """(full_name, observed_at) of the newest stored snapshot later than ``instant``, if any."""
+    row = conn.execute(
+        "select full_name, observed_at from snapshots where observed_at > ? order by observed_at desc, run_id desc "
+        "limit 1",
+        [instant],
+    ).fetchone()
+    return (row[0], row[1]) if row else None

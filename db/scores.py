@@ -83,6 +83,36 @@ def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: li
     return out
 
 
+_WEEK_POINT_SQL = """
+select repo_id, stars from (
+  select repo_id, stars,
+         row_number() over (partition by repo_id order by observed_at desc, run_id desc) as newest
+  from snapshots where observed_at <= ? and observed_at > ?
+) where newest = 1
+"""
+
+
+def weekly_stars(
+    db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], weeks: int
+) -> np.ndarray:
+    """Stars at the end of each of the last ``weeks`` weeks, from the snapshots: N × (weeks + 1).
+
+    Column 0 is the stars now; column k the newest snapshot taken between 7k − 1 and 7k + 3 days
+    before ``as_of`` (a weekly crawl a day early or a few days late still counts), NaN without one.
+    """
+    at = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    position = {repo_id: i for i, repo_id in enumerate(repo_ids)}
+    out = np.full((len(repo_ids), weeks + 1), np.nan)
+    out[:, 0] = stars
+    for k in range(1, weeks + 1):
+        newest, oldest = iso(at - timedelta(days=7 * k - 1)), iso(at - timedelta(days=7 * k + 3))
+        for repo_id, count in db.execute(_WEEK_POINT_SQL, [newest, oldest]):
+            i = position.get(repo_id)
+            if i is not None:
+                out[i, k] = count
+    return out
+
+
 def current_categories(db: sqlite_utils.Database, repo_ids: list[int]) -> dict[str, list[Any]]:
     """Each repo's current category, to be kept with its score row."""
     found = {
@@ -106,10 +136,15 @@ def save_scores(
     inputs: ScoreInputs,
     raw: dict[str, list[Any]],
     result: dict[str, np.ndarray],
+    *,
+    deltas: dict[str, list[int | None]] | None = None,
+    extra: dict[str, list[Any]] | None = None,
 ) -> int:
     """Write one score row per repo with every input, so the row alone recomputes the score.
 
-    The row also keeps the repo's category and recent growth as they were at scoring time.
+    The row also keeps the repo's category and recent growth as they were at scoring time
+    (``deltas``: :func:`growth`'s result when the caller already has it), and any ``extra``
+    columns (the rank and score ranges, flags).
     """
     n = len(inputs)
     repo_ids = inputs.repo_id.tolist()
@@ -140,7 +175,8 @@ def save_scores(
         "score": result["score"].tolist(),
         "rank": result["rank"].tolist(),
         **current_categories(db, repo_ids),
-        **growth(db, as_of, repo_ids, inputs.stars.tolist(), inputs.forks.tolist()),
+        **(deltas or growth(db, as_of, repo_ids, inputs.stars.tolist(), inputs.forks.tolist())),
+        **(extra or {}),
     }
     names = list(columns)
     sql = "insert into scores ({}) values ({})".format(

@@ -7,6 +7,7 @@ on the stored score rows of one run, so what it says always matches the publishe
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -204,7 +205,48 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         "rank": row["rank"],
         "listed_count": n,
         "components": components,
+        **trust_fields(row),
     }
+
+
+def trust_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """A score row's rank and score ranges, flags and growth figures (None for runs scored before them)."""
+    has_ranges = row.get("rank_best") is not None and row.get("score_low") is not None
+    check = row.get("growth_check")
+    return {
+        "rank_range": [row["rank_best"], row["rank_worst"]] if has_ranges else None,
+        "score_range": [row["score_low"], row["score_high"]] if has_ranges else None,
+        "flags": json.loads(row.get("flags") or "[]"),
+        "growth_check": json.loads(check) if check else None,
+    }
+
+
+def likely_rank_phrase(breakdown: dict[str, Any]) -> str | None:
+    """ "likely 11–19" (or "likely exactly 14"), from the rank range; None without one."""
+    found = breakdown.get("rank_range")
+    if not found:
+        return None
+    best, worst = found
+    return f"likely exactly {best:,}" if best == worst else f"likely {best:,}–{worst:,}"
+
+
+def flag_sentences(breakdown: dict[str, Any]) -> list[str]:
+    """One sentence per flag, with the figures behind it."""
+    check = breakdown.get("growth_check") or {}
+    sentences = []
+    if "unusual-star-growth" in (breakdown.get("flags") or []):
+        earlier = check.get("largest_earlier_weekly_gain")
+        expected = check.get("expected_from_peers")
+        sentences.append(
+            f"unusual-star-growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
+            f"against at most {earlier or 0:,} a week in the {len(check.get('earlier_weekly_gains') or [])} weeks "
+            f"before, and about {expected or 0:,.0f} expected from other listed repos with its fork gain "
+            f"({check.get('forks_gained_last_week') or 0:,}), pushes and size (the flag needs at least "
+            f"{check.get('flag_needs_by_own_history') or 0:,} by its own history and more than "
+            f"{check.get('flag_needs_by_peers') or 0:,} by its peers). A neutral observation from public "
+            "star counts; it does not change the score."
+        )
+    return sentences
 
 
 def format_breakdown(breakdown: dict[str, Any]) -> str:
@@ -223,6 +265,14 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         f"AgentRank Score {breakdown['score']:.1f} — rank {breakdown['rank']:,} of {breakdown['listed_count']:,} "
         f"listed repos, as of {breakdown['as_of']} (method v{breakdown['method_version']}, run {breakdown['run_id']})"
     )
+    likely = likely_rank_phrase(breakdown)
+    if likely and breakdown.get("score_range"):
+        low, high = breakdown["score_range"]
+        lines.append(
+            f"rank {breakdown['rank']:,}, {likely}; score likely {low:.1f}–{high:.1f} "
+            "(5th–95th percentile with the weights redrawn and a week of star and fork noise)"
+        )
+    lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
     for c in breakdown["components"]:
         inputs = ", ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in c["input"].items())
         where = f"percentile {c['percentile']:.1f}" if "percentile" in c else c.get("bucket", "")

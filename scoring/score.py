@@ -11,6 +11,10 @@ Everything is relative to the listed set L (N repos) and one instant ``as_of``:
 - score = 0.30 popularity + 0.20 adoption + 0.25 activity + 0.15 momentum + 0.10 openness;
 - rank by score desc, then stars desc, then full_name asc (then id, should two names be equal).
 
+Scores that are equal in exact arithmetic tie, whatever floating point makes of them: the rank
+compares :func:`tie_key`, the score times 4·(N − 1) as an exact integer (the percentiles are
+multiples of 100/(N − 1) and the bucket points whole numbers), not the float score.
+
 The arithmetic is done in the same order as the SQL in :mod:`scoring.sql`, so both give the same
 doubles, not merely close ones.
 """
@@ -47,6 +51,19 @@ class ScoreInputs:
         return len(self.stars)
 
 
+# The score times 4·(N − 1) is an integer: 400·weight is whole for every weight, each percentile
+# is 100·smaller/(N − 1), activity's bucket points are whole and openness is 0 or 100.
+TIE_SCALE = 400
+_INTEGER_WEIGHTS = {name: round(TIE_SCALE * w) for name, w in WEIGHTS.items()}
+assert all(abs(TIE_SCALE * w - _INTEGER_WEIGHTS[name]) < 1e-9 for name, w in WEIGHTS.items())
+assert all(_INTEGER_WEIGHTS["activity"] * points % 100 == 0 for _, points in ACTIVITY_BUCKETS)
+
+
+def smaller_counts(values: np.ndarray) -> np.ndarray:
+    """For each value, how many values are strictly smaller (r − 1 in the percentile rule)."""
+    return np.searchsorted(np.sort(values), values, side="left")
+
+
 def percentile(values: np.ndarray) -> np.ndarray:
     """100 * (number of strictly smaller values) / (N - 1); 100 when N = 1."""
     n = len(values)
@@ -54,9 +71,23 @@ def percentile(values: np.ndarray) -> np.ndarray:
         return np.zeros(0)
     if n == 1:
         return np.full(1, 100.0)
-    smaller = np.searchsorted(np.sort(values), values, side="left")
     # (r - 1) / (N - 1) first, then * 100: the order percent_rank() * 100.0 uses in SQL.
-    return 100.0 * (smaller / (n - 1))
+    return 100.0 * (smaller_counts(values) / (n - 1))
+
+
+def tie_key(smaller: dict[str, np.ndarray], activity: np.ndarray, openness: np.ndarray, n: int) -> np.ndarray:
+    """The score times 4·(N − 1), exactly, as int64: equal exact scores get equal keys.
+
+    ``smaller`` holds the strictly-smaller counts of popularity's, adoption's and momentum's
+    inputs; ``activity`` and ``openness`` their (whole) points. With N = 1 every key is 0.
+    :data:`scoring.sql.RECOMPUTE_SQL` ranks by the same integer.
+    """
+    w = _INTEGER_WEIGHTS
+    key = np.zeros(len(activity), dtype=np.int64)
+    for name in ("popularity", "adoption", "momentum"):
+        key += w[name] * np.asarray(smaller[name], dtype=np.int64)
+    points = w["activity"] * activity.astype(np.int64) + w["openness"] * openness.astype(np.int64)
+    return key + max(n - 1, 0) * (points // 100)
 
 
 def activity_points(days_since_push: np.ndarray) -> np.ndarray:
@@ -76,6 +107,12 @@ def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
 
     # ln(1 + x) is strictly increasing, so ranking the integers gives the same percentiles and
     # avoids two huge star counts colliding in floating point.
+    n = len(stars)
+    smaller = {
+        "popularity": smaller_counts(stars),
+        "adoption": smaller_counts(forks),
+        "momentum": smaller_counts(stars_per_day),
+    }
     popularity = percentile(stars)
     adoption = percentile(forks)
     momentum = percentile(stars_per_day)
@@ -88,13 +125,14 @@ def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
         + WEIGHTS["momentum"] * momentum
         + WEIGHTS["openness"] * openness
     )
-    rank = np.empty(len(stars), dtype=np.int64)
-    if len(stars):
+    key = tie_key(smaller, activity, openness, n)
+    rank = np.empty(n, dtype=np.int64)
+    if n:
         names = np.asarray(inputs.full_name, dtype=str)
-        name_order = np.empty(len(names), dtype=np.int64)
-        name_order[np.argsort(names, kind="stable")] = np.arange(len(names))
-        order = np.lexsort((inputs.repo_id.astype(np.int64), name_order, -stars, -score))
-        rank[order] = np.arange(1, len(stars) + 1)
+        name_order = np.empty(n, dtype=np.int64)
+        name_order[np.argsort(names, kind="stable")] = np.arange(n)
+        order = np.lexsort((inputs.repo_id.astype(np.int64), name_order, -stars, -key))
+        rank[order] = np.arange(1, n + 1)
     return {
         "age_days": age_days,
         "days_since_push": days_since_push,
@@ -105,5 +143,6 @@ def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
         "momentum": momentum,
         "openness": openness,
         "score": score,
+        "tie_key": key,
         "rank": rank,
     }

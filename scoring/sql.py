@@ -6,6 +6,11 @@ Window functions do the percentiles (``percent_rank()`` gives tied values the lo
 the design's percentile rule does). Ordering by ``stars`` is ordering by ln(1 + stars): the
 logarithm is strictly increasing, so the percentiles are the same and no maths extension is needed.
 
+The rank compares ``tie_key``, the score times 4·(N − 1) as an exact integer (120, 80 and 60 per
+repo below on stars, forks and stars per day, plus (N − 1) × (activity points + 40 for an OSI
+licence)), so scores equal in exact arithmetic tie and stars, then full_name decide, exactly as
+:func:`scoring.score.tie_key` does.
+
 ``:run_id`` picks a score run; empty means the published one.
 """
 
@@ -45,17 +50,23 @@ components as (
     end as activity,
     case when count(*) over () = 1 then 100.0
          else 100.0 * percent_rank() over (order by stars / max(age_days, 30.0)) end as momentum,
-    case when license_osi = 1 then 100.0 else 0.0 end as openness
+    case when license_osi = 1 then 100.0 else 0.0 end as openness,
+    count(*) over () as listed_count,
+    rank() over (order by stars) - 1 as stars_smaller,
+    rank() over (order by forks) - 1 as forks_smaller,
+    rank() over (order by stars / max(age_days, 30.0)) - 1 as stars_per_day_smaller
   from inputs
 ),
 scored as (
   select
     *,
-    0.30 * popularity + 0.20 * adoption + 0.25 * activity + 0.15 * momentum + 0.10 * openness as score
+    0.30 * popularity + 0.20 * adoption + 0.25 * activity + 0.15 * momentum + 0.10 * openness as score,
+    120 * stars_smaller + 80 * forks_smaller + 60 * stars_per_day_smaller
+      + (listed_count - 1) * ((100 * cast(activity as integer) + 40 * cast(openness as integer)) / 100) as tie_key
   from components
 )
 select
-  row_number() over (order by score desc, stars desc, full_name asc, repo_id asc) as rank,
+  row_number() over (order by tie_key desc, stars desc, full_name asc, repo_id asc) as rank,
   stored_rank,
   repo_id,
   full_name,
@@ -72,7 +83,8 @@ select
   openness,
   score,
   stored_score,
-  score - stored_score as difference
+  score - stored_score as difference,
+  tie_key
 from scored
 order by rank
 """

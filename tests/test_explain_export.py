@@ -95,7 +95,7 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     on_disk = json.loads(out.read_text())
     assert (result.path, result.count, result.as_of) == (out, on_disk["count"], on_disk["as_of"])
     jsonschema.validate(on_disk, export_schema())
-    assert on_disk["schema_version"] == 2 and on_disk["method_version"] == "1"
+    assert on_disk["schema_version"] == 3 and on_disk["method_version"] == "1"
     assert on_disk["as_of"] == "2026-11-30T06:00:00Z" and on_disk["count"] == 20
     first = on_disk["agents"][0]
     for key in (
