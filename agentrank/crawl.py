@@ -124,7 +124,7 @@ class _Crawl:
         self.session_start = clock.now()
 
     # -- opening or resuming ------------------------------------------------------------------
-    def open(self, *, fresh: bool, parent_id: int | None) -> None:
+    def open(self, *, fresh: bool, parent_id: int | None, at: datetime | None = None) -> None:
         db, fp = self.db, fingerprint(self.config)
         last = latest_run(db, ("crawl",), status=None)
         if last is not None and not fresh and last["status"] in RESUMABLE:
@@ -146,7 +146,7 @@ class _Crawl:
                 finished_at=last["started_at"],
                 error="superseded by a fresh crawl",
             )
-        started = datetime.fromtimestamp(self.clock.now(), UTC).replace(microsecond=0)
+        started = (at or datetime.fromtimestamp(self.clock.now(), UTC)).replace(microsecond=0)
         bases = base_queries(self.config.crawl.topics, self.config.crawl.keywords)
         with write_transaction(db):
             self.run_id = start_run(
@@ -419,8 +419,11 @@ def crawl(
     progress: bool | None = None,
     fresh: bool = False,
     parent_id: int | None = None,
+    at: datetime | None = None,
 ) -> CrawlResult:
     """Crawl GitHub search (or resume the unfinished crawl) into ``db`` as one ``crawl`` run.
+
+    ``at`` (default: the clock's now) is when a new run starts and its repos are seen.
 
     ``progress`` None shows progress bars only when stderr is a terminal. Raises
     :class:`crawler.client.GitHubError` (and its subclasses) when the crawl cannot go on; the run
@@ -432,7 +435,7 @@ def crawl(
         client = GitHubClient(config.github, api_url=api_url, token=token, clock=clock)
     try:
         run = _Crawl(db, config, client, clock, CrawlProgress(sys.stderr.isatty() if progress is None else progress))
-        run.open(fresh=fresh, parent_id=parent_id)
+        run.open(fresh=fresh, parent_id=parent_id, at=at)
         return run.run()
     finally:
         if own_client:

@@ -138,9 +138,8 @@ def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
     """
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise ExportError(f"cannot write {path}: directory {directory} does not exist")
     try:
+        directory.mkdir(parents=True, exist_ok=True)  # as `mkdir -p`: the document is ready to go
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as e:
         raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
