@@ -523,30 +523,32 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     result = build_demo(
         state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
     )
-    agents = result.document["agents"]
     click.echo(
         f"demo database: {result.db_path} ({result.weeks} weekly refreshes of {size} synthetic repos, "
         f"{result.document['count']} agents published, {result.attempts} benchmark attempts)"
     )
     click.echo(f"export: {result.export_path} (valid against schema v{result.schema_version})")
     prog = _command_prefix() + _db_flag(state)
-    mover = next(
-        (a for a in agents if (a["stars_delta_7d"] or 0) > 0 and a["rank"] <= 50), agents[0] if agents else None
-    )
+    mover = result.riser
+    steps = [
+        (f"explain {mover} --since previous", "why its score moved this week") if mover else None,
+        ("export --out site/agentrank.json", "the site JSON"),
+        ("snapshot --out publish/agentrank.db", "a checked copy to publish"),
+        ("serve", "browse it with Datasette") if no_serve else None,
+    ]
+    shown = [step for step in steps if step]
+    width = max(len(command) for command, _ in shown)
     click.echo("next, in another terminal in this folder:")
-    if mover:
-        click.echo(f"  {prog} explain {mover['full_name']} --since previous   # why its score moved this week")
-    click.echo(f"  {prog} export --out site/agentrank.json            # the site JSON")
-    click.echo(f"  {prog} snapshot --out publish/agentrank.db         # a checked copy to publish")
+    for command, why in shown:
+        click.echo(f"  {prog} {command.ljust(width)}   # {why}")
     if no_serve:
-        click.echo(f"  {prog} serve                                       # browse it with Datasette")
         return
     config = state.config.serve
     config = config.with_overrides({"port": free_port(config.host, port)})
     base = f"http://{config.host}:{config.port}"
     click.echo(f"Datasette: {base}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
     if mover:
-        click.echo(f"a maker's page: {base}/-/agent/{mover['full_name']}")
+        click.echo(f"a maker's page: {base}/-/agent/{mover}")
     run_datasette(result.db_path, config)
 
 

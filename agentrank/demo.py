@@ -35,7 +35,7 @@ from agentrank.locks import run_lock
 from agentrank.pipeline import PipelineResult, refresh_database
 from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
 from crawler.items import format_timestamp
-from db.demo import file_demo_marker, mark_demo
+from db.demo import biggest_riser, file_demo_marker, mark_demo
 from db.store import open_store
 from leaderboard.ingest import import_attempts
 
@@ -58,6 +58,7 @@ class DemoResult:
     refreshes: list[PipelineResult]
     attempts: int
     weeks: int
+    riser: str | None  # the top-100 repo that climbed most in the last week
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -341,9 +342,10 @@ def build_demo(
     with run_lock(db_path, "demo"):
         db = open_store(db_path)
         mark_demo(db, built_at=format_timestamp(instants[-1]), first_week=first_week, seed=seed, size=size, weeks=weeks)
+        riser = biggest_riser(db.conn)
         db.close()
     document = json.loads(export_path.read_text(encoding="utf-8"))
-    return DemoResult(db_path, export_path, document, refreshes, attempts, weeks)
+    return DemoResult(db_path, export_path, document, refreshes, attempts, weeks, riser)
 
 
 def _import_demo_attempts(db_path: Path, export_path: Path, config: Config, end: datetime, seed: int) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 import jsonschema
 import sqlite_utils
 
+from db.demo import demo_marker
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
 from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
@@ -103,7 +104,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
     for agent in agents:
         if agent["category"]:
             counts[agent["category"]] = counts.get(agent["category"], 0) + 1
-    return {
+    document = {
         "schema_version": SCHEMA_VERSION,
         "method_version": stored_method_version(conn, run_id) or METHOD_VERSION,
         "as_of": run_as_of(conn, run_id),
@@ -116,6 +117,10 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
         ],
         "leaderboards": leaderboards(conn),
     }
+    marker = demo_marker(conn)
+    if marker:
+        document["demo"] = marker["note"]  # synthetic data, and the export says so
+    return document
 
 
 def validate_export(document: dict[str, Any]) -> None:

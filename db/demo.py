@@ -57,3 +57,20 @@ def file_demo_marker(path: str | Path) -> dict[str, Any] | None:
         return None
     finally:
         conn.close()
+
+
+def biggest_riser(conn: sqlite3.Connection, top: int = 100) -> str | None:
+    """The repo in the published ranking's first ``top`` that climbed most since the score run
+    before it (None before there are two runs): the one whose "what changed" is worth reading."""
+    row = conn.execute(
+        """
+        select c.full_name from scores c
+        join scores p on p.repo_id = c.repo_id
+         and p.run_id = (select max(id) from runs where kind = 'score' and status = 'ok'
+                         and id < (select score_run_id from published where id = 1))
+        where c.run_id = (select score_run_id from published where id = 1) and c.rank <= ?
+        order by p.rank - c.rank desc, c.rank limit 1
+        """,
+        [top],
+    ).fetchone()
+    return row[0] if row else None
