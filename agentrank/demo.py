@@ -35,6 +35,7 @@ from agentrank.locks import run_lock
 from agentrank.pipeline import PipelineResult, refresh_database
 from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
 from crawler.items import format_timestamp
+from crawler.settings import DEFAULT_TOPICS
 from db.demo import biggest_riser, file_demo_marker, mark_demo
 from db.store import open_store
 from leaderboard.ingest import import_attempts
@@ -44,6 +45,7 @@ DEMO_SEED = 2026
 DEMO_WEEKS = 5
 JOINER_SHARE = 0.06  # of the population, held back and added over the weeks
 RISERS = 12  # repos whose stars jump each week
+_SEARCHED = frozenset(DEFAULT_TOPICS)
 
 
 class DemoRefused(PipelineError):
@@ -121,13 +123,27 @@ class Population:
         """Move the population on by one week ending at ``at``; returns what happened."""
         rng = np.random.default_rng(seed * 1000 + week)
         events = {"joined": 0, "left": 0, "archived": 0, "renamed": 0, "rising": len(self.risers)}
+        # Who leaves, is archived or renamed: drawn among repos the crawl sees, so each week shows some.
+        visible = [
+            i
+            for i, r in enumerate(self.live)
+            if r.stars >= 200
+            and not r.archived
+            and not r.fork
+            and set(r.topics) & _SEARCHED
+            and r.id not in self.risers
+        ]
+        counts = [max(2, round(len(self.live) * share)) for share in (0.004, 0.003, 0.003)]
+        picked = rng.choice(visible, size=min(sum(counts), len(visible)), replace=False).tolist() if visible else []
+        leaving = set(picked[: counts[0]])
+        archiving = set(picked[counts[0] : counts[0] + counts[1]])
+        renaming = set(picked[counts[0] + counts[1] :])
         moved: list[SyntheticRepo] = []
-        for repo in self.live:
-            roll = rng.random()
-            if roll < 0.004:  # deleted or made private: gone from search
+        for index, repo in enumerate(self.live):
+            if index in leaving:  # deleted or made private: gone from search
                 events["left"] += 1
                 continue
-            if roll < 0.007 and not repo.archived:
+            if index in archiving:
                 repo = replace(repo, archived=True)
                 events["archived"] += 1
             growth = 0.45 + 0.4 * rng.random() if repo.id in self.risers else float(rng.lognormal(np.log(0.008), 0.9))
@@ -137,7 +153,7 @@ class Population:
             if not repo.archived and (at - pushed).days < 60 and rng.random() < 0.7:
                 pushed = at - timedelta(seconds=int(rng.uniform(0, 6.5) * 86400))
             repo = replace(repo, stars=stars, forks=forks, pushed_at=pushed, updated_at=max(pushed, repo.updated_at))
-            if 0.007 <= roll < 0.010 and not repo.archived:
+            if index in renaming:
                 repo = self._rename(repo, rng)
                 events["renamed"] += 1
             moved.append(repo)
