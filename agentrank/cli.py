@@ -345,7 +345,7 @@ def score(state: State, as_of: str | None, force: bool) -> None:
     "Compute the AgentRank Score for every listed repo and publish the ranking"
     with state.lock("score", must_exist=True):
         db = state.open()
-        result = score_listed(db, as_of=as_of, force=force)
+        result = score_listed(db, as_of=as_of, check=not force)
     click.echo(result.summary())
 
 

@@ -69,14 +69,15 @@ def score(
     publish_result: bool = True,
     parent_id: int | None = None,
     started_at: datetime | None = None,
-    force: bool = False,
+    check: bool = False,
 ) -> ScoreResult:
     """Score every listed repo as of ``as_of`` in one ``score`` run; publish it unless told not to.
 
-    A given ``as_of`` must lie between the start of the latest crawl/import and now, unless ``force``.
+    With ``check`` (the command line without --force) a given ``as_of`` must lie between the start
+    of the latest crawl/import and now.
     """
     if as_of:
-        as_of = parse_as_of(as_of) if force else check_as_of(db, as_of)
+        as_of = check_as_of(db, as_of) if check else parse_as_of(as_of)
     else:
         as_of = default_as_of(db)
     as_of_epoch = int(parse_timestamp(as_of).timestamp())

@@ -143,7 +143,7 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
     if since.lower() == "previous":
         earlier = [rid for rid, _ in runs if rid < run_id]
         if not earlier:
-            raise UnknownRun(f"--since previous: score run {run_id} is the first one; there is nothing to compare with")
+            raise UnknownRun(f"--since previous: there is no earlier successful score run than run {run_id}")
         return earlier[-1]
     if since.isdigit():
         if not any(rid == int(since) for rid, _ in runs):
