@@ -97,9 +97,9 @@ class CrawlProgress:
             return
         if self._bar is None:
             label = textwrap.shorten(("verify " if verifying else "") + part["q"], 70, placeholder="…")
-            self._bar = click.progressbar(
-                length=pages_for(page.total_count), label=label, file=sys.stderr, show_pos=True
-            )
+            # Verifying fetches the first page again, nothing more: a bar of one.
+            length = 1 if verifying else pages_for(page.total_count)
+            self._bar = click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True)
             self._bar.__enter__()
             if page.number > 1:
                 self._bar.update(page.number - 1)
