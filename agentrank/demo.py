@@ -36,7 +36,7 @@ from agentrank.pipeline import PipelineResult, refresh_database
 from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
 from crawler.items import format_timestamp
 from crawler.settings import DEFAULT_TOPICS
-from db.demo import biggest_riser, file_demo_marker, mark_demo
+from db.demo import biggest_riser, file_demo_marker, mark_demo, top_in_category
 from db.store import open_store
 from leaderboard.ingest import import_attempts
 
@@ -353,26 +353,27 @@ def build_demo(
         result = _crawl_week(db_path, config, population.live, at, export_path, ticker)
         refreshes.append(result)
         report(_week_line(week, weeks, at, events, result))
-    attempts = _import_demo_attempts(db_path, export_path, config, instants[-1], seed)
+    attempts, riser = _import_demo_attempts(db_path, export_path, instants[-1], seed)
     report(f"imported {attempts} synthetic task-benchmark attempts; wrote {export_path}")
     with run_lock(db_path, "demo"):
         db = open_store(db_path)
         mark_demo(db, built_at=format_timestamp(instants[-1]), first_week=first_week, seed=seed, size=size, weeks=weeks)
-        riser = biggest_riser(db.conn)
         db.close()
     document = json.loads(export_path.read_text(encoding="utf-8"))
     return DemoResult(db_path, export_path, document, refreshes, attempts, weeks, riser)
 
 
-def _import_demo_attempts(db_path: Path, export_path: Path, config: Config, end: datetime, seed: int) -> int:
-    """Import the demo attempts for the top coding agents, then write the export again with them."""
+def _import_demo_attempts(db_path: Path, export_path: Path, end: datetime, seed: int) -> tuple[int, str | None]:
+    """Import the demo attempts for last week's biggest riser and the top coding agents, then write
+    the export again with them; returns the attempts saved and the riser."""
     from agentrank.exporter import export
 
     with run_lock(db_path, "demo"):
         db = open_store(db_path)
         try:
-            rows = db.execute("select full_name from agents where category = 'coding' order by rank limit 9").fetchall()
-            records = demo_attempts([r[0] for r in rows], end=end, seed=seed)
+            riser = biggest_riser(db.conn)
+            agents = list(dict.fromkeys([*([riser] if riser else []), *top_in_category(db.conn, "coding", 9)]))
+            records = demo_attempts(agents, end=end, seed=seed)
             fd, name = tempfile.mkstemp(prefix="agentrank-demo-attempts.", suffix=".jsonl")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -385,7 +386,7 @@ def _import_demo_attempts(db_path: Path, export_path: Path, config: Config, end:
             export(db, export_path)
         finally:
             db.close()
-    return result.counts.saved
+    return result.counts.saved, riser
 
 
 def refresh_demo(db_path: Path, export_path: Path, config: Config, *, report: Report | None = None) -> PipelineResult:

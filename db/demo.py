@@ -74,3 +74,9 @@ def biggest_riser(conn: sqlite3.Connection, top: int = 100) -> str | None:
         [top],
     ).fetchone()
     return row[0] if row else None
+
+
+def top_in_category(conn: sqlite3.Connection, category: str, limit: int) -> list[str]:
+    """The first ``limit`` repos of a category in the published ranking."""
+    rows = conn.execute("select full_name from agents where category = ? order by rank limit ?", [category, limit])
+    return [row[0] for row in rows]

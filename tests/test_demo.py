@@ -84,6 +84,7 @@ def test_history_rank_changes_and_both_leaderboards(demo_folder):
     conn = sqlite3.connect(demo_folder.db)
     context = agent_context(conn, demo_folder.riser, "https://example.org/agentrank")
     assert context is not None and len(context["history"]) >= 3
+    assert context["benchmark"]["runs"] is True, "the page the demo points at has every section"
     changes = conn.execute(QUERIES["rank_changes"]["sql"]).fetchall()
     assert len(changes) > 10
     boards = leaderboards(conn)
