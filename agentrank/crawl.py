@@ -122,6 +122,7 @@ class _Crawl:
         self.seen_at = ""
         self.base: dict[str, Any] = {}
         self.session_start = clock.now()
+        self.offset = 0.0  # seconds from the clock to the run's own time (a run dated in the past)
 
     # -- opening or resuming ------------------------------------------------------------------
     def open(self, *, fresh: bool, parent_id: int | None, at: datetime | None = None) -> None:
@@ -146,7 +147,9 @@ class _Crawl:
                 finished_at=last["started_at"],
                 error="superseded by a fresh crawl",
             )
-        started = (at or datetime.fromtimestamp(self.clock.now(), UTC)).replace(microsecond=0)
+        if at is not None:
+            self.offset = at.timestamp() - self.clock.now()
+        started = self._now().replace(microsecond=0)
         bases = base_queries(self.config.crawl.topics, self.config.crawl.keywords)
         with write_transaction(db):
             self.run_id = start_run(
@@ -192,7 +195,7 @@ class _Crawl:
             self.progress.close()
 
     def _now(self) -> datetime:
-        return datetime.fromtimestamp(self.clock.now(), UTC)
+        return datetime.fromtimestamp(self.clock.now() + self.offset, UTC)
 
     @staticmethod
     def _spec(part: dict[str, Any]) -> Part:

@@ -158,10 +158,8 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
             raise UnknownRun(f"--since {since}: no score run started on or before it; {_runs_hint(conn)}")
         found = matching[-1]
     if found >= run_id:
-        raise UnknownRun(
-            f"--since {since}: names score run {found}, not one before the run being explained ({run_id}); "
-            f"{_SINCE_ACCEPTED}; {_runs_hint(conn)}"
-        )
+        which = "the run being explained" if found == run_id else f"later than the run being explained ({run_id})"
+        raise UnknownRun(f"--since {since}: names score run {found}, {which}; {_SINCE_ACCEPTED}; {_runs_hint(conn)}")
     return found
 
 

@@ -64,6 +64,9 @@ def test_four_weeks_a_week_apart_the_last_one_now(demo_folder):
     assert [crawl for crawl, _ in rows] == [score for _, score in rows] == refreshes
     observed = [r[0] for r in conn.execute("select distinct observed_at from snapshots order by 1")]
     assert observed == refreshes
+    # A week's runs end as long after their start as they took, not in the present.
+    for started, finished in conn.execute("select started_at, finished_at from runs where parent_id is not null"):
+        assert 0 <= _days(started, finished) < 0.1, (started, finished)
 
 
 def test_the_population_moves_between_weeks(demo_folder):
