@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
+import socket
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -17,7 +20,7 @@ from agentrank import __version__
 from agentrank.classifier import classify_listed
 from agentrank.config import Config, ConfigError, load_config
 from agentrank.corrections import CorrectionsError
-from agentrank.errors import PipelineError
+from agentrank.errors import InputRefused, PipelineError
 from agentrank.exporter import ExportError
 from agentrank.exporter import export as write_export
 from agentrank.importer import format_summary as import_summary
@@ -32,6 +35,7 @@ from crawler.secrets import github_token, redact
 from datasette_plugins.settings import ServeConfig, SettingError
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError
+from db.repos import count_listed
 from db.snapshot import SnapshotError
 from db.store import open_store
 from leaderboard.ingest import AttemptFileError
@@ -57,10 +61,20 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+# A value on the command line that is not accepted: one line, exit 2 (as click's own usage errors).
+REFUSALS: tuple[type[BaseException], ...] = (InputRefused, UnknownRun)
+
+
+class Refused(click.ClickException):
+    exit_code = 2
+
+
 class AgentRankGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except REFUSALS as e:
+            raise Refused(redact(str(e))) from None
         except USER_ERRORS as e:
             raise click.ClickException(redact(str(e))) from None
         except sqlite3.OperationalError as e:
@@ -79,10 +93,13 @@ class State:
             self._config = load_config(self.config_path)
         return self._config
 
-    def open(self) -> sqlite_utils.Database:
-        return open_store(self.db_path)
+    def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
+        """The database; with ``must_exist`` a missing file is one line, and nothing is created."""
+        return open_store(self.db_path, must_exist=must_exist)
 
-    def lock(self, what: str) -> AbstractContextManager[None]:
+    def lock(self, what: str, *, must_exist: bool = False) -> AbstractContextManager[None]:
+        if must_exist:
+            self.open(must_exist=True).close()  # fail before the lock file is created
         return run_lock(self.db_path, what)
 
 
@@ -122,6 +139,15 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
     _ = ctx.obj.config  # a bad config file fails every command, before it does anything
 
 
+def _demo_database(state: State, api_url: str | None) -> bool:
+    """Is this the demo's database, with GitHub's API not named by the user?"""
+    from agentrank.config import GitHubConfig
+    from db.demo import file_demo_marker
+
+    named = api_url or os.environ.get("GITHUB_API_URL") or state.config.github.api_url != GitHubConfig().api_url
+    return not named and state.db_path.exists() and file_demo_marker(state.db_path) is not None
+
+
 @cli.command()
 @click.option(
     "--api-url",
@@ -136,6 +162,11 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     from agentrank.crawl import crawl as run_crawl
     from agentrank.crawl import format_summary
 
+    if _demo_database(state, api_url):
+        raise click.ClickException(
+            f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
+            "to crawl GitHub use another database, e.g. agentrank --db mine.db crawl"
+        )
     token = github_token()
     config = state.config
     with state.lock("crawl"):
@@ -156,7 +187,16 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
 @out_option("Where the site JSON goes (default: export.path from the config)")
 @pass_state
 def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out: str | None) -> None:
-    "The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed"
+    """The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed
+
+    On the demo database (built by `agentrank demo`) without --api-url or --from-file, the week is
+    crawled from the demo's GitHub emulator instead, so the demo moves on a week.
+    """
+    if _demo_database(state, api_url) and not from_files:
+        from agentrank.demo import refresh_demo
+
+        click.echo(refresh_demo(state.db_path, Path(out or state.config.export.path), state.config).summary())
+        return
     result = refresh_database(
         state.db_path,
         state.config,
@@ -289,20 +329,30 @@ def classify(state: State, only_changed: bool, evaluate_path: str | None, cross_
                 click.echo("")
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return
-    with state.lock("classify"):
+    with state.lock("classify", must_exist=True):
         db = state.open()
+        if not count_listed(db.conn):
+            raise PipelineError(
+                f"no listed repos in {state.db_path} to classify: run `agentrank crawl` or import first"
+            )
         result = classify_listed(db, uncertain_below=state.config.classify.uncertain_below, only_changed=only_changed)
     click.echo(result.summary())
 
 
 @cli.command()
-@click.option("--as-of", "as_of", default=None, help="ISO 8601 instant (default: start of the latest crawl/import)")
+@click.option(
+    "--as-of",
+    "as_of",
+    default=None,
+    help="ISO 8601 instant between the start of the latest crawl/import and now (default: that start)",
+)
+@click.option("--force", is_flag=True, help="Accept an --as-of in the future or before the data was fetched")
 @pass_state
-def score(state: State, as_of: str | None) -> None:
+def score(state: State, as_of: str | None, force: bool) -> None:
     "Compute the AgentRank Score for every listed repo and publish the ranking"
-    with state.lock("score"):
+    with state.lock("score", must_exist=True):
         db = state.open()
-        result = score_listed(db, as_of=as_of)
+        result = score_listed(db, as_of=as_of, check=not force)
     click.echo(result.summary())
 
 
@@ -312,7 +362,7 @@ def score(state: State, as_of: str | None) -> None:
 def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     path = out or state.config.export.path
-    db = state.open()
+    db = state.open(must_exist=True)
     result = write_export(db, path)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
 
@@ -325,14 +375,14 @@ def export(state: State, out: str | None) -> None:
     "--since",
     default=None,
     metavar="PREVIOUS",
-    help="Explain the change since an earlier score run: a run id, 'previous' or an ISO date",
+    help="Explain the change since an earlier score run: 'previous', a run id, or an ISO date "
+    "(the score run in force then)",
 )
 @pass_state
 def explain(state: State, full_name: str, as_json: bool, run_id: int | None, since: str | None) -> None:
-    "OWNER/REPO's score breakdown (an earlier name works too): each component, its points, what would move it"
-    if not state.db_path.exists():
-        raise click.ClickException(f"no database at {state.db_path}: crawl or import first")
-    db = state.open()
+    "OWNER/REPO's score breakdown (an earlier name or a GitHub URL works too): each component, its points, what would move it"
+    full_name = repo_name(full_name)
+    db = state.open(must_exist=True)
     formatter: Callable[[dict[str, Any]], str]
     if since:
         result = load_change(db.conn, full_name, since, run_id)
@@ -341,8 +391,24 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
         result = load_breakdown(db.conn, full_name, run_id)
         formatter = format_breakdown
     if result is None:
-        raise click.ClickException(f"unknown repository: {full_name}")
+        raise click.ClickException(
+            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name)"
+        )
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else formatter(result))
+
+
+_GITHUB_URL = re.compile(r"^(?:https?://)?(?:www\.)?github\.com/([^/\s]+)/([^/\s?#]+?)(?:\.git)?(?:[/?#].*)?$", re.I)
+_OWNER_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
+
+
+def repo_name(value: str) -> str:
+    """OWNER/REPO from ``value`` (OWNER/REPO or a github.com URL), or InputRefused naming it."""
+    value = value.strip()
+    match = _GITHUB_URL.match(value)
+    name = f"{match.group(1)}/{match.group(2)}" if match else value
+    if not _OWNER_REPO.match(name):
+        raise InputRefused(f"{value!r}: not a repository; give OWNER/REPO or https://github.com/OWNER/REPO")
+    return name
 
 
 def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
@@ -351,6 +417,19 @@ def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
 
 
 SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_time_limit_ms 500 (repeatable)"
+
+
+def check_port(host: str, port: int) -> None:
+    """Fail with one line, before any URL is printed, when Datasette could not listen there."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            s.bind((host, port))
+        except OSError as e:
+            raise click.ClickException(
+                f"cannot listen on {host}:{port} ({e.strerror or e}): is another server using it? "
+                "Choose another with --port N"
+            ) from None
 
 
 @cli.command()
@@ -372,9 +451,10 @@ def serve(
 
     config = serve_settings(state, {**dict(settings), "host": host, "port": port, "immutable": immutable})
     if not state.db_path.exists():
-        raise click.ClickException(f"no database at {state.db_path}: run `agentrank demo` or crawl first")
+        state.open(must_exist=True)  # one line: no database there, and how to make one
     if not config.immutable:
         state.open().close()  # migrate before Datasette opens it read-only
+    check_port(config.host, config.port)
     click.echo(f"Datasette: http://{config.host}:{config.port}/{state.db_path.stem}/agents  (Ctrl-C to stop)")
     run_datasette(state.db_path, config)
 
@@ -386,11 +466,9 @@ def snapshot(state: State, out: str) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
     from agentrank.serve import datasette_command, publish_snapshot
 
-    if not state.db_path.exists():
-        raise click.ClickException(f"no database at {state.db_path}: crawl or import first")
     if Path(out).resolve() == state.db_path.resolve():
         raise click.ClickException("--out must not be the database itself")
-    result = publish_snapshot(state.open(), out, state.config.serve)
+    result = publish_snapshot(state.open(must_exist=True), out, state.config.serve)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
     click.echo(
         f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
@@ -400,48 +478,84 @@ def snapshot(state: State, out: str) -> None:
     click.echo(f"serve it with: {datasette_command(result, state.config.serve)}")
 
 
+def _command_prefix() -> str:
+    """How to type ``agentrank`` in this shell: bare when it is on PATH, else the path that runs it."""
+    import shutil
+    import sys
+
+    here = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    on_path = shutil.which("agentrank")
+    if here is None or here.name != "agentrank" or (on_path and Path(on_path).resolve() == here):
+        return "agentrank"
+    try:
+        return str(here.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(here)
+
+
+def _db_flag(state: State) -> str:
+    default = Path("agentrank.db")
+    return "" if state.db_path == default and not os.environ.get("AGENTRANK_DB") else f" --db {state.db_path}"
+
+
 @cli.command()
-@click.option(
-    "--dir",
-    "out_dir",
-    default="demo-output",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Where the demo database and export go",
-)
 @click.option("--no-serve", is_flag=True, help="Stop after the export instead of starting Datasette")
 @click.option("--port", type=int, default=8001, show_default=True, help="Port for Datasette (a free one if taken)")
 @click.option(
     "--size",
     type=click.IntRange(10, 1_000_000),
-    default=8000,
+    default=4000,
     show_default=True,
     help="Repos in the synthetic population",
 )
+@click.option(
+    "--weeks",
+    type=click.IntRange(2, 52),
+    default=5,
+    show_default=True,
+    help="Weekly refreshes to simulate, the last one now",
+)
+@out_option("Where the site JSON goes (default: export.path from the config)")
 @pass_state
-def demo(state: State, out_dir: str, no_serve: bool, port: int, size: int) -> None:
-    "Build a database from the bundled demo population through the whole pipeline, then serve it"
-    from agentrank.demo import build_demo
+def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: str | None) -> None:
+    """Build the database (--db, default agentrank.db) from the bundled synthetic population through several weekly refreshes, then serve it
+
+    A database the demo did not build is never replaced; run it again to rebuild the demo.
+    """
+    from agentrank.demo import Report, build_demo
     from agentrank.serve import free_port
     from agentrank.serve import serve as run_datasette
 
-    result = build_demo(Path(out_dir), state.config, size=size)
-    click.echo(f"ran the weekly pipeline against the emulator: {result.refresh.summary()}")
-    click.echo(f"database: {result.db_path}")
-    click.echo(
-        f"export:   {result.export_path} ({result.document['count']} agents, "
-        f"valid against schema v{result.schema_version})"
+    report = Report()
+    result = build_demo(
+        state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
     )
-    click.echo(f"saved search items (re-import with `agentrank import`): {result.items_path}")
+    click.echo(
+        f"demo database: {result.db_path} ({result.weeks} weekly refreshes of {size} synthetic repos, "
+        f"{result.document['count']} agents published, {result.attempts} benchmark attempts)"
+    )
+    click.echo(f"export: {result.export_path} (valid against schema v{result.schema_version})")
+    prog = _command_prefix() + _db_flag(state)
+    mover = result.riser
+    steps = [
+        (f"explain {mover} --since previous", "why its score moved this week") if mover else None,
+        ("export --out site/agentrank.json", "the site JSON"),
+        ("snapshot --out publish/agentrank.db", "a checked copy to publish"),
+        ("serve", "browse it with Datasette") if no_serve else None,
+    ]
+    shown = [step for step in steps if step]
+    width = max(len(command) for command, _ in shown)
+    click.echo("next, in another terminal in this folder:")
+    for command, why in shown:
+        click.echo(f"  {prog} {command.ljust(width)}   # {why}")
     if no_serve:
         return
     config = state.config.serve
     config = config.with_overrides({"port": free_port(config.host, port)})
     base = f"http://{config.host}:{config.port}"
-    top = result.document["agents"][0]["full_name"] if result.document["agents"] else None
     click.echo(f"Datasette: {base}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
-    if top:
-        click.echo(f"a maker's page: {base}/-/agent/{top}")
+    if mover:
+        click.echo(f"a maker's page: {base}/-/agent/{mover}")
     run_datasette(result.db_path, config)
 
 

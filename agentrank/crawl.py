@@ -97,9 +97,9 @@ class CrawlProgress:
             return
         if self._bar is None:
             label = textwrap.shorten(("verify " if verifying else "") + part["q"], 70, placeholder="…")
-            self._bar = click.progressbar(
-                length=pages_for(page.total_count), label=label, file=sys.stderr, show_pos=True
-            )
+            # Verifying fetches the first page again, nothing more: a bar of one.
+            length = 1 if verifying else pages_for(page.total_count)
+            self._bar = click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True)
             self._bar.__enter__()
             if page.number > 1:
                 self._bar.update(page.number - 1)
@@ -122,9 +122,10 @@ class _Crawl:
         self.seen_at = ""
         self.base: dict[str, Any] = {}
         self.session_start = clock.now()
+        self.offset = 0.0  # seconds from the clock to the run's own time (a run dated in the past)
 
     # -- opening or resuming ------------------------------------------------------------------
-    def open(self, *, fresh: bool, parent_id: int | None) -> None:
+    def open(self, *, fresh: bool, parent_id: int | None, at: datetime | None = None) -> None:
         db, fp = self.db, fingerprint(self.config)
         last = latest_run(db, ("crawl",), status=None)
         if last is not None and not fresh and last["status"] in RESUMABLE:
@@ -146,7 +147,9 @@ class _Crawl:
                 finished_at=last["started_at"],
                 error="superseded by a fresh crawl",
             )
-        started = datetime.fromtimestamp(self.clock.now(), UTC).replace(microsecond=0)
+        if at is not None:
+            self.offset = at.timestamp() - self.clock.now()
+        started = self._now().replace(microsecond=0)
         bases = base_queries(self.config.crawl.topics, self.config.crawl.keywords)
         with write_transaction(db):
             self.run_id = start_run(
@@ -192,7 +195,7 @@ class _Crawl:
             self.progress.close()
 
     def _now(self) -> datetime:
-        return datetime.fromtimestamp(self.clock.now(), UTC)
+        return datetime.fromtimestamp(self.clock.now() + self.offset, UTC)
 
     @staticmethod
     def _spec(part: dict[str, Any]) -> Part:
@@ -419,8 +422,11 @@ def crawl(
     progress: bool | None = None,
     fresh: bool = False,
     parent_id: int | None = None,
+    at: datetime | None = None,
 ) -> CrawlResult:
     """Crawl GitHub search (or resume the unfinished crawl) into ``db`` as one ``crawl`` run.
+
+    ``at`` (default: the clock's now) is when a new run starts and its repos are seen.
 
     ``progress`` None shows progress bars only when stderr is a terminal. Raises
     :class:`crawler.client.GitHubError` (and its subclasses) when the crawl cannot go on; the run
@@ -432,7 +438,7 @@ def crawl(
         client = GitHubClient(config.github, api_url=api_url, token=token, clock=clock)
     try:
         run = _Crawl(db, config, client, clock, CrawlProgress(sys.stderr.isatty() if progress is None else progress))
-        run.open(fresh=fresh, parent_id=parent_id)
+        run.open(fresh=fresh, parent_id=parent_id, at=at)
         return run.run()
     finally:
         if own_client:

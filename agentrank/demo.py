@@ -1,71 +1,297 @@
-"""``agentrank demo``: the weekly pipeline on the bundled synthetic population, end to end.
+"""``agentrank demo``: the weekly pipeline on the bundled synthetic population, several weeks running.
 
 The population is served by the local GitHub emulator (``crawler/emulator/``) on 127.0.0.1 and
 crawled exactly as GitHub would be, with the emulator's rate limit out of the way so the demo
-stays fast; everything after the crawl is the weekly job's own pipeline (``refresh_database``).
+stays fast. Each simulated week the population moves on (stars and forks grow, a few repos rise
+fast, some join, some leave or are archived, some are renamed) and the weekly job's own pipeline
+(``refresh_database``, with ``at`` set to that week) runs against it, so history, deltas, rank
+changes and "what changed" all have something to show. A synthetic task-benchmark attempts file
+(invented agents on invented tasks) is imported so both leaderboards are populated.
+
+The database is the one every command uses by default, marked as a demo database
+(``db.demo``): a later ``agentrank demo`` rebuilds it, and ``agentrank refresh`` on it replays one
+more week against the emulator; a database the demo did not build is never touched.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agentrank.config import Config
-from agentrank.exporter import SCHEMA_VERSION
-from agentrank.pipeline import PipelineResult, refresh_database
-from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population, to_search_item
+import numpy as np
 
-DEMO_SIZE = 8000
+from agentrank.config import Config
+from agentrank.errors import PipelineError
+from agentrank.exporter import SCHEMA_VERSION
+from agentrank.locks import run_lock
+from agentrank.pipeline import PipelineResult, refresh_database
+from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
+from crawler.items import format_timestamp
+from crawler.settings import DEFAULT_TOPICS
+from db.demo import biggest_riser, file_demo_marker, mark_demo, top_in_category
+from db.store import open_store
+from leaderboard.ingest import import_attempts
+
+DEMO_SIZE = 4000
 DEMO_SEED = 2026
+DEMO_WEEKS = 5
+JOINER_SHARE = 0.06  # of the population, held back and added over the weeks
+RISERS = 12  # repos whose stars jump each week
+_SEARCHED = frozenset(DEFAULT_TOPICS)
+
+
+class DemoRefused(PipelineError):
+    """The database path holds a database the demo did not build."""
 
 
 @dataclass
 class DemoResult:
     db_path: Path
     export_path: Path
-    items_path: Path
     document: dict[str, Any]
-    refresh: PipelineResult
+    refreshes: list[PipelineResult]
+    attempts: int
+    weeks: int
+    riser: str | None  # the top-100 repo that climbed most in the last week
     schema_version: int = SCHEMA_VERSION
 
-
-def _matches(item: dict[str, Any], config: Config) -> bool:
-    """Would one of the configured searches return this item? (topic or keyword match)."""
-    topics = set(item.get("topics") or [])
-    if topics & set(config.crawl.topics):
-        return True
-    text = " ".join([item["name"], item.get("description") or "", *topics]).lower()
-    return any(keyword.lower() in text for keyword in config.crawl.keywords)
+    @property
+    def refresh(self) -> PipelineResult:
+        return self.refreshes[-1]
 
 
-def _reference() -> datetime:
-    return datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+class Report:
+    """Progress lines on stderr when it is a terminal (or when told to); silent otherwise.
+
+    A transient line (the stage in progress) is overwritten by the next line.
+    """
+
+    def __init__(self, enabled: bool | None = None):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.lines: list[str] = []
+
+    def __call__(self, line: str, *, transient: bool = False) -> None:
+        if not transient:
+            self.lines.append(line)
+        if self.enabled:
+            end = "" if transient else "\n"
+            sys.stderr.write(f"\r\x1b[K{line}{end}")
+            sys.stderr.flush()
 
 
-def _matching_items(repos: list[SyntheticRepo], config: Config) -> list[dict[str, Any]]:
-    return [item for item in map(to_search_item, repos) if _matches(item, config)]
+# -- the population over the weeks ------------------------------------------------------------------
 
 
-def build_demo(out_dir: Path, config: Config, size: int = DEMO_SIZE, seed: int = DEMO_SEED) -> DemoResult:
-    """Build a fresh demo database and export in ``out_dir`` through the weekly pipeline."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    db_path = out_dir / "agentrank-demo.db"
+def week_instants(weeks: int, now: datetime) -> list[datetime]:
+    """One instant a week, the last one ``now``."""
+    now = now.astimezone(UTC).replace(microsecond=0)
+    return [now - timedelta(days=7 * (weeks - 1 - w)) for w in range(weeks)]
+
+
+@dataclass
+class Population:
+    """The repos GitHub holds in a given week, plus the ones that have not appeared yet."""
+
+    live: list[SyntheticRepo]
+    joiners: list[SyntheticRepo]
+    risers: set[int]
+    names: set[str]
+    joiners_per_week: int
+
+    @classmethod
+    def start(cls, size: int, seed: int, at: datetime) -> Population:
+        everyone = generate_population(size, seed=seed, reference=at)
+        rng = np.random.default_rng(seed + 1)
+        held = max(1, int(size * JOINER_SHARE))
+        joiner_index = set(rng.choice(size, size=held, replace=False).tolist())
+        live = [r for i, r in enumerate(everyone) if i not in joiner_index]
+        joiners = [r for i, r in enumerate(everyone) if i in joiner_index]
+        modest = [r.id for r in live if 150 <= r.stars <= 2000 and not r.archived and not r.fork]
+        risers = set(rng.choice(modest, size=min(RISERS, len(modest)), replace=False).tolist()) if modest else set()
+        names = {r.full_name.lower() for r in everyone}
+        return cls(live, joiners, risers, names, -(-held // (DEMO_WEEKS - 1)))
+
+    def advance(self, week: int, at: datetime, seed: int) -> dict[str, int]:
+        """Move the population on by one week ending at ``at``; returns what happened."""
+        rng = np.random.default_rng(seed * 1000 + week)
+        events = {"joined": 0, "left": 0, "archived": 0, "renamed": 0, "rising": len(self.risers)}
+        # Who leaves, is archived or renamed: drawn among repos the crawl sees, so each week shows some.
+        visible = [
+            i
+            for i, r in enumerate(self.live)
+            if r.stars >= 200
+            and not r.archived
+            and not r.fork
+            and set(r.topics) & _SEARCHED
+            and r.id not in self.risers
+        ]
+        counts = [max(2, round(len(self.live) * share)) for share in (0.004, 0.003, 0.003)]
+        picked = rng.choice(visible, size=min(sum(counts), len(visible)), replace=False).tolist() if visible else []
+        leaving = set(picked[: counts[0]])
+        archiving = set(picked[counts[0] : counts[0] + counts[1]])
+        renaming = set(picked[counts[0] + counts[1] :])
+        moved: list[SyntheticRepo] = []
+        for index, repo in enumerate(self.live):
+            if index in leaving:  # deleted or made private: gone from search
+                events["left"] += 1
+                continue
+            if index in archiving:
+                repo = replace(repo, archived=True)
+                events["archived"] += 1
+            growth = 0.45 + 0.4 * rng.random() if repo.id in self.risers else float(rng.lognormal(np.log(0.008), 0.9))
+            stars = repo.stars + round(repo.stars * min(growth, 3.0))
+            forks = repo.forks + round(repo.forks * min(growth, 3.0) * 0.6)
+            pushed = repo.pushed_at
+            if not repo.archived and (at - pushed).days < 60 and rng.random() < 0.7:
+                pushed = at - timedelta(seconds=int(rng.uniform(0, 6.5) * 86400))
+            repo = replace(repo, stars=stars, forks=forks, pushed_at=pushed, updated_at=max(pushed, repo.updated_at))
+            if index in renaming:
+                repo = self._rename(repo, rng)
+                events["renamed"] += 1
+            moved.append(repo)
+        per_week = self.joiners_per_week if week else 0
+        arriving, self.joiners = self.joiners[:per_week], self.joiners[per_week:]
+        for repo in arriving:
+            created = at - timedelta(seconds=int(rng.uniform(2, 20) * 86400))
+            topics = repo.topics if repo.topics else ["ai-agents", "llm"]
+            moved.append(
+                replace(
+                    repo,
+                    created_at=created,
+                    pushed_at=at - timedelta(seconds=int(rng.uniform(0, 2) * 86400)),
+                    updated_at=at - timedelta(seconds=int(rng.uniform(0, 1) * 86400)),
+                    stars=int(rng.integers(250, 4000)),
+                    forks=int(rng.integers(10, 300)),
+                    topics=topics,
+                    archived=False,
+                    fork=False,
+                )
+            )
+        events["joined"] = len(arriving)
+        self.live = moved
+        return events
+
+    def _rename(self, repo: SyntheticRepo, rng: np.random.Generator) -> SyntheticRepo:
+        owner, name = repo.full_name.split("/", 1)
+        for suffix in ("-next", "-ng", "2", "-pro", "-labs"):
+            new = f"{owner}/{name}{suffix}"
+            if new.lower() not in self.names and rng.random() < 0.8:
+                break
+        else:
+            new = f"{owner}/{name}-{repo.id % 1000}"
+        self.names.add(new.lower())
+        return replace(repo, full_name=new)
+
+
+def population_at(size: int, seed: int, instants: list[datetime]) -> Iterator[tuple[Population, dict[str, int]]]:
+    """The population in each of the weeks ``instants`` names, with that week's events."""
+    population = Population.start(size, seed, instants[0])
+    for week, at in enumerate(instants):
+        events = population.advance(week, at, seed) if week else {"joined": len(population.live)}
+        yield population, events
+
+
+# -- the benchmark attempts -------------------------------------------------------------------------
+
+TASKS = [f"demo-task-{n:02d}" for n in range(1, 9)]
+MODELS = ("demo-model-large", "demo-model-small")
+
+
+def demo_attempts(agents: list[str], *, end: datetime, seed: int = DEMO_SEED) -> list[dict[str, Any]]:
+    """Invented task-benchmark attempts for ``agents`` (repos of the demo population) and two
+    invented closed agents: clearly demo data (``demo-`` models and tasks, example.invalid logs)."""
+    rng = np.random.default_rng(seed + 7)
+    records: list[dict[str, Any]] = []
+    closed = ["Demo Closed Agent A", "Demo Closed Agent B"]
+    verified = agents[:5] + closed[:1]
+    community = agents[3:9] + closed[1:]
+
+    def one(agent: str, version: str, model: str, task: str, number: int, tier: str, skill: float, day: int) -> None:
+        total = int(rng.integers(4, 12))
+        infra = rng.random() < 0.04
+        # A good agent often passes every hidden test (a solved task); otherwise some of them.
+        solved = rng.random() < skill * 0.8
+        passed = None if infra else total if solved else int(rng.binomial(total - 1, skill))
+        flags = ["infra-error"] if infra else []
+        if not infra and rng.random() < 0.03:
+            flags.append("timed-out")
+        cost = round(float(rng.uniform(0.05, 2.5)), 2)
+        date = end - timedelta(days=day, hours=int(rng.integers(0, 23)))
+        slug = agent.replace("/", "--").replace(" ", "-").lower()
+        record: dict[str, Any] = {
+            "agent": agent,
+            "agent_version": version,
+            "model": model,
+            "settings": {"demo_data": True},
+            "task_id": task,
+            "attempt": number,
+            "date": format_timestamp(date),
+            "tier": tier,
+            "tests_passed": passed,
+            "tests_total": None if infra else total,
+            "wall_seconds": round(float(rng.uniform(40, 1500)), 1),
+            "cost_usd": cost,
+            "cost_source": "self-reported" if tier == "community" else "api-list-price",
+            "flags": flags,
+            "log_url": f"https://example.invalid/agentrank-demo/{slug}/{version}/{task}/{number}",
+        }
+        if tier == "verified":
+            record.update(human_interventions=0, permission_mode="full-auto", network_access="none")
+        records.append(record)
+
+    for tier, names in (("verified", verified), ("community", community)):
+        for i, agent in enumerate(names):
+            skill = float(rng.uniform(0.35, 0.95))
+            model = MODELS[i % 2]
+            versions = [("1.0", 27), ("1.1", 6)] if i % 3 == 0 else [("1.0", 13)]
+            for version, day in versions:
+                skill = min(0.98, skill + (0.05 if version == "1.1" else 0))
+                for task in TASKS[: 5 + i % 4]:
+                    for number in range(1, 3 if tier == "verified" else 2):
+                        one(agent, version, model, task, number, tier, skill, day)
+    return records
+
+
+# -- building ---------------------------------------------------------------------------------------
+
+
+def check_replaceable(db_path: Path) -> None:
+    """Refuse (one line) when ``db_path`` holds a database the demo did not build."""
+    if db_path.exists() and file_demo_marker(db_path) is None:
+        raise DemoRefused(
+            f"{db_path} exists and was not built by `agentrank demo`: it is left as it is; "
+            f"give the demo another file (agentrank --db demo.db demo) or move {db_path} away"
+        )
+
+
+def _remove_database(db_path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db_path}{suffix}").unlink(missing_ok=True)
-    repos = generate_population(size, seed=seed, reference=_reference())
-    items_path = out_dir / "demo-search-items.json"
-    items_path.write_text(json.dumps(_matching_items(repos, config)), encoding="utf-8")
+
+
+def _crawl_week(
+    db_path: Path,
+    config: Config,
+    repos: list[SyntheticRepo],
+    at: datetime,
+    export_path: Path,
+    on_stage: Callable[[str], None] | None,
+) -> PipelineResult:
     demo_config = config.model_copy(deep=True)
     demo_config.github.min_interval_s = 0  # the emulator's rate limit is off: no need to space calls
-    export_path = out_dir / "agentrank-export.json"
     unlimited = 10**9
     with GitHubEmulator(
         repos, search_limit=unlimited, unauthenticated_search_limit=unlimited, core_limit=unlimited
     ) as emulator:
-        result = refresh_database(
+        return refresh_database(
             db_path,
             demo_config,
             what="demo",
@@ -74,6 +300,120 @@ def build_demo(out_dir: Path, config: Config, size: int = DEMO_SIZE, seed: int =
             token=None,
             progress=False,
             fresh_crawl=True,
+            after_stage=on_stage,
+            at=at,
         )
+
+
+def _week_line(week: int, weeks: int, at: datetime, events: dict[str, int], result: PipelineResult) -> str:
+    crawl = next((s for s in result.stages if s["stage"] == "crawl"), {})
+    moves = ", ".join(f"{n} {what}" for what, n in events.items() if n and what != "rising")
+    return (
+        f"week {week}/{weeks} ({at:%Y-%m-%d}): crawled {crawl.get('found', 0)} repos ({crawl.get('new', 0)} new, "
+        f"{crawl.get('delisted', 0)} delisted; {moves or 'no arrivals'}), published {result.count} agents "
+        f"in {sum(s['duration_s'] for s in result.stages):.1f} s"
+    )
+
+
+def _stage_ticker(report: Report, week: int, weeks: int) -> Callable[[str], None]:
+    started = time.monotonic()
+
+    def tick(stage: str) -> None:
+        report(f"week {week}/{weeks}: {stage} done ({time.monotonic() - started:.1f} s)", transient=True)
+
+    return tick
+
+
+def build_demo(
+    db_path: Path,
+    export_path: Path,
+    config: Config,
+    *,
+    size: int = DEMO_SIZE,
+    weeks: int = DEMO_WEEKS,
+    seed: int = DEMO_SEED,
+    now: datetime | None = None,
+    report: Report | None = None,
+) -> DemoResult:
+    """Build the demo database at ``db_path`` (replacing an earlier demo database, never another
+    one) through ``weeks`` weekly refreshes, import the demo attempts and write the export."""
+    report = report or Report()
+    check_replaceable(db_path)
+    instants = week_instants(weeks, now or datetime.now(UTC))
+    with run_lock(db_path, "demo"):
+        check_replaceable(db_path)  # again, holding the lock
+        _remove_database(db_path)
+        db = open_store(db_path)
+        first_week = format_timestamp(instants[0])
+        mark_demo(db, built_at=format_timestamp(instants[-1]), first_week=first_week, seed=seed, size=size, weeks=0)
+        db.close()
+    report(f"building the demo database {db_path}: {size} synthetic repos over {weeks} weekly refreshes")
+    refreshes: list[PipelineResult] = []
+    for week, (population, events) in enumerate(population_at(size, seed, instants), start=1):
+        at = instants[week - 1]
+        ticker = _stage_ticker(report, week, weeks)
+        result = _crawl_week(db_path, config, population.live, at, export_path, ticker)
+        refreshes.append(result)
+        report(_week_line(week, weeks, at, events, result))
+    attempts, riser = _import_demo_attempts(db_path, export_path, instants[-1], seed)
+    report(f"imported {attempts} synthetic task-benchmark attempts; wrote {export_path}")
+    with run_lock(db_path, "demo"):
+        db = open_store(db_path)
+        mark_demo(db, built_at=format_timestamp(instants[-1]), first_week=first_week, seed=seed, size=size, weeks=weeks)
+        db.close()
     document = json.loads(export_path.read_text(encoding="utf-8"))
-    return DemoResult(db_path, export_path, items_path, document, result)
+    return DemoResult(db_path, export_path, document, refreshes, attempts, weeks, riser)
+
+
+def _import_demo_attempts(db_path: Path, export_path: Path, end: datetime, seed: int) -> tuple[int, str | None]:
+    """Import the demo attempts for last week's biggest riser and the top coding agents, then write
+    the export again with them; returns the attempts saved and the riser."""
+    from agentrank.exporter import export
+
+    with run_lock(db_path, "demo"):
+        db = open_store(db_path)
+        try:
+            riser = biggest_riser(db.conn)
+            agents = list(dict.fromkeys([*([riser] if riser else []), *top_in_category(db.conn, "coding", 9)]))
+            records = demo_attempts(agents, end=end, seed=seed)
+            fd, name = tempfile.mkstemp(prefix="agentrank-demo-attempts.", suffix=".jsonl")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.writelines(json.dumps(r) + "\n" for r in records)
+                result = import_attempts(db, name)
+            finally:
+                os.unlink(name)
+            if result.errors:
+                raise PipelineError(f"the demo attempts did not import: {result.errors[0]}")
+            export(db, export_path)
+        finally:
+            db.close()
+    return result.counts.saved, riser
+
+
+def refresh_demo(db_path: Path, export_path: Path, config: Config, *, report: Report | None = None) -> PipelineResult:
+    """``agentrank refresh`` on a demo database: one more week of the demo population, crawled from
+    the emulator at the present instant through the same pipeline."""
+    report = report or Report()
+    marker = file_demo_marker(db_path)
+    if marker is None:
+        raise DemoRefused(f"{db_path} is not a demo database")
+    weeks = int(marker["weeks"]) + 1
+    now = datetime.now(UTC).replace(microsecond=0)
+    first = datetime.fromisoformat(marker["first_week"].replace("Z", "+00:00"))
+    # The earlier weeks are replayed in memory (the population is deterministic), the new one crawled.
+    instants = [*[first + timedelta(days=7 * w) for w in range(weeks - 1)], now]
+    population = list(population_at(int(marker["size"]), int(marker["seed"]), instants))[-1][0]
+    result = _crawl_week(db_path, config, population.live, now, export_path, _stage_ticker(report, weeks, weeks))
+    with run_lock(db_path, "demo"):
+        db = open_store(db_path)
+        mark_demo(
+            db,
+            built_at=format_timestamp(now),
+            first_week=marker["first_week"],
+            seed=int(marker["seed"]),
+            size=int(marker["size"]),
+            weeks=weeks,
+        )
+        db.close()
+    return result

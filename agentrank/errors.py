@@ -3,3 +3,7 @@
 
 class PipelineError(Exception):
     """A stage cannot run (nothing to score, bad --as-of, …); the message says what to do."""
+
+
+class InputRefused(PipelineError):
+    """A value on the command line is not accepted; the message names it and what is. Exit 2."""

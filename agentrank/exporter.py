@@ -26,6 +26,7 @@ from typing import Any
 import jsonschema
 import sqlite_utils
 
+from db.demo import demo_marker
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
 from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
@@ -158,7 +159,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
     for agent in agents:
         if agent["category"]:
             counts[agent["category"]] = counts.get(agent["category"], 0) + 1
-    return {
+    document = {
         "schema_version": SCHEMA_VERSION,
         "method_version": stored_method_version(conn, run_id) or METHOD_VERSION,
         "as_of": run_as_of(conn, run_id),
@@ -172,6 +173,10 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
         "leaderboards": leaderboards(conn),
         "validation": _validation(conn, run_id, len(agents)),
     }
+    marker = demo_marker(conn)
+    if marker:
+        document["demo"] = marker["note"]  # synthetic data, and the export says so
+    return document
 
 
 def validate_export(document: dict[str, Any]) -> None:
@@ -194,9 +199,8 @@ def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
     """
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise ExportError(f"cannot write {path}: directory {directory} does not exist")
     try:
+        directory.mkdir(parents=True, exist_ok=True)  # as `mkdir -p`: the document is ready to go
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as e:
         raise ExportError(f"cannot write {path}: {e.strerror or e}") from None

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -122,16 +123,18 @@ def run_pipeline(
     progress: bool | None = None,
     fresh_crawl: bool = False,
     after_stage: Callable[[str], None] | None = None,
+    at: datetime | None = None,
 ) -> PipelineResult:
     """Run the whole weekly chain as one ``refresh`` run; see the module docstring.
 
     With ``import_paths`` the saved search results in those files stand in for the crawl (the
-    way to reproduce a published run from saved data). Call it holding the run lock, as
-    ``refresh_database`` does.
+    way to reproduce a published run from saved data). ``at`` is the instant the run happens at
+    (default: now): the refresh, crawl and score runs start then, the crawl's snapshots are
+    observed then and the ranking is scored as of then (the demo replays past weeks with it).
+    Call it holding the run lock, as ``refresh_database`` does.
     """
     export_path = Path(export_path or config.export.path)
-    if not export_path.parent.is_dir():
-        raise RefreshFailed("export", f"directory {export_path.parent} does not exist")
+    check_output_path(export_path)
     corrections_path, named = corrections_file(config)
     if named and not corrections_path.exists():
         raise CorrectionsError(f"{corrections_path}: corrections file not found")
@@ -145,7 +148,7 @@ def run_pipeline(
         raise RefreshFailed("crawl", str(e)) from e
     details = {"export": str(export_path), "corrections": str(corrections_path)}
     try:
-        with recorded_run(db, "refresh", details=details) as run:
+        with recorded_run(db, "refresh", details=details, started_at=at) as run:
             stage = _Stages(run, after_stage)
             result = _chain(
                 db,
@@ -159,6 +162,7 @@ def run_pipeline(
                 import_paths,
                 progress,
                 fresh_crawl,
+                at,
             )
             run.counts = {"items": result.count, "saved": result.count}
             run.details = {"stages": stage.done, "score_run_id": result.score_run_id}
@@ -181,6 +185,7 @@ def _chain(
     import_paths: Sequence[str | Path] | None,
     progress: bool | None,
     fresh_crawl: bool,
+    at: datetime | None,
 ) -> PipelineResult:
     def do_resolve() -> tuple[list[Resolved], dict[str, Any]]:
         resolved = resolve_corrections(db, corrections, lambda name: fetch_repo(github, name), corrections_source)
@@ -189,7 +194,7 @@ def _chain(
     resolved = stage("corrections", do_resolve)
 
     def do_crawl() -> tuple[None, dict[str, Any]]:
-        result = crawl(db, config, client=github, progress=progress, parent_id=run_id, fresh=fresh_crawl)
+        result = crawl(db, config, client=github, progress=progress, parent_id=run_id, fresh=fresh_crawl, at=at)
         if not result.complete:
             log.warning("crawl run %s was incomplete: nothing was delisted", result.run_id)
         return None, {
@@ -232,7 +237,7 @@ def _chain(
     stage("classify", do_classify)
 
     def do_score() -> tuple[int, dict[str, Any]]:
-        result = score(db, publish_result=False, parent_id=run_id)
+        result = score(db, publish_result=False, parent_id=run_id, started_at=at)
         return result.run_id, {"run_id": result.run_id}
 
     score_run = stage("score", do_score)
@@ -248,18 +253,28 @@ def _chain(
             return exported.count, {"agents": exported.count}
 
         count = stage("export", do_export)
-        stage("publish", lambda: _publish(db, resolved, score_run, run_id))
+        stage("publish", lambda: _publish(db, resolved, score_run, run_id, at))
     return PipelineResult(run_id=run_id, score_run_id=score_run, export_path=export_path, count=count)
 
 
 def _publish(
-    db: sqlite_utils.Database, resolved: list[Resolved], score_run: int, run_id: int
+    db: sqlite_utils.Database, resolved: list[Resolved], score_run: int, run_id: int, at: datetime | None
 ) -> tuple[None, dict[str, Any]]:
-    now = iso(utcnow())
+    now = iso(at or utcnow())
     with write_transaction(db):
         save_corrections(db, correction_rows(resolved), run_id=run_id, at=now)
         publish(db, score_run, run_id, at=now)
     return None, {"score_run_id": score_run}
+
+
+def check_output_path(path: Path) -> None:
+    """Fail before any stage runs when ``path`` cannot be written: its nearest existing ancestor
+    must be a directory (missing folders are created when the file is written, as ``mkdir -p``)."""
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise RefreshFailed("export", f"cannot write {path}: {parent} is not a directory")
 
 
 def refresh_database(db_path: str | Path, config: Config, *, what: str = "refresh", **options: Any) -> PipelineResult:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 import sqlite_utils
 
-from agentrank.errors import PipelineError
+from agentrank.errors import InputRefused, PipelineError
 from crawler.items import format_timestamp, parse_timestamp
-from db.runs import latest_run, recorded_run
+from db.runs import latest_run, recorded_run, utcnow
 from db.scores import growth, load_score_inputs, publish, published_score_run, save_scores, top_of_run, weekly_stars
 from db.validation import classifier_accuracy, crawl_coverage, run_ranks, save_validation
 from scoring import growth as growth_rule
@@ -43,11 +44,29 @@ def default_as_of(db: sqlite_utils.Database) -> str:
     return started
 
 
+# How far ahead of this machine's clock an --as-of may be (another machine's clock may run fast).
+CLOCK_SKEW = timedelta(minutes=5)
+
+
 def parse_as_of(value: str) -> str:
     try:
         return format_timestamp(parse_timestamp(value))
     except ValueError:
-        raise PipelineError(f"--as-of: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
+        raise InputRefused(f"--as-of {value!r}: not an ISO 8601 instant; give one like 2026-11-30T06:00:00Z") from None
+
+
+def check_as_of(db: sqlite_utils.Database, value: str, *, now: datetime | None = None) -> str:
+    """``value`` as a stored timestamp, refused when it is in the future (beyond ``CLOCK_SKEW``) or
+    before the latest crawl or import fetched the data it would score."""
+    as_of = parse_as_of(value)
+    fetched = default_as_of(db)
+    latest = format_timestamp((now or utcnow()) + CLOCK_SKEW)
+    accepted = f"give an instant from {fetched} (when the latest crawl/import started) to now, or add --force"
+    if as_of > latest:
+        raise InputRefused(f"--as-of {value}: is in the future; {accepted}")
+    if as_of < fetched:
+        raise InputRefused(f"--as-of {value}: is before the data it would score was fetched; {accepted}")
+    return as_of
 
 
 def score(
@@ -56,15 +75,24 @@ def score(
     as_of: str | None = None,
     publish_result: bool = True,
     parent_id: int | None = None,
+    started_at: datetime | None = None,
+    check: bool = False,
 ) -> ScoreResult:
-    """Score every listed repo as of ``as_of`` in one ``score`` run; publish it unless told not to."""
-    as_of = parse_as_of(as_of) if as_of else default_as_of(db)
+    """Score every listed repo as of ``as_of`` in one ``score`` run; publish it unless told not to.
+
+    With ``check`` (the command line without --force) a given ``as_of`` must lie between the start
+    of the latest crawl/import and now.
+    """
+    if as_of:
+        as_of = check_as_of(db, as_of) if check else parse_as_of(as_of)
+    else:
+        as_of = default_as_of(db)
     as_of_epoch = int(parse_timestamp(as_of).timestamp())
     inputs, raw = load_score_inputs(db, as_of_epoch)
     if len(inputs) == 0:
         raise PipelineError("no listed repos to score: crawl or import repos with at least min_stars stars first")
     previous_run = published_score_run(db)
-    with recorded_run(db, "score", parent_id=parent_id, as_of=as_of) as run:
+    with recorded_run(db, "score", parent_id=parent_id, as_of=as_of, started_at=started_at) as run:
         result = compute_scores(inputs)
         deltas = growth(db, as_of, inputs.repo_id.tolist(), inputs.stars.tolist(), inputs.forks.tolist())
         extra, judgement = trust_columns(db, as_of, inputs, result, deltas)

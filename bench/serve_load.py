@@ -24,7 +24,7 @@ from urllib.parse import quote
 import httpx
 
 from agentrank.config import Config
-from agentrank.demo import build_demo
+from agentrank.demo import DEMO_SIZE, build_demo
 from agentrank.serve import free_port
 
 # The queries the limits are for (reliability.md §4.3), each with what it would cost unprotected.
@@ -110,7 +110,7 @@ def load_with_httpx(url: str, seconds: int, connections: int) -> dict[str, float
 
 def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=8000, help="synthetic population (the demo's default)")
+    parser.add_argument("--size", type=int, default=DEMO_SIZE, help="synthetic population (the demo's default)")
     parser.add_argument("--seconds", type=int, default=10, help="load per target")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--client", choices=["auto", "wrk", "httpx"], default="auto")
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
 
     with tempfile.TemporaryDirectory(prefix="agentrank-serve-load-") as tmp:
         started = time.perf_counter()
-        demo = build_demo(Path(tmp), Config(), size=args.size)
+        demo = build_demo(Path(tmp) / "agentrank.db", Path(tmp) / "agentrank-export.json", Config(), size=args.size)
         agents = demo.document["count"]
         middle = demo.document["agents"][agents // 2]["full_name"]
         db_name = demo.db_path.stem

@@ -68,9 +68,10 @@ class RateLimitStop(GitHubError):
 
 
 class _Transient(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None):
+    def __init__(self, reason: str, retry_after: float | None = None, *, unreachable: bool = False):
         super().__init__(reason)
         self.retry_after = retry_after
+        self.unreachable = unreachable  # no answer at all: the network, a proxy or the URL
 
 
 class _RateLimited(Exception):
@@ -214,8 +215,9 @@ class GitHubClient:
                     return self._attempt(url, params, resource, expect, allow)
         except _Transient as e:
             where = self._last_request or f"GET {url}"
+            hint = f"; {self._unreachable(self.api_url)}" if e.unreachable else ""
             raise GitHubUnavailable(
-                self._redact(f"GitHub kept failing after {self.config.max_retries + 1} attempts ({e}): {where}")
+                self._redact(f"GitHub kept failing after {self.config.max_retries + 1} attempts ({e}): {where}{hint}")
             ) from None
         except _RateLimited as e:
             raise RateLimitExhausted(
@@ -240,9 +242,9 @@ class GitHubClient:
         try:
             r = self._http.get(url, params=params)
         except httpx.TimeoutException as e:
-            raise _Transient(f"timed out: {type(e).__name__}") from None
+            raise _Transient(f"timed out: {type(e).__name__}", unreachable=True) from None
         except httpx.TransportError as e:
-            raise _Transient(f"connection failed: {type(e).__name__}") from None
+            raise _Transient(f"connection failed: {type(e).__name__}", unreachable=True) from None
         self._note_rate_headers(r, resource)
         status = r.status_code
         data = self._json(r)
@@ -371,12 +373,28 @@ class GitHubClient:
     def _note_retry(self, state: tenacity.RetryCallState) -> None:
         self.stats.retries += 1
         error = state.outcome.exception() if state.outcome else None
-        if isinstance(error, _Transient):
+        if isinstance(error, _Transient) and error.unreachable:
+            # Said at once (a warning shows without -v), not only after every retry has failed.
+            log.warning(
+                "cannot reach %s (%s); retrying, attempt %d of %d",
+                urlsplit(self.api_url).netloc or self.api_url,
+                self._redact(str(error)),
+                state.attempt_number + 1,
+                self.config.max_retries + 1,
+            )
+        elif isinstance(error, _Transient):
             log.info(
                 "retrying after a transient failure (%s), attempt %d",
                 self._redact(str(error)),
                 state.attempt_number + 1,
             )
+
+    def _unreachable(self, url: str) -> str:
+        host = urlsplit(url).netloc or url
+        return (
+            f"cannot reach {host}: check the network connection, the proxy settings (HTTPS_PROXY) "
+            "and the API URL (--api-url, GITHUB_API_URL)"
+        )
 
     # -- bodies ------------------------------------------------------------------------------
     @staticmethod

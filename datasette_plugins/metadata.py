@@ -170,6 +170,19 @@ TABLES: dict[str, dict[str, Any]] = {
             "details": "Stage-specific counts (JSON)",
         },
     },
+    "demo_marker": {
+        "description": "One row when `agentrank demo` built this database from synthetic data (then every page "
+        "says so); empty in a real database.",
+        "columns": {
+            "id": "Always 1",
+            "built_at": "When the demo's latest week was crawled (UTC)",
+            "first_week": "The first simulated week (UTC)",
+            "seed": "The synthetic population's seed",
+            "size": "Repositories in the synthetic population",
+            "weeks": "Weekly refreshes the demo has run",
+            "note": "What the data is",
+        },
+    },
     "rejects": {
         "description": "Items a crawl or import refused, one row each with the reason; the rest of their batch was kept.",
         "columns": {
@@ -445,12 +458,16 @@ def description_html(database: str, source_url: str, example: str | None = None)
 
 
 def build_metadata(
-    database: str, settings: ServeConfig | None = None, table_names: Iterable[str] = (), example: str | None = None
+    database: str,
+    settings: ServeConfig | None = None,
+    table_names: Iterable[str] = (),
+    example: str | None = None,
+    demo_note: str | None = None,
 ) -> dict[str, Any]:
     """Metadata for serving ``database`` (Datasette's name for it: the file's stem).
 
     ``table_names`` lets private tables be hidden; ``example`` is a repo whose breakdown the
-    description links to.
+    description links to; ``demo_note`` (a database ``agentrank demo`` built) labels every page.
     """
     settings = settings or ServeConfig()
     tables: dict[str, dict[str, Any]] = {}
@@ -469,7 +486,7 @@ def build_metadata(
             "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
             "about": "AgentRank on GitHub",
             "about_url": settings.source_url,
-            "plugins": {"agentrank": settings.plugin_settings()},
+            "plugins": {"agentrank": {**settings.plugin_settings(), **({"demo_note": demo_note} if demo_note else {})}},
             "databases": {
                 database: {
                     "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '

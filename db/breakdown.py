@@ -7,10 +7,12 @@ Written against a plain ``sqlite3`` connection so that Datasette's maker's page 
 from __future__ import annotations
 
 import sqlite3
+from datetime import date
 from typing import Any
 
 import numpy as np
 
+from crawler.items import format_timestamp, parse_timestamp
 from scoring.explain import explain_row
 
 
@@ -49,6 +51,8 @@ def load_breakdown(conn: sqlite3.Connection, full_name: str, run_id: int | None 
     Returns None when the repo is unknown. A known repo that is not in the run comes back with
     ``score`` None and the reason it is not listed.
     """
+    if run_id is not None:
+        check_score_run(conn, run_id)
     repo = resolve_repo(conn, full_name)
     if repo is None:
         return None
@@ -92,36 +96,71 @@ def load_breakdown(conn: sqlite3.Connection, full_name: str, run_id: int | None 
 
 
 class UnknownRun(ValueError):
-    """A ``--since`` value that names no score run."""
+    """A ``--run`` or ``--since`` value that names no score run; the message says what is accepted."""
+
+
+_SINCE_ACCEPTED = "give 'previous', the id of an earlier score run, or a date on or after the first score run"
+
+
+def _score_runs(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    """Every successful score run: (id, started_at), oldest first."""
+    return conn.execute("select id, started_at from runs where kind = 'score' and status = 'ok' order by id").fetchall()
+
+
+def _runs_hint(conn: sqlite3.Connection) -> str:
+    runs = _score_runs(conn)
+    if not runs:
+        return "there are no score runs yet"
+    ids = ", ".join(str(r[0]) for r in runs[-8:])
+    return f"score runs: {ids} ({runs[0][1][:10]} to {runs[-1][1][:10]})"
+
+
+def check_score_run(conn: sqlite3.Connection, run_id: int) -> int:
+    """``run_id`` when it is a successful score run, else UnknownRun naming the runs there are."""
+    if not any(rid == run_id for rid, _ in _score_runs(conn)):
+        raise UnknownRun(f"--run {run_id}: no successful score run with that id; {_runs_hint(conn)}")
+    return run_id
+
+
+def _parse_date(since: str) -> str | None:
+    """``since`` as a stored timestamp prefix to compare with: a date, or an instant, else None."""
+    try:
+        if len(since) == 10:
+            return date.fromisoformat(since).isoformat()
+        return format_timestamp(parse_timestamp(since))
+    except ValueError:
+        return None
 
 
 def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
-    """The score run ``since`` names: a run id, ``previous`` (the run before ``run_id``) or a date
-    (the latest successful score run that started on or before it)."""
+    """The score run ``since`` names, earlier than ``run_id``: ``previous`` (the run before it), a run
+    id, or a date or instant (the latest successful score run that started on or before it).
+
+    Anything else, or a value that names ``run_id`` itself or a later run, raises UnknownRun.
+    """
     since = since.strip()
-    if since.isdigit():
-        row = conn.execute("select id from runs where id = ? and kind = 'score' and status = 'ok'", [int(since)])
-        found = row.fetchone()
-        if not found:
-            raise UnknownRun(f"--since {since}: no successful score run with that id")
-        return found[0]
+    runs = _score_runs(conn)
     if since.lower() == "previous":
-        found = conn.execute(
-            "select id from runs where kind = 'score' and status = 'ok' and id < ? order by id desc limit 1", [run_id]
-        ).fetchone()
-        if not found:
-            raise UnknownRun("--since previous: there is no earlier successful score run")
-        return found[0]
-    found = conn.execute(
-        "select id from runs where kind = 'score' and status = 'ok' and substr(started_at, 1, ?) <= ? "
-        "order by id desc limit 1",
-        [len(since), since],
-    ).fetchone()
-    if not found:
-        raise UnknownRun(
-            f"--since {since}: no successful score run on or before that date (use a run id, 'previous' or an ISO date)"
-        )
-    return found[0]
+        earlier = [rid for rid, _ in runs if rid < run_id]
+        if not earlier:
+            raise UnknownRun(f"--since previous: there is no earlier successful score run than run {run_id}")
+        return earlier[-1]
+    if since.isdigit():
+        if not any(rid == int(since) for rid, _ in runs):
+            raise UnknownRun(f"--since {since}: no successful score run with that id; {_runs_hint(conn)}")
+        found = int(since)
+    else:
+        bound = _parse_date(since)
+        if bound is None:
+            raise UnknownRun(f"--since {since!r}: not a run id, 'previous' or an ISO date; {_SINCE_ACCEPTED}")
+        matching = [rid for rid, started in runs if started[: len(bound)] <= bound]
+        if not matching:
+            raise UnknownRun(f"--since {since}: no score run started on or before it; {_runs_hint(conn)}")
+        found = matching[-1]
+    if found >= run_id:
+        which = "the run being explained" if found == run_id else f"later than the run being explained ({run_id})"
+        raise UnknownRun(f"--since {since}: names score run {found}, {which}; {_SINCE_ACCEPTED}; {_runs_hint(conn)}")
+    return found
 
 
 def _others(conn: sqlite3.Connection, run_id: int, repo_id: int) -> dict[str, np.ndarray]:
@@ -142,13 +181,15 @@ def load_change(
     """
     from scoring.explain import explain_change
 
+    if run_id is not None:
+        check_score_run(conn, run_id)
+    run_id = run_id or published_run_id(conn)
+    if run_id is None:
+        raise UnknownRun("nothing is published yet: run `agentrank refresh` (or crawl, classify and score) first")
+    since_id = resolve_since(conn, since, run_id)
     repo = resolve_repo(conn, full_name)
     if repo is None:
         return None
-    run_id = run_id or published_run_id(conn)
-    if run_id is None:
-        raise UnknownRun("nothing is published yet")
-    since_id = resolve_since(conn, since, run_id)
     rows = {}
     for label, rid in (("before", since_id), ("after", run_id)):
         found = _rows(conn, "select * from scores where run_id = ? and repo_id = ?", [rid, repo["id"]])

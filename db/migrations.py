@@ -557,6 +557,15 @@ def m014_trust_fields(db: sqlite_utils.Database) -> None:
     db.create_view("agents", head.rstrip() + columns + "from published p" + tail)
 
 
+@migrations()
+def m012_demo_marker(db: sqlite_utils.Database) -> None:
+    """``demo_marker``: one row in a database ``agentrank demo`` built (so a rebuild may replace it
+    and the pages say it is synthetic); empty everywhere else."""
+    db.table("demo_marker").create(
+        {"id": int, "built_at": str, "first_week": str, "seed": int, "size": int, "weeks": int, "note": str}, pk="id"
+    )
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
     if migrations.pending(db):

@@ -93,10 +93,12 @@ def make_snapshot(db: sqlite_utils.Database, out: str | Path) -> SnapshotResult:
     """Write the snapshot to ``out`` atomically; FILE stays as it was if anything fails."""
     out = Path(out)
     directory = out.parent if str(out.parent) else Path(".")
-    if not directory.is_dir():
-        raise SnapshotError(f"cannot write {out}: directory {directory} does not exist")
     if published_score_run(db) is None:
         raise SnapshotError("nothing is published yet: run `agentrank score` (or `agentrank refresh`) first")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)  # missing folders are created, as `mkdir -p`
+    except OSError as e:
+        raise SnapshotError(f"cannot write {out}: {e.strerror or e}") from None
     # Same directory as the target, so the final rename is atomic.
     fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
     os.fchmod(fd, 0o644)  # mkstemp makes it owner-only; the file is published

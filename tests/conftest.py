@@ -99,13 +99,26 @@ def demo_server(tmp_path_factory):
         sys.executable,
         "-c",
         "from agentrank.cli import cli; cli()",
+        "--db",
+        str(directory / "agentrank.db"),
         "demo",
-        "--dir",
-        str(directory),
+        "--out",
+        str(directory / "agentrank-export.json"),
         "--size",
         "600",
+        "--weeks",
+        "3",
         "--port",
         str(port),
     ]
     with running(command, port, directory / "demo.log") as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def demo_folder(tmp_path_factory):
+    """A folder where `agentrank demo --no-serve` ran (a small population, four weeks): read-only;
+    tests that change it take a copy (``demo_folder.copy(tmp_path / "x")``)."""
+    from tests.first_hour import build_demo_folder
+
+    return build_demo_folder(tmp_path_factory.mktemp("first-hour") / "project")

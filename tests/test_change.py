@@ -26,11 +26,11 @@ def _week(n: int, *, star_boost: int = 0) -> list[dict]:
 
 def test_change_is_split_into_own_and_population_and_adds_up(tmp_path, run_cli):
     run_cli("import", str(write_json(tmp_path / "w1.json", _week(30))))
-    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z", "--force")  # replaying past weeks
     # A week later the repo gained stars and the directory grew by 20 repos, mostly bigger ones.
     grown = _week(50, star_boost=700)
     run_cli("import", str(write_json(tmp_path / "w2.json", grown)))
-    run_cli("score", "--as-of", "2026-11-30T06:00:00Z")
+    run_cli("score", "--as-of", "2026-11-30T06:00:00Z", "--force")
 
     change = json.loads(run_cli("explain", "m3/agent3", "--since", "previous", "--json").output)
     assert change["own_points"] > 0  # it gained 700 stars
@@ -52,5 +52,5 @@ def test_change_is_split_into_own_and_population_and_adds_up(tmp_path, run_cli):
 def test_since_errors_are_one_line(tmp_path, run_cli):
     run_cli("import", str(write_json(tmp_path / "w1.json", _week(5))))
     run_cli("score")
-    assert "no earlier successful score run" in run_cli("explain", "m1/agent1", "--since", "previous", expect=1).stderr
-    assert "no successful score run with that id" in run_cli("explain", "m1/agent1", "--since", "99", expect=1).stderr
+    assert "no earlier successful score run" in run_cli("explain", "m1/agent1", "--since", "previous", expect=2).stderr
+    assert "no successful score run with that id" in run_cli("explain", "m1/agent1", "--since", "99", expect=2).stderr

@@ -48,7 +48,7 @@ def test_crawl_command_prints_one_summary_line(tmp_path, run_cli):
 
 
 def test_the_demo_runs_the_weekly_pipeline_against_the_emulator(tmp_path):
-    result = build_demo(tmp_path, Config(), size=800)
+    result = build_demo(tmp_path / "agentrank.db", tmp_path / "export.json", Config(), size=800, weeks=2)
     crawl = next(s for s in result.refresh.stages if s["stage"] == "crawl")
     assert crawl["complete"] is True and crawl["requests"] > 0
     assert [s["stage"] for s in result.refresh.stages] == [
@@ -63,8 +63,17 @@ def test_the_demo_runs_the_weekly_pipeline_against_the_emulator(tmp_path):
     from db.store import open_store
 
     db = open_store(result.db_path)
-    kinds = [r["kind"] for r in db.query("select kind from runs order by id")]
+    last = result.refresh.run_id
+    kinds = [
+        r["kind"] for r in db.query("select kind from runs where id = ? or parent_id = ? order by id", [last, last])
+    ]
     assert kinds == ["refresh", "crawl", "corrections", "classify", "score", "export"]
+    assert [r["kind"] for r in db.query("select kind from runs where parent_id is null order by id")] == [
+        "refresh",
+        "refresh",
+        "import-attempts",
+        "export",
+    ]
     listed = db.execute("select count(*) from repos where listed = 1").fetchone()[0]
     assert result.document["count"] == listed > 0
     details = json.loads(db["runs"].get(crawl["run_id"])["details"])

@@ -80,7 +80,7 @@ def test_explain_cli_text_json_and_unknown(tmp_path, run_cli, db_path):
     data = json.loads(run_cli("explain", "MAKER5/agent5", "--json").output)
     assert data["full_name"] == "maker5/agent5" and len(data["components"]) == 5
     result = run_cli("explain", "nobody/nothing", expect=1)
-    assert result.stderr.strip() == "Error: unknown repository: nobody/nothing"
+    assert result.stderr.strip().startswith("Error: unknown repository: nobody/nothing is not in ")
 
 
 def test_export_follows_the_design_and_validates(tmp_path, db):
@@ -126,7 +126,10 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     assert os.listdir(out.parent) == ["export.json"]  # no temp file left behind
 
 
-def test_export_before_anything_is_published_is_a_clear_error(run_cli, tmp_path):
+def test_export_before_anything_is_published_is_a_clear_error(run_cli, tmp_path, db_path):
+    from db.store import open_store
+
+    open_store(db_path).close()  # a database with nothing published (without one, see test_first_hour.py)
     result = run_cli("export", "--out", str(tmp_path / "x.json"), expect=1)
     assert "nothing is published yet" in result.stderr
     assert not (tmp_path / "x.json").exists()

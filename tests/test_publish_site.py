@@ -282,7 +282,9 @@ def test_demo_serves_a_directory_a_newcomer_can_browse(demo_server):
     assert ranking["rows"][0]["full_name"] in [r["full_name"] for r in found]
     page = httpx.get(maker_url, timeout=30)
     assert page.status_code == 200 and "How the score breaks down" in page.text
-    assert maker_url.endswith(ranking["rows"][0]["full_name"])
+    # The maker's page the demo points at is the one it suggests explaining: last week's biggest riser.
+    riser = re.search(r"explain (\S+) --since previous", log).group(1)
+    assert maker_url.endswith("/-/agent/" + riser)
 
 
 @pytest.mark.asyncio

@@ -186,11 +186,15 @@ def test_sql_recomputation_equals_python_scoring(db, n):
 def test_score_defaults_as_of_to_the_latest_import_and_rejects_bad_input(tmp_path, run_cli, db_path):
     from tests.conftest import write_json
 
+    assert "no database at" in run_cli("score", expect=1).stderr
+    from db.store import open_store
+
+    open_store(db_path).close()
     assert "nothing to score yet" in run_cli("score", expect=1).stderr
     run_cli("import", str(write_json(tmp_path / "i.json", [make_item(seed=1, id=1, stargazers_count=10)])))
     assert "no listed repos" in run_cli("score", expect=1).stderr
     run_cli("import", str(write_json(tmp_path / "j.json", [make_item(seed=2, id=2)])))
-    assert "not an ISO 8601 time" in run_cli("score", "--as-of", "last tuesday", expect=1).stderr
+    assert "not an ISO 8601 instant" in run_cli("score", "--as-of", "last tuesday", expect=2).stderr
     result = run_cli("score")
     from db.store import open_store
 
@@ -198,5 +202,5 @@ def test_score_defaults_as_of_to_the_latest_import_and_rejects_bad_input(tmp_pat
     latest_import = database.execute("select started_at from runs where kind = 'import' order by id desc").fetchone()[0]
     assert database.execute("select as_of from scores").fetchone()[0] == latest_import
     assert "1 listed repos scored" in result.output
-    run_cli("score", "--as-of", "2027-01-01T00:00:00+01:00")
+    run_cli("score", "--as-of", "2027-01-01T00:00:00+01:00", "--force")  # in the future: only with --force
     assert database.execute("select as_of from runs order by id desc").fetchone()[0] == "2026-12-31T23:00:00Z"

@@ -1,0 +1,120 @@
+"""Nonsense refused and no side effects from a mistake (issue 12, Done-when 2 and 3).
+
+Each nonsense input exits non-zero with one line naming the value and what is accepted, and the
+published ranking, the run log and the export file are byte-for-byte as they were. Read-only
+commands in a folder without a database leave the folder empty.
+"""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+
+import pytest
+
+from db.store import open_store
+from tests.first_hour import agentrank, published_state
+
+RISER = "{riser}"  # replaced by the repo the demo suggests
+
+
+NONSENSE = [
+    (("score", "--as-of", "2031-01-01T00:00:00Z"), 2, ["2031-01-01T00:00:00Z", "future", "--force"]),
+    (("score", "--as-of", "2020-01-01T00:00:00Z"), 2, ["2020-01-01T00:00:00Z", "before the data", "--force"]),
+    (("score", "--as-of", "banana"), 2, ["banana", "ISO 8601"]),
+    (("explain", RISER, "--since", "banana"), 2, ["banana", "previous"]),
+    (("explain", RISER, "--since", "2099-01-01"), 2, ["2099-01-01", "previous", "score runs:"]),
+    (("explain", RISER, "--since", "99999"), 2, ["99999", "score runs:"]),
+    (("explain", RISER, "--run", "999"), 2, ["--run 999", "score runs:"]),
+    (("explain", "banana"), 2, ["banana", "OWNER/REPO", "https://github.com/OWNER/REPO"]),
+    (("explain", "https://example.com/a/b"), 2, ["example.com", "OWNER/REPO"]),
+    (("explain", "nobody/nothing"), 1, ["nobody/nothing", "unknown repository"]),
+]
+
+
+@pytest.fixture(scope="module")
+def project(demo_folder, tmp_path_factory):
+    folder = demo_folder.copy(tmp_path_factory.mktemp("nonsense") / "project")
+    result = agentrank(folder.path, "export", "--out", "site/agentrank.json")
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+@pytest.mark.parametrize(("args", "status", "words"), NONSENSE, ids=[" ".join(a) for a, _, _ in NONSENSE])
+def test_nonsense_is_refused_in_one_line_and_changes_nothing(project, args, status, words):
+    export = project.path / "site" / "agentrank.json"
+    before, exported = published_state(project.db), export.read_bytes()
+    result = agentrank(project.path, *(a.format(riser=project.riser) for a in args))
+    assert result.returncode == status, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    for word in words:
+        assert word in lines[0]
+    assert published_state(project.db) == before
+    assert export.read_bytes() == exported
+
+
+def test_score_force_accepts_what_it_would_refuse(demo_folder, tmp_path):
+    folder = demo_folder.copy(tmp_path / "project")
+    result = agentrank(folder.path, "score", "--as-of", "2031-01-01T00:00:00Z", "--force")
+    assert result.returncode == 0, result.stderr
+    assert "as of 2031-01-01T00:00:00Z" in result.stdout
+
+
+def test_since_accepts_previous_a_run_id_and_a_date(project):
+    conn = sqlite3.connect(f"file:{project.db}?mode=ro", uri=True)
+    runs = conn.execute("select id, started_at from runs where kind = 'score' and status = 'ok' order by id").fetchall()
+    first_id, first_started = runs[0]
+    for since in ("previous", str(first_id), first_started[:10], first_started):
+        result = agentrank(project.path, "explain", project.riser, "--since", since)
+        assert result.returncode == 0, (since, result.stderr)
+    dated = agentrank(project.path, "explain", project.riser, "--since", first_started[:10])
+    assert f"between run {first_id} " in dated.stdout
+
+
+READ_ONLY = [
+    ("export",),
+    ("export", "--out", "site/agentrank.json"),
+    ("explain", "owner/repo"),
+    ("explain", "owner/repo", "--since", "previous"),
+    ("serve",),
+    ("snapshot", "--out", "publish/agentrank.db"),
+    ("score",),
+    ("classify",),
+]
+
+
+@pytest.mark.parametrize("args", READ_ONLY, ids=[" ".join(a) for a in READ_ONLY])
+def test_without_a_database_the_folder_stays_empty(tmp_path, args):
+    result = agentrank(tmp_path, *args)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "Error: no database at agentrank.db: run `make demo`, `agentrank crawl` or `agentrank import` first"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_classify_on_an_empty_database_does_not_succeed(tmp_path):
+    open_store(tmp_path / "agentrank.db").close()
+    result = agentrank(tmp_path, "classify")
+    assert result.returncode == 1
+    assert len(result.stderr.splitlines()) == 1 and "no listed repos" in result.stderr
+
+
+def test_serve_on_a_busy_port_prints_no_url(project):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = agentrank(project.path, "serve", "--port", str(port), timeout=60)
+    assert result.returncode == 1
+    assert "http://" not in result.stdout + result.stderr
+    assert len(result.stderr.splitlines()) == 1 and f"127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
+
+
+def test_output_folders_are_created(project, tmp_path):
+    deep = tmp_path / "a" / "b" / "agentrank.json"
+    result = agentrank(project.path, "export", "--out", str(deep))
+    assert result.returncode == 0, result.stderr
+    assert deep.exists()
