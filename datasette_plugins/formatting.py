@@ -1,0 +1,80 @@
+"""How numbers, changes and dates read on the directory pages (Jinja filters and plain functions)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote
+
+from datasette import hookimpl
+
+from datasette_plugins.agent_page import agent_path
+
+
+def thousands(value: Any) -> str:
+    """``94483`` → ``94,483``; empty for None."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def signed(value: Any, decimals: int = 0) -> str:
+    """``+1,204`` / ``−3`` / ``0``: a change, never ``-0`` or ``+0.0``."""
+    if value is None or value == "":
+        return "—"
+    rounded = round(float(value), decimals)
+    if rounded == 0:
+        return "0" if decimals == 0 else f"{0:.{decimals}f}"
+    text = f"{abs(rounded):,.{decimals}f}"
+    return ("+" if rounded > 0 else "−") + text
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 repository``, ``2 repositories``, with the count's thousands separated."""
+    many = words or (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s")
+    return f"{count:,} {word if count == 1 else many}"
+
+
+def parse_time(value: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (AttributeError, ValueError):
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def ago(value: Any, now: datetime | None = None) -> str:
+    """``2026-11-27T06:00:00Z`` → ``3 days ago`` (today, yesterday, weeks, months, years)."""
+    when = parse_time(value) if isinstance(value, str) else None
+    if when is None:
+        return "never"
+    days = ((now or datetime.now(UTC)) - when).total_seconds() / 86400
+    if days < 1:
+        return "today"
+    if days < 2:
+        return "yesterday"
+    for size, unit in ((365.25, "year"), (30.44, "month"), (7, "week")):
+        if days >= 2 * size or (unit == "week" and days >= 14):
+            return f"{plural(int(days // size), unit)} ago"
+    return f"{int(days)} days ago"
+
+
+def day(value: Any) -> str:
+    """The date part of a stored timestamp."""
+    return value[:10] if isinstance(value, str) else ""
+
+
+@hookimpl
+def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
+    env.filters.update(
+        thousands=thousands,
+        signed=signed,
+        plural=plural,
+        ago=ago,
+        day=day,
+        agent_url=lambda name: datasette.urls.path(agent_path(name)),
+        category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
+        owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
+    )
