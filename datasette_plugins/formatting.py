@@ -13,8 +13,8 @@ from datasette_plugins.agent_page import agent_path
 
 def thousands(value: Any) -> str:
     """``94483`` → ``94,483``; empty for None."""
-    if value is None or value == "":
-        return ""
+    if not isinstance(value, int | float):
+        return "" if value is None or not isinstance(value, str) else value
     if isinstance(value, float) and not value.is_integer():
         return f"{value:,.1f}"
     return f"{int(value):,}"
@@ -22,7 +22,7 @@ def thousands(value: Any) -> str:
 
 def signed(value: Any, decimals: int = 0) -> str:
     """``+1,204`` / ``−3`` / ``0``: a change, never ``-0`` or ``+0.0``."""
-    if value is None or value == "":
+    if not isinstance(value, int | float):
         return "—"
     rounded = round(float(value), decimals)
     if rounded == 0:

@@ -15,7 +15,7 @@ from db.rows import dicts
 # The columns one line of a list shows (from the agents view).
 LINE_COLUMNS = (
     "a.rank, a.full_name, a.description, a.category, cat.name as category_name, a.score, a.stars, a.forks, "
-    "a.stars_delta_7d, a.last_push, a.owner, a.repo_id"
+    "a.stars_delta_7d, a.last_push, a.owner, a.repo_id, a.category_uncertain"
 )
 _FROM_AGENTS = "from agents a left join categories cat on cat.id = a.category"
 
@@ -109,7 +109,8 @@ def newly_listed(
         conn.execute(
             """
             select s.rank, s.full_name, r.description, s.category, cat.name as category_name, s.score, s.stars,
-                   s.forks, s.as_of, s.repo_id, s.run_id
+                   s.forks, s.stars_delta_7d, s.pushed_at as last_push, s.category_uncertain, s.as_of, s.repo_id,
+                   s.run_id
             from scores s join repos r on r.id = s.repo_id left join categories cat on cat.id = s.category
             where s.run_id = ? and s.repo_id not in (select repo_id from scores where run_id = ?)
             order by s.rank
@@ -164,7 +165,7 @@ def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
             """
             select r.full_name, r.owner_login, r.description, r.stars, r.forks, r.listed, r.unlisted_reason,
                    r.pushed_at as last_push, a.rank, a.score, a.category, cat.name as category_name,
-                   a.stars_delta_7d
+                   a.stars_delta_7d, a.category_uncertain
             from repos r left join agents a on a.repo_id = r.id left join categories cat on cat.id = a.category
             where r.owner_login = ? collate nocase
             order by a.rank is null, a.rank, r.stars desc, r.full_name

@@ -1,0 +1,202 @@
+"""The directory's own pages through Datasette's in-process client: home, the compact ranking,
+category and owner pages, their 404s, and hostile repo text on every one of them.
+
+The database comes from the real pipeline: two weekly runs where the second adds four repos
+(one with hostile text: HTML, an RTL override, 10,000 characters) and archives two.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+import sqlite3
+
+import pytest
+
+from agentrank.config import ServeConfig
+from agentrank.serve import build_datasette
+from classify.categories import CATEGORIES
+from tests.publish_helpers import HOSTILE_NEW_NAME, XSS_NAME
+
+SETTINGS = ServeConfig(heap_limit_mb=0, public_url="https://agentrank.example")
+
+
+@pytest.fixture(scope="module")
+def datasette(directory_db):
+    return build_datasette(directory_db.path, SETTINGS)
+
+
+@pytest.fixture(scope="module")
+def conn(directory_db):
+    connection = sqlite3.connect(directory_db.path)
+    yield connection
+    connection.close()
+
+
+def text_of(page: str) -> str:
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page))).strip()
+
+
+def section(page: str, css_class: str) -> str:
+    start = page.index(f'<section class="{css_class}"')
+    return page[start : page.index("</section>", start)]
+
+
+def names_in(fragment: str) -> list[str]:
+    return re.findall(r'class="ar-name agentrank-breakdown" href="/-/agent/([^"]+)"', fragment)
+
+
+def newly_listed(conn) -> list[str]:
+    return [
+        name
+        for (name,) in conn.execute(
+            "select full_name from scores where run_id = (select score_run_id from published) and repo_id not in "
+            "(select repo_id from scores where run_id = (select max(id) from runs where kind = 'score' and "
+            "id < (select score_run_id from published))) order by rank"
+        )
+    ]
+
+
+@pytest.mark.asyncio
+async def test_home_is_the_directory(datasette, conn):
+    response = await datasette.client.get("/")
+    assert response.status_code == 200
+    page = response.text
+    # A search box over the ranking's full-text index.
+    assert re.search(r'<form class="ar-search" action="/agentrank/agents"[^>]*>', page)
+    assert 'name="_search"' in page
+    # Every category with its name, definition, count and page.
+    counts = dict(conn.execute("select category, count(*) from agents group by category"))
+    categories = text_of(section(page, "ar-categories"))
+    for category in CATEGORIES:
+        assert f'href="/-/category/{category.id}"' in page
+        assert category.name in categories and category.description in categories
+        assert f"{category.name} {counts.get(category.id, 0):,} repo" in categories
+    # The top 10, in rank order, with formatted numbers.
+    top = [name for (name,) in conn.execute("select full_name from agents order by rank limit 10")]
+    assert names_in(section(page, "ar-top")) == top
+    stars = conn.execute("select stars from agents order by rank limit 1").fetchone()[0]
+    assert f"★&nbsp;{stars:,}" in section(page, "ar-top")
+    # Risers by stars gained, and exactly the newly listed repos of the latest run.
+    risers = names_in(section(page, "ar-risers"))
+    assert risers and len(risers) <= 10
+    assert len(newly_listed(conn)) == 4 and names_in(section(page, "ar-new")) == newly_listed(conn)
+    # The ways on: method, leaderboards, SQL, feeds.
+    for link in ('href="/-/method"', 'href="/-/leaderboard"', 'href="/agentrank"', 'href="/agentrank/agents"'):
+        assert link in page
+    assert page.count('rel="alternate" type="application/atom+xml"') == 3
+    # Internal tables are not in front.
+    assert "snapshots" not in page and "repo_categories" not in page
+
+
+@pytest.mark.asyncio
+async def test_database_page_starts_from_a_real_table(datasette):
+    page = (await datasette.client.get("/agentrank")).text
+    editor = re.search(r'<textarea id="sql-editor" name="sql">([^<]*)', page).group(1)
+    assert "benchmark" not in editor and editor.startswith("select * from ")
+    assert 'href="/agentrank/snapshots"' in page  # internal tables stay reachable
+
+
+@pytest.mark.asyncio
+async def test_agents_page_is_one_compact_line_per_repo(datasette, conn):
+    page = (await datasette.client.get("/agentrank/agents")).text
+    lines = re.findall(r'<li class="ar-line">(.*?)</li>\n', page, re.S)
+    assert len(lines) == 50
+    first = conn.execute(
+        "select a.full_name, a.score, a.stars, a.forks, c.name from agents a join categories c on c.id = a.category "
+        "order by rank limit 1"
+    ).fetchone()
+    assert names_in(lines[0]) == [first[0]]
+    shown = text_of(lines[0])
+    assert shown.startswith("#1 ")
+    assert f"{first[1]:.1f}" in shown and f"★ {first[2]:,}" in shown and f"{first[3]:,} forks" in shown
+    assert first[4] in shown  # the category's name, not its id
+    assert re.search(r"pushed (today|yesterday|\d+ (days|weeks|months|years) ago)", shown)
+    # The full table is one click away, and keeps every column.
+    assert 'href="/agentrank/agents?_view=table"' in page
+    full = (await datasette.client.get("/agentrank/agents?_view=table")).text
+    assert '<table class="rows-and-columns">' in full
+
+
+@pytest.mark.asyncio
+async def test_agents_json_and_csv_keep_every_column(datasette, conn):
+    columns = [row[1] for row in conn.execute("pragma table_info(agents)")]
+    data = (await datasette.client.get("/agentrank/agents.json?_shape=objects&_size=3")).json()
+    assert list(data["rows"][0]) == columns
+    csv_text = (await datasette.client.get("/agentrank/agents.csv?_size=3")).text
+    assert next(csv.reader(io.StringIO(csv_text))) == columns
+
+
+@pytest.mark.asyncio
+async def test_facets_show_names_and_buckets_in_order(datasette, conn):
+    page = (await datasette.client.get("/agentrank/agents")).text
+    facet = page[page.index('data-column="activity_bucket"') :]
+    facet = facet[: facet.index("</details>")]
+    buckets = re.findall(r">(≤ \d+ days|&gt; 365 days|no push)<", facet)
+    order = ["≤ 7 days", "≤ 30 days", "≤ 90 days", "≤ 180 days", "≤ 365 days", "&gt; 365 days", "no push"]
+    assert buckets == [b for b in order if b in buckets] and len(buckets) >= 3
+    category_facet = page[page.index('data-column="category"') :]
+    category_facet = category_facet[: category_facet.index("</details>")]
+    assert "Coding agent" in category_facet and ">coding<" not in category_facet
+
+
+@pytest.mark.asyncio
+async def test_a_category_page_ranks_its_repos(datasette, conn, directory_db):
+    category = directory_db.category
+    response = await datasette.client.get(f"/-/category/{category}")
+    assert response.status_code == 200
+    name, description = conn.execute("select name, description from categories where id = ?", [category]).fetchone()
+    page = response.text
+    assert f"<h1>{html.escape(name)}</h1>" in page and html.escape(description) in page
+    expected = [r[0] for r in conn.execute("select full_name from agents where category = ? order by rank", [category])]
+    assert names_in(section(page, "ar-ranking")) == expected
+    assert f'href="/agentrank/agents?category={category}"' in page
+
+
+@pytest.mark.asyncio
+async def test_an_owner_page_lists_every_repo_and_why_not_listed(datasette, conn):
+    archived = conn.execute("select owner_login, full_name from repos where unlisted_reason = 'archived'").fetchone()
+    response = await datasette.client.get(f"/-/owner/{archived[0]}")
+    assert response.status_code == 200
+    page = response.text
+    assert archived[1] in page and "not listed: archived" in page
+    owned = [r[0] for r in conn.execute("select full_name from repos where owner_login = ?", [archived[0]])]
+    assert sorted(names_in(page)) == sorted(owned)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("path", "title"),
+    [
+        ("/-/category/no-such-category", "Category not found"),
+        ("/-/owner/nobody-at-all", "Owner not found"),
+        ("/-/agent/nobody/nothing", "Repository not found"),
+        ("/-/category/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "Category not found"),
+    ],
+)
+async def test_unknown_pages_are_404s_with_a_way_home(datasette, path, title):
+    response = await datasette.client.get(path)
+    assert response.status_code == 404
+    assert title in response.text and 'href="/"' in response.text
+    assert "<script>alert(1)" not in response.text
+
+
+@pytest.mark.asyncio
+async def test_hostile_repo_text_is_escaped_on_every_directory_page(datasette, conn):
+    hostile_owner = HOSTILE_NEW_NAME.split("/")[0]
+    category = conn.execute("select category from agents where full_name = ?", [HOSTILE_NEW_NAME]).fetchone()[0]
+    for path in (
+        "/",
+        "/agentrank/agents?_search=gnp",
+        f"/-/category/{category}",
+        f"/-/owner/{hostile_owner}",
+        f"/-/owner/{XSS_NAME.split('/')[0]}",
+        f"/-/agent/{HOSTILE_NEW_NAME}",
+    ):
+        page = (await datasette.client.get(path)).text
+        assert "<script>window.__agentrank_xss" not in page, path
+        assert '<b onmouseover="alert(1)">' not in page and "<img src=" not in page, path
+        if path != "/":
+            assert "&lt;b onmouseover=" in page or "&lt;script&gt;window.__agentrank_xss" in page, path
