@@ -9,6 +9,8 @@ from urllib.parse import quote
 from datasette import hookimpl
 
 from datasette_plugins.agent_page import agent_path
+from scoring.explain import field_label, field_value, own_label
+from scoring.explain import signed as explain_signed
 
 
 def thousands(value: Any) -> str:
@@ -21,14 +23,10 @@ def thousands(value: Any) -> str:
 
 
 def signed(value: Any, decimals: int = 0) -> str:
-    """``+1,204`` / ``−3`` / ``0``: a change, never ``-0`` or ``+0.0``."""
+    """``+1,204`` / ``−3`` / ``0``: a change, never ``-0`` or ``+0.0``; ``—`` when unknown."""
     if not isinstance(value, int | float):
         return "—"
-    rounded = round(float(value), decimals)
-    if rounded == 0:
-        return "0" if decimals == 0 else f"{0:.{decimals}f}"
-    text = f"{abs(rounded):,.{decimals}f}"
-    return ("+" if rounded > 0 else "−") + text
+    return explain_signed(float(value), decimals)
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
@@ -55,10 +53,21 @@ def ago(value: Any, now: datetime | None = None) -> str:
         return "today"
     if days < 2:
         return "yesterday"
-    for size, unit in ((365.25, "year"), (30.44, "month"), (7, "week")):
-        if days >= 2 * size or (unit == "week" and days >= 14):
-            return f"{plural(int(days // size), unit)} ago"
+    for size, unit, least in ((365.25, "year", 547), (30.44, "month", 45), (7, "week", 14)):
+        if days >= least:
+            return f"{plural(round(days / size), unit)} ago"
     return f"{int(days)} days ago"
+
+
+def share(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage that never claims 100 % or 0 % when it is not."""
+    if not whole:
+        return "0 %"
+    percent = 100 * part / whole
+    text = f"{percent:.0f}"
+    if (text == "100" and part < whole) or (text == "0" and part > 0):
+        text = f"{percent:.1f}" if 0.1 <= percent <= 99.9 else ("99.9" if part < whole and percent > 50 else "0.1")
+    return f"{text} %"
 
 
 def day(value: Any) -> str:
@@ -74,6 +83,10 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         plural=plural,
         ago=ago,
         day=day,
+        share=share,
+        field_label=field_label,
+        field_value=field_value,
+        own_label=own_label,
         agent_url=lambda name: datasette.urls.path(agent_path(name)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from db.breakdown import resolve_repo
 from db.rows import dicts
 
 # The columns one line of a list shows (from the agents view).
@@ -175,14 +176,26 @@ def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
     )
 
 
-def badge_facts(conn: sqlite3.Connection, repo_id: int) -> dict[str, Any] | None:
-    """Score, rank and category of a repo in the published run (None when it is not listed)."""
+def badge_facts(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | None:
+    """The repo's name and, when it is in the published run, its score, rank and category name.
+
+    None when the name is unknown (old names of renamed repos are found too).
+    """
+    repo = resolve_repo(conn, full_name)
+    if repo is None:
+        return None
     found = dicts(
         conn.execute(
             "select s.score, s.rank, s.category, cat.name as category_name from scores s "
             "left join categories cat on cat.id = s.category "
             "where s.run_id = (select score_run_id from published where id = 1) and s.repo_id = ?",
-            [repo_id],
+            [repo["id"]],
         )
     )
-    return found[0] if found else None
+    return {
+        "full_name": repo["full_name"],
+        "score": None,
+        "rank": None,
+        "category_name": None,
+        **(found[0] if found else {}),
+    }

@@ -197,6 +197,71 @@ async def test_hostile_repo_text_is_escaped_on_every_directory_page(datasette, c
     ):
         page = (await datasette.client.get(path)).text
         assert "<script>window.__agentrank_xss" not in page, path
-        assert '<b onmouseover="alert(1)">' not in page and "<img src=" not in page, path
+        assert '<b onmouseover="alert(1)">' not in page and '<img src="x"' not in page, path
         if path != "/":
             assert "&lt;b onmouseover=" in page or "&lt;script&gt;window.__agentrank_xss" in page, path
+
+
+@pytest.mark.asyncio
+async def test_makers_page_draws_its_history_and_offers_a_badge(datasette, directory_db, conn):
+    top = directory_db.top_name
+    page = (await datasette.client.get(f"/-/agent/{top}")).text
+    chart = page[page.index('<svg class="history-chart"') : page.index("</svg>", page.index('class="history-chart"'))]
+    assert chart.count("<polyline") == 3 and chart.count("<circle") == 6  # score, rank, stars × two runs
+    assert "history-method" not in chart  # one method version: no marker
+    owner = top.split("/")[0]
+    assert f'href="/-/owner/{owner}"' in page
+    page_url = f"https://agentrank.example/-/agent/{top}"
+    assert html.escape(f"[![AgentRank score and rank]({page_url}/badge.svg)]({page_url})") in page
+    assert html.escape(f'<a href="{page_url}"><img src="{page_url}/badge.svg"', quote=False) in page.replace(
+        "&#34;", '"'
+    )
+    # The badge says what the page says: the same one-decimal score.
+    score = re.search(r'class="agentrank-score">AgentRank Score <strong>([\d.]+)</strong>', page).group(1)
+    badge = (await datasette.client.get(f"/-/agent/{top}/badge.svg")).text
+    assert f">{score} · #1 · " in badge
+
+
+@pytest.mark.asyncio
+async def test_history_marks_a_change_of_method(tmp_path, directory_db):
+    import shutil
+
+    copy = tmp_path / "agentrank.db"
+    shutil.copy(directory_db.path, copy)
+    with sqlite3.connect(copy) as db:
+        db.execute("update scores set method_version = '0' where run_id = (select min(run_id) from scores)")
+    page = (await build_datasette(copy, SETTINGS).client.get(f"/-/agent/{directory_db.top_name}")).text
+    assert page.count('class="history-method"') == 1 and "method version 0 → 1" in page
+
+
+@pytest.mark.asyncio
+async def test_badges_and_shields_endpoint(datasette, conn):
+    name, score, rank, category = conn.execute(
+        "select a.full_name, s.score, a.rank, c.name from agents a join scores s on s.repo_id = a.repo_id "
+        "and s.run_id = a.score_run_id join categories c on c.id = a.category order by a.rank desc limit 1"
+    ).fetchone()
+    svg = await datasette.client.get(f"/-/agent/{name}/badge.svg")
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert svg.headers["cache-control"] == "public, max-age=86400"
+    assert f"{score:.1f} · #{rank:,} · {html.escape(category)}" in svg.text
+    shields = await datasette.client.get(f"/-/agent/{name}/shields.json")
+    assert shields.json() == {
+        "schemaVersion": 1,
+        "label": "AgentRank",
+        "message": f"{score:.1f} · #{rank:,}",
+        "color": next(
+            c
+            for low, c in [(80, "brightgreen"), (60, "green"), (40, "yellow"), (20, "orange"), (0, "red")]
+            if score >= low
+        ),
+    }
+    for path in ("/-/agent/nobody/nothing/badge.svg", "/-/agent/%3Cscript%3E/x/badge.svg"):
+        unknown = await datasette.client.get(path)
+        assert unknown.status_code == 404 and "not listed" in unknown.text and "#9f9f9f" in unknown.text
+        assert "<script>" not in unknown.text
+    missing = await datasette.client.get("/-/agent/nobody/nothing/shields.json")
+    assert missing.status_code == 404 and missing.json()["message"] == "not listed"
+    # Archived since: known, but not in the ranking.
+    archived = conn.execute("select full_name from repos where unlisted_reason = 'archived' limit 1").fetchone()[0]
+    grey = await datasette.client.get(f"/-/agent/{archived}/shields.json")
+    assert grey.status_code == 200 and grey.json()["color"] == "lightgrey"
