@@ -7,7 +7,7 @@ names the package and not a submodule; the hooks live in the submodules and are 
 
 from datasette import hookimpl
 
-from datasette_plugins import agent_page, badges, pages
+from datasette_plugins import agent_page, badges, feeds, pages
 from datasette_plugins.assets import extra_css_urls, extra_js_urls
 from datasette_plugins.cells import render_cell
 from datasette_plugins.formatting import prepare_jinja2_environment
@@ -17,7 +17,7 @@ from datasette_plugins.pages import extra_template_vars
 
 @hookimpl
 def register_routes():
-    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES]
+    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES, *feeds.ROUTES]
 
 
 __all__ = [
