@@ -390,26 +390,35 @@ def build_metadata(
     for name in table_names:
         if name.startswith(PRIVATE_TABLE_PREFIXES):  # operator-only state: hidden here, left out of snapshots
             tables.setdefault(name, {})["hidden"] = True
-    return with_benchmark(
-        {
-            "title": "AgentRank",
-            "description_html": description_html(database, settings.source_url, example),
-            "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
-            "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
-            "source": "GitHub REST API: search/repositories",
-            "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
-            "about": "AgentRank on GitHub",
-            "about_url": settings.source_url,
-            "plugins": {"agentrank": settings.plugin_settings()},
-            "databases": {
-                database: {
-                    "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
-                    "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
-                    "and the run log.",
-                    "tables": tables,
-                    "queries": QUERIES,
-                }
+    return _sql_folded(
+        with_benchmark(
+            {
+                "title": "AgentRank",
+                "description_html": description_html(database, settings.source_url, example),
+                "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
+                "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
+                "source": "GitHub REST API: search/repositories",
+                "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
+                "about": "AgentRank on GitHub",
+                "about_url": settings.source_url,
+                "plugins": {"agentrank": settings.plugin_settings()},
+                "databases": {
+                    database: {
+                        "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
+                        "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
+                        "and the run log.",
+                        "tables": tables,
+                        "queries": QUERIES,
+                    }
+                },
             },
-        },
-        database,
+            database,
+        )
     )
+
+
+def _sql_folded(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Every canned query opens on its results; its SQL is one click away (Datasette's hide_sql)."""
+    for database in metadata["databases"].values():
+        database["queries"] = {name: {**query, "hide_sql": True} for name, query in database["queries"].items()}
+    return metadata

@@ -157,7 +157,28 @@ def extra_template_vars(template: str, database: str | None, table: str | None, 
     return inner
 
 
+# The two tiers, in the order the page shows them, with what each one is.
+TIERS = {
+    "verified": "Run by the site itself, with a published log of every attempt.",
+    "community": "Submitted by others: the score is re-checked from the submitted results, but who ran it, "
+    "the time and the cost are self-reported.",
+}
+
+
+async def leaderboard_page(datasette: Any, request: Any) -> Response:
+    database = await _agentrank_database(datasette)
+    entries = [] if database is None else await read(database, directory.leaderboard_entries)
+    tiers = {tier: [e for e in entries if e["tier"] == tier] for tier in TIERS}
+    return await render(
+        datasette,
+        request,
+        "leaderboard.html",
+        {"database": database.name if database else None, "tiers": tiers, "tier_text": TIERS},
+    )
+
+
 ROUTES = [
+    (r"^/-/leaderboard$", leaderboard_page),
     (r"^/$", home),
     (r"^/-/category/(?P<category>[^/]+)$", category_page),
     (r"^/-/owner/(?P<login>[^/]+)$", owner_page),

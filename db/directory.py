@@ -199,3 +199,16 @@ def badge_facts(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | No
         "category_name": None,
         **(found[0] if found else {}),
     }
+
+
+def leaderboard_entries(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every benchmark leaderboard entry by tier and rank, with the directory name of its repo (when it is one)."""
+    return dicts(
+        conn.execute(
+            """
+            select e.*, r.full_name as repo_name
+            from benchmark_entries e left join repos r on e.agent_kind = 'repo' and r.full_name = e.agent collate nocase
+            order by e.tier, e.rank is null, e.rank, e.agent, e.agent_version, e.model
+            """
+        )
+    )

@@ -85,6 +85,14 @@ def build_published_db(path: Path, n: int = 300, seed: int = 11, weeks: int = 2,
         "select category from agents group by category having count(*) >= 5 order by count(*) desc limit 1"
     ).fetchone()
     owner = items[0]["full_name"].split("/")[0]
+    if churn:  # benchmark attempts too, the top repo standing in for the ledger's directory agent
+        from leaderboard.ingest import import_attempts
+        from tests.benchmark_attempts import ATTEMPTS
+
+        attempts = [{**a, "agent": top if a["agent"] == "acme/coder" else a["agent"]} for a in ATTEMPTS]
+        ledger = path.parent / "attempts.json"
+        ledger.write_text(json.dumps(attempts), encoding="utf-8")
+        import_attempts(db, ledger)
     db.close()
     return PublishedDb(path=path, top_name=top, owner=owner, category=category[0] if category else None)
 

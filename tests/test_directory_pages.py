@@ -265,3 +265,33 @@ async def test_badges_and_shields_endpoint(datasette, conn):
     archived = conn.execute("select full_name from repos where unlisted_reason = 'archived' limit 1").fetchone()[0]
     grey = await datasette.client.get(f"/-/agent/{archived}/shields.json")
     assert grey.status_code == 200 and grey.json()["color"] == "lightgrey"
+
+
+@pytest.mark.asyncio
+async def test_leaderboard_page_shows_both_tiers_and_links_directory_agents(datasette, directory_db):
+    response = await datasette.client.get("/-/leaderboard")
+    assert response.status_code == 200
+    page = response.text
+    for tier in ("verified", "community"):
+        assert f'<section class="ar-tier" id="{tier}">' in page
+    assert "Run by the site itself" in page and "self-reported" in page
+    verified = section(page, 'ar-tier" id="verified')
+    top = directory_db.top_name
+    assert f'<a class="agentrank-breakdown" href="/-/agent/{top}">{top}</a>' in verified
+    assert "Closed Agent X" in verified and 'href="/-/agent/Closed' not in page
+
+
+@pytest.mark.asyncio
+async def test_canned_queries_open_on_their_results(datasette, directory_db):
+    for name in ("top_agents", "rank_changes", "recompute", "verified_leaderboard"):
+        page = (await datasette.client.get(f"/agentrank/{name}")).text
+        assert '<textarea id="sql-editor"' not in page, name
+        assert "_show_sql=1" in page, name  # the SQL is one click away
+    board = (await datasette.client.get("/agentrank/verified_leaderboard")).text
+    assert f'href="/-/agent/{directory_db.top_name}"' in board
+    # Counts read with thousands separators in tables and queries; JSON keeps the numbers.
+    stars = sqlite3.connect(directory_db.path).execute("select stars from agents order by rank limit 1").fetchone()[0]
+    query = (await datasette.client.get("/agentrank/top_agents")).text
+    assert f">{stars:,}<" in query
+    data = (await datasette.client.get("/agentrank/top_agents.json?_shape=array")).json()
+    assert isinstance(data[0]["stars"], int)
