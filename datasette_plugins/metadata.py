@@ -48,6 +48,41 @@ _MEASURES = {
     "openness": "100 when the licence's SPDX id is OSI-approved, else 0",
 }
 _COMPONENTS = {name: f"{_MEASURES[name]} (weight {_weight(name)})" for name in WEIGHTS}
+# For the method page.
+COMPONENT_MEASURES = _MEASURES
+FORMULA = _FORMULA
+
+
+def _reweight_sql() -> str:
+    weights = ",\n  ".join(
+        f"max(coalesce(cast(nullif(:w_{name}, '') as real), {round(WEIGHTS[name] * 100, 6)!r}), 0.0) as {name}"
+        for name in WEIGHTS
+    )
+    # Each weight as a share first, summed in the order scoring.sql uses: the published weights give the
+    # published scores exactly, not merely close ones.
+    weighted = " + ".join(f"(w.{name} / w.total) * s.{name}" for name in WEIGHTS)
+    total = " + ".join(f"{name}" for name in WEIGHTS)
+    return f"""
+with weights as (select
+  {weights}
+),
+w as (select *, {total} as total from weights),
+reweighted as (
+  select s.full_name, s.repo_id, s.stars, s.rank as published_rank, s.score as published_score,
+         case when w.total > 0 then {weighted} end as score
+  from scores s, w
+  where s.run_id = (select score_run_id from published where id = 1)
+)
+select full_name, round(score, 1) as score,
+       row_number() over ranking as rank,
+       published_rank,
+       published_rank - row_number() over ranking as places_up,
+       round(published_score, 1) as published_score
+from reweighted
+window ranking as (order by score desc, stars desc, full_name, repo_id)
+order by rank
+""".strip()
+
 
 _KEPT_WITH_SCORE = {
     "category": "The category the repo had when this run was scored (what the ranking shows)",
@@ -282,6 +317,8 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "_sqlite_migrations": {"hidden": True},
 }
 
+REWEIGHT_SQL = _reweight_sql()
+
 QUERIES: dict[str, dict[str, Any]] = {
     "top_agents": {
         "title": "Top agents per category",
@@ -325,6 +362,15 @@ select count(*) as repos, max(abs(difference)) as max_abs_difference,
        sum(rank != stored_rank) as rank_mismatches
 from ({RECOMPUTE_SQL.strip()})
 """.strip(),
+    },
+    "reweight": {
+        "title": "Your own weights",
+        "description": "Re-ranks the published run with your weights (percent; normalised when they do not add up to "
+        "100), from the components stored with each score: the components stay as published, only the weights "
+        "change. Empty fields keep the published weight: "
+        + ", ".join(f"{name} {_weight(name)}" for name in WEIGHTS)
+        + ".",
+        "sql": REWEIGHT_SQL,
     },
     "rank_changes": {
         "title": "Biggest rank changes since the previous run",

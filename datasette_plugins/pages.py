@@ -13,9 +13,13 @@ from urllib.parse import unquote
 
 from datasette import Response, hookimpl
 
+from classify.categories import CATEGORIES
 from datasette_plugins.agent_page import _agentrank_database
 from datasette_plugins.limits import plain_rows
+from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
 from db import directory
+from leaderboard.attempt import DISQUALIFYING
+from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS
 
 # The feeds the home page links to (path under /-/feeds/, title).
 FEEDS = {
@@ -177,7 +181,44 @@ async def leaderboard_page(datasette: Any, request: Any) -> Response:
     )
 
 
+# What the marks on a listing or a leaderboard mean.
+FLAGS = {
+    "uncertain": "The classifier was not confident about the category; it is shown, marked, until a maintainer "
+    "confirms or corrects it.",
+    "set by a maintainer's correction": "The category (or the listing) comes from the corrections file, not the "
+    "classifier.",
+    "NOASSERTION": "GitHub found a licence file but could not identify it: it does not count as OSI-approved.",
+    **dict.fromkeys(sorted(DISQUALIFYING), "A disqualifying benchmark flag: the attempt scores 0."),
+    "infra-error": "The benchmark attempt was lost to an infrastructure error: it counts neither for nor against.",
+    "timed-out": "The benchmark attempt ran out of time; it keeps the tests it passed.",
+}
+
+
+def method_context() -> dict[str, Any]:
+    """The method as the code defines it: weights, measures, buckets, categories and flags."""
+    return {
+        "method_version": METHOD_VERSION,
+        "formula": FORMULA,
+        "components": [
+            {"name": name, "percent": round(weight * 100, 6), "measure": COMPONENT_MEASURES[name]}
+            for name, weight in WEIGHTS.items()
+        ],
+        "buckets": [{"days": bound, "points": points} for bound, points in ACTIVITY_BUCKETS],
+        "min_age_days": MIN_AGE_DAYS,
+        "categories": CATEGORIES,
+        "flags": FLAGS,
+    }
+
+
+async def method_page(datasette: Any, request: Any) -> Response:
+    database = await _agentrank_database(datasette)
+    return await render(
+        datasette, request, "method.html", {"database": database.name if database else None, **method_context()}
+    )
+
+
 ROUTES = [
+    (r"^/-/method$", method_page),
     (r"^/-/leaderboard$", leaderboard_page),
     (r"^/$", home),
     (r"^/-/category/(?P<category>[^/]+)$", category_page),

@@ -295,3 +295,56 @@ async def test_canned_queries_open_on_their_results(datasette, directory_db):
     assert f">{stars:,}<" in query
     data = (await datasette.client.get("/agentrank/top_agents.json?_shape=array")).json()
     assert isinstance(data[0]["stars"], int)
+
+
+def _reweight(conn, **weights) -> list[tuple]:
+    from datasette_plugins.metadata import REWEIGHT_SQL
+
+    names = ("popularity", "adoption", "activity", "momentum", "openness")
+    return conn.execute(REWEIGHT_SQL, {f"w_{n}": str(weights.get(n, "")) for n in names}).fetchall()
+
+
+def test_reweight_with_the_published_weights_gives_the_published_ranking(conn):
+    rows = _reweight(conn)
+    assert rows and all(
+        rank == published_rank and score == published for _, score, rank, published_rank, _, published in rows
+    )
+    # Percent that do not add up to 100 are normalised: doubling every weight changes nothing.
+    doubled = _reweight(conn, popularity=60, adoption=40, activity=50, momentum=30, openness=20)
+    assert [r[2] for r in doubled] == [r[3] for r in doubled]
+
+
+def test_reweight_ranks_by_the_chosen_components_only(conn):
+    rows = _reweight(conn, popularity=100, adoption=0, activity=0, momentum=0, openness=0)
+    by_stars = [
+        name
+        for (name,) in conn.execute(
+            "select full_name from scores where run_id = (select score_run_id from published) "
+            "order by popularity desc, stars desc, full_name limit 5"
+        )
+    ]
+    assert [r[0] for r in rows[:5]] == by_stars
+    assert any(r[4] != 0 for r in rows)  # places_up: someone moved
+    assert all(r[1] is None for r in _reweight(conn, popularity=0, adoption=0, activity=0, momentum=0, openness=0))
+
+
+@pytest.mark.asyncio
+async def test_method_page_states_the_method_from_the_code(datasette):
+    from scoring.score import ACTIVITY_BUCKETS, WEIGHTS
+
+    response = await datasette.client.get("/-/method")
+    assert response.status_code == 200
+    page = text_of(response.text)
+    assert "score = " + " + ".join(f"{w:.2f}·{n}" for n, w in WEIGHTS.items()) in page
+    for name, weight in WEIGHTS.items():
+        assert f"{name} {weight * 100:g} %" in page
+    for bound, points in ACTIVITY_BUCKETS:
+        assert f"{bound:g} days ago {points:g}" in page
+    for category in CATEGORIES:
+        assert category.name in page and category.description in page
+    for flag in ("uncertain", "NOASSERTION", "reward-hacking", "infra-error"):
+        assert flag in page
+    assert 'action="/agentrank/reweight"' in response.text and 'name="w_momentum" value="15"' in response.text
+    assert 'href="/agentrank/recompute"' in response.text
+    reweighted = await datasette.client.get("/agentrank/reweight.json?_shape=array&w_popularity=1&w_adoption=0")
+    assert reweighted.status_code == 200 and reweighted.json()[0]["rank"] == 1
