@@ -12,7 +12,7 @@ from typing import Any
 WIDTH = 600
 PANEL = 56  # height of one series' panel
 GAP = 18
-LEFT, RIGHT = 120, 12  # room for the label and last value on the left
+LEFT, RIGHT = 150, 12  # room for the label and latest value on the left
 
 
 def _panel(values: list[float], top: float, invert: bool = False) -> list[float]:

@@ -31,10 +31,18 @@ SUMMARY_CHARS = 500
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+# Bidirectional controls (embeddings, overrides, isolates): repo text keeps them, inside an isolate.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def clean(text: Any, limit: int | None = None) -> str:
+    """Repo text for XML: characters XML cannot carry dropped, cut to ``limit``, and any
+    right-to-left override isolated (FSI … PDI) so it cannot reverse what follows it."""
     value = _NOT_XML.sub("", "" if text is None else str(text))
     if limit is not None and len(value) > limit:
         value = value[: limit - 1] + "…"
+    if _BIDI.search(value):
+        value = "\u2068" + value + "\u2069"
     return value
 
 
