@@ -217,8 +217,14 @@ async def method_page(datasette: Any, request: Any) -> Response:
     )
 
 
+async def owner_redirect(datasette: Any, request: Any) -> Response:
+    """``/-/agent/OWNER`` (a maker's page without the repo) is the owner's page."""
+    return Response.redirect(datasette.urls.path("/-/owner/" + request.url_vars["login"]))
+
+
 ROUTES = [
     (r"^/-/method$", method_page),
+    (r"^/-/agent/(?P<login>[^/]+)$", owner_redirect),
     (r"^/-/leaderboard$", leaderboard_page),
     (r"^/$", home),
     (r"^/-/category/(?P<category>[^/]+)$", category_page),

@@ -164,6 +164,9 @@ async def test_an_owner_page_lists_every_repo_and_why_not_listed(datasette, conn
     assert archived[1] in page and "not listed: archived" in page
     owned = [r[0] for r in conn.execute("select full_name from repos where owner_login = ?", [archived[0]])]
     assert sorted(names_in(page)) == sorted(owned)
+    # A maker's page address without the repo is the owner's page.
+    redirect = await datasette.client.get(f"/-/agent/{archived[0]}")
+    assert redirect.status_code == 302 and redirect.headers["location"] == f"/-/owner/{archived[0]}"
 
 
 @pytest.mark.asyncio
