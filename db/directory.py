@@ -19,6 +19,7 @@ LINE_COLUMNS = (
     "a.stars_delta_7d, a.last_push, a.owner, a.repo_id, a.category_uncertain"
 )
 _FROM_AGENTS = "from agents a left join categories cat on cat.id = a.category"
+_PUBLISHED = "(select score_run_id from published where id = 1)"
 
 
 def published_run(conn: sqlite3.Connection) -> dict[str, Any] | None:
@@ -61,8 +62,9 @@ def category_counts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every category in display order with its definition and how many published repos it has."""
     return dicts(
         conn.execute(
-            "select c.id, c.name, c.description, count(a.repo_id) as repos from categories c "
-            "left join agents a on a.category = c.id group by c.id order by c.position, c.id"
+            "select c.id, c.name, c.description, coalesce(n.repos, 0) as repos from categories c left join "
+            f"(select category, count(*) as repos from scores where run_id = {_PUBLISHED} group by category) n "
+            "on n.category = c.id order by c.position, c.id"
         )
     )
 
@@ -163,11 +165,12 @@ def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
     """Every repo of an owner the crawler has seen, listed or not (with why), best-ranked first."""
     return dicts(
         conn.execute(
-            """
+            f"""
             select r.full_name, r.owner_login, r.description, r.stars, r.forks, r.listed, r.unlisted_reason,
                    r.pushed_at as last_push, a.rank, a.score, a.category, cat.name as category_name,
                    a.stars_delta_7d, a.category_uncertain
-            from repos r left join agents a on a.repo_id = r.id left join categories cat on cat.id = a.category
+            from repos r left join scores a on a.repo_id = r.id and a.run_id = {_PUBLISHED}
+            left join categories cat on cat.id = a.category
             where r.owner_login = ? collate nocase
             order by a.rank is null, a.rank, r.stars desc, r.full_name
             """,
