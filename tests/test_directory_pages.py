@@ -118,6 +118,10 @@ async def test_agents_page_is_one_compact_line_per_repo(datasette, conn):
     assert 'href="/agentrank/agents?_view=table"' in page
     full = (await datasette.client.get("/agentrank/agents?_view=table")).text
     assert '<table class="rows-and-columns">' in full
+    # Choosing columns asks for the table too.
+    for chosen in ("_col=score", "_nocol=full_name"):
+        page = await datasette.client.get(f"/agentrank/agents?{chosen}")
+        assert page.status_code == 200 and '<table class="rows-and-columns">' in page.text
 
 
 @pytest.mark.asyncio
