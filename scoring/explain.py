@@ -150,6 +150,26 @@ def _openness_advice(spdx: str | None, osi: bool) -> list[str]:
     return [f"{spdx} is not OSI-approved; an OSI-approved licence such as MIT or Apache-2.0 gives {gain}"]
 
 
+_UNITS = {"popularity": "stars", "adoption": "forks", "momentum": "stars per day"}
+
+
+def _advise_the_top(components: list[dict[str, Any]]) -> None:
+    """The #1 repo has nobody ahead to pass: say what is left to gain instead of whom to pass."""
+    for item in components:
+        name = item["component"]
+        if name not in _UNITS:
+            continue
+        room = 100.0 - item["percentile"]
+        advice = [a for a in item["advice"] if "to pass" not in a and "to have the most" not in a]
+        if room > 0:
+            advice.insert(
+                0,
+                f"ranked #1: nobody listed is ahead of it; more {_UNITS[name]} can add at most "
+                f"{room:.1f} percentile ({WEIGHTS[name] * room:.2f} points) to {name}",
+            )
+        item["advice"] = advice
+
+
 def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[str, Any]:
     """The breakdown of one stored score row against its run's population.
 
@@ -232,6 +252,8 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
             "advice": _openness_advice(row.get("license_spdx"), osi),
         }
     )
+    if row["rank"] == 1:
+        _advise_the_top(components)
     for item in components:
         name = item["component"]
         item["score"] = row[name]

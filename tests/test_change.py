@@ -83,6 +83,20 @@ def test_explain_names_fields_as_people_do(tmp_path, run_cli):
     assert "more stars to pass the next listed repo" not in text
 
 
+def test_the_top_repo_is_told_nothing_to_pass(tmp_path, run_cli):
+    run_cli("import", str(write_json(tmp_path / "w1.json", _week(12))))
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    run_cli("export", "--out", str(tmp_path / "e.json"))
+    agents = json.loads((tmp_path / "e.json").read_text())["agents"]
+    for agent in agents[:2]:
+        breakdown = json.loads(run_cli("explain", agent["full_name"], "--json").output)
+        advice = [a for c in breakdown["components"] for a in c["advice"]]
+        if agent["rank"] == 1:
+            assert not any("to pass" in a for a in advice), advice
+        else:
+            assert any("to pass" in a for a in advice)  # the others still see whom to pass
+
+
 def test_numbers_read_as_people_write_them():
     from datasette_plugins.formatting import ago, plural, share, signed
     from scoring.explain import signed as explain_signed

@@ -355,3 +355,13 @@ async def test_method_page_states_the_method_from_the_code(datasette):
     assert 'href="/agentrank/recompute"' in response.text
     reweighted = await datasette.client.get("/agentrank/reweight.json?_shape=array&w_popularity=1&w_adoption=0")
     assert reweighted.status_code == 200 and reweighted.json()[0]["rank"] == 1
+
+
+def test_the_top_repo_is_told_what_is_left_not_whom_to_pass(conn, directory_db):
+    from db.breakdown import load_breakdown
+
+    breakdown = load_breakdown(conn, directory_db.top_name)
+    popularity = next(c for c in breakdown["components"] if c["component"] == "popularity")
+    assert breakdown["rank"] == 1 and popularity["percentile"] < 100
+    assert popularity["advice"][0].startswith("ranked #1: nobody listed is ahead of it; more stars can add at most")
+    assert not any("to pass" in a for c in breakdown["components"] for a in c["advice"])
