@@ -12,16 +12,18 @@ from typing import Any
 WIDTH = 600
 PANEL = 56  # height of one series' panel
 GAP = 18
-LEFT, RIGHT = 150, 12  # room for the label and latest value on the left
+LEFT, RIGHT = 175, 12  # room for the label and latest value on the left
 
 
-def _panel(values: list[float], top: float, invert: bool = False) -> list[float]:
+def _panel(values: list[float], top: float, invert: bool = False, min_span: float = 1.0) -> list[float]:
+    """y for each value in a panel whose scale spans at least ``min_span`` (so a 0.01 change stays flat)."""
     low, high = min(values), max(values)
-    span = (high - low) or 1.0
+    span = max(high - low, min_span)
+    low = (low + high) / 2 - span / 2
     inner = PANEL - 12
     ys = []
     for value in values:
-        share = (value - low) / span if high > low else 0.5
+        share = (value - low) / span
         if invert:  # rank 1 is at the top
             share = 1 - share
         ys.append(round(top + 6 + inner * (1 - share), 1))
@@ -36,14 +38,15 @@ def history_chart(history: list[dict[str, Any]]) -> dict[str, Any] | None:
     xs = [round(LEFT + i * step, 1) for i in range(len(history))]
     series = []
     specs = (
-        ("score", "score", False, lambda v: f"{v:.1f}"),
-        ("rank", "rank", True, lambda v: f"#{v:,}"),
-        ("stars", "stars", False, lambda v: f"{v:,}"),
+        ("score", "score", False, lambda v: f"{v:.1f}", lambda values: 10.0),
+        ("rank", "rank", True, lambda v: f"#{v:,}", lambda values: 10.0),
+        ("stars", "stars", False, lambda v: f"{v:,}", lambda values: max(10.0, 0.1 * max(values))),
     )
-    for index, (key, label, invert, shown) in enumerate(specs):
+    for index, (key, label, invert, shown, min_span) in enumerate(specs):
         values = [h[key] for h in history]
         top = index * (PANEL + GAP)
-        ys = _panel([float(v) for v in values], top, invert)
+        floats = [float(v) for v in values]
+        ys = _panel(floats, top, invert, min_span(floats))
         series.append(
             {
                 "key": key,
