@@ -365,3 +365,18 @@ def test_the_top_repo_is_told_what_is_left_not_whom_to_pass(conn, directory_db):
     assert breakdown["rank"] == 1 and popularity["percentile"] < 100
     assert popularity["advice"][0].startswith("ranked #1: nobody listed is ahead of it; more stars can add at most")
     assert not any("to pass" in a for c in breakdown["components"] for a in c["advice"])
+
+
+def test_history_chart_keeps_small_changes_small():
+    from datasette_plugins.charts import history_chart
+
+    runs = [
+        {"run_id": 1, "as_of": "2026-11-23T06:00:00Z", "score": 80.0, "rank": 12, "stars": 1000, "method_version": "1"},
+        {"run_id": 2, "as_of": "2026-11-30T06:00:00Z", "score": 80.01, "rank": 2, "stars": 1001, "method_version": "2"},
+    ]
+    chart = history_chart(runs)
+    score, rank, stars = (s["dots"] for s in chart["series"])
+    assert abs(score[0]["y"] - score[1]["y"]) < 1 and abs(stars[0]["y"] - stars[1]["y"]) < 1
+    assert rank[1]["y"] < rank[0]["y"] - 20  # ten places up is a clear rise (rank 1 at the top)
+    assert [m["title"] for m in chart["markers"]] == ["method version 1 → 2"]
+    assert history_chart(runs[:1]) is None
