@@ -139,6 +139,10 @@ def test_feed_and_leaderboard(view, directory_server, directory_db):
     expect(view.locator("#verified a.agentrank-breakdown").first).to_have_text(directory_db.top_name)
     no_sideways_scroll(view)
     shot(view, f"directory-leaderboard-{view.label}")
+    view.goto(f"{directory_server.url}/-/method")
+    expect(view.locator("form.ar-reweight input")).to_have_count(5)
+    no_sideways_scroll(view)
+    shot(view, f"directory-method-{view.label}")
     view.goto(f"{directory_server.url}/agentrank/verified_leaderboard")
     first_row = view.locator("table.rows-and-columns tbody tr").first
     assert first_row.bounding_box()["y"] < view.size["height"]  # the SQL is folded away: rows come first
