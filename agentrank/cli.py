@@ -363,7 +363,7 @@ def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     path = out or state.config.export.path
     db = state.open(must_exist=True)
-    result = write_export(db, path)
+    result = write_export(db, path, public_url=state.config.serve.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
 
 

@@ -26,6 +26,8 @@ from typing import Any
 import jsonschema
 import sqlite_utils
 
+from datasette_plugins.agent_page import agent_path
+from datasette_plugins.settings import ServeConfig
 from db.demo import demo_marker
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
 from db.runs import iso, recorded_run, utcnow
@@ -35,6 +37,7 @@ from leaderboard.summary import benchmarks_by_repo, leaderboards
 from scoring.score import COMPONENTS, METHOD_VERSION
 
 SCHEMA_VERSION = 3
+DEFAULT_PUBLIC_URL = ServeConfig().public_url
 
 
 class ExportError(Exception):
@@ -63,8 +66,9 @@ def _web_url(value: str | None) -> str | None:
     return None
 
 
-def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None) -> dict[str, Any]:
+def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None, public_url: str) -> dict[str, Any]:
     owner_login = row["owner_login"] or row["full_name"].split("/", 1)[0]
+    page_url = public_url.rstrip("/") + agent_path(row["full_name"])
     return {
         "rank": row["rank"],
         "repo_id": row["repo_id"],
@@ -94,6 +98,8 @@ def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None) -> dict[str, A
         "forks_delta_7d": row["forks_delta_7d"],
         "benchmark": benchmark,
         **_trust(row),
+        "page_url": page_url,
+        "badge_url": page_url + "/badge.svg",
     }
 
 
@@ -147,14 +153,17 @@ def _validation(conn: Any, run_id: int, count: int) -> dict[str, Any]:
     return {**stored, "wide_rank_range_places": details.get("wide_rank_range_places"), "notes": notes}
 
 
-def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[str, Any]:
-    """The export document for a score run (default: the published one)."""
+def build_export(
+    db: sqlite_utils.Database, run_id: int | None = None, *, public_url: str = DEFAULT_PUBLIC_URL
+) -> dict[str, Any]:
+    """The export document for a score run (default: the published one); ``public_url`` is where the
+    directory is served (``serve.public_url``), the base of each agent's ``page_url`` and ``badge_url``."""
     run_id = run_id or published_score_run(db)
     if run_id is None:
         raise ExportError("nothing is published yet: run `agentrank score` (or `agentrank refresh`) first")
     conn = db.conn
     benchmarks = benchmarks_by_repo(conn)
-    agents = [_agent(row, benchmarks.get(row["repo_id"])) for row in load_export_rows(conn, run_id)]
+    agents = [_agent(row, benchmarks.get(row["repo_id"]), public_url) for row in load_export_rows(conn, run_id)]
     counts: dict[str, int] = {}
     for agent in agents:
         if agent["category"]:
@@ -222,7 +231,12 @@ def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
 
 @contextmanager
 def staged_export(
-    db: sqlite_utils.Database, path: str | Path, *, score_run_id: int | None = None, parent_id: int | None = None
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    score_run_id: int | None = None,
+    parent_id: int | None = None,
+    public_url: str = DEFAULT_PUBLIC_URL,
 ) -> Iterator[ExportResult]:
     """Build, validate and write the export of a score run as one ``export`` run.
 
@@ -230,14 +244,16 @@ def staged_export(
     refresh's publish step) runs with the new file ready beside the old one.
     """
     with recorded_run(db, "export", parent_id=parent_id, details={"path": str(path)}) as run:
-        document = build_export(db, score_run_id)
+        document = build_export(db, score_run_id, public_url=public_url)
         validate_export(document)
         with staged_json(document, path):
             yield ExportResult(run.id, Path(path), document["count"], document["as_of"], document["score_run_id"])
         run.counts = {"items": document["count"], "saved": document["count"]}
 
 
-def export(db: sqlite_utils.Database, path: str | Path, *, parent_id: int | None = None) -> ExportResult:
+def export(
+    db: sqlite_utils.Database, path: str | Path, *, parent_id: int | None = None, public_url: str = DEFAULT_PUBLIC_URL
+) -> ExportResult:
     """Write the published ranking's export to ``path``."""
-    with staged_export(db, path, parent_id=parent_id) as result:
+    with staged_export(db, path, parent_id=parent_id, public_url=public_url) as result:
         return result

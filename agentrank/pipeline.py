@@ -248,7 +248,9 @@ def _chain(
 
         def do_export() -> tuple[int, dict[str, Any]]:
             exported = pending_file.enter_context(
-                staged_export(db, export_path, score_run_id=score_run, parent_id=run_id)
+                staged_export(
+                    db, export_path, score_run_id=score_run, parent_id=run_id, public_url=config.serve.public_url
+                )
             )
             return exported.count, {"agents": exported.count}
 

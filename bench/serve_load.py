@@ -142,8 +142,18 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
             wait_until_up(url, server)
             idle = peak_rss_mb(server.pid)
             sql = quote("select full_name, score, stars from agents where category = 'coding' order by rank limit 50")
+            owner = middle.split("/")[0]
+            category = demo.document["agents"][agents // 2]["category"]
             targets = [
                 ("agents page (HTML, facets)", f"{url}/{db_name}/agents"),
+                ("agents full table (HTML)", f"{url}/{db_name}/agents?_view=table"),
+                ("home page (HTML)", f"{url}/"),
+                ("category page (HTML)", f"{url}/-/category/{category}"),
+                ("owner page (HTML)", f"{url}/-/owner/{owner}"),
+                ("badge (SVG)", f"{url}/-/agent/{middle}/badge.svg"),
+                ("feed: newly listed (Atom)", f"{url}/-/feeds/new.atom"),
+                ("leaderboard page (HTML)", f"{url}/-/leaderboard"),
+                ("method page (HTML)", f"{url}/-/method"),
                 ("maker's page (HTML)", f"{url}/-/agent/{middle}"),
                 ("maker's page (JSON)", f"{url}/-/agent/{middle}.json"),
                 ("SQL query (JSON)", f"{url}/{db_name}.json?_shape=array&sql={sql}"),

@@ -1,19 +1,32 @@
 """The Datasette plugin that publishes AgentRank (registered through the ``datasette`` entry point).
 
 Datasette finds ``templates/`` and ``static/`` next to this package, which is why the entry point
-names the package and not a submodule; the hooks live in the submodules and are gathered here.
+names the package and not a submodule; the hooks live in the submodules and are gathered here
+(pluggy takes one function per hook from a plugin, so the routes of every page module meet here).
 """
 
-from datasette_plugins.agent_page import register_routes
+from datasette import hookimpl
+
+from datasette_plugins import agent_page, badges, feeds, pages
 from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls
 from datasette_plugins.cells import render_cell
+from datasette_plugins.formatting import prepare_jinja2_environment
 from datasette_plugins.limits import prepare_connection
+from datasette_plugins.pages import extra_template_vars
+
+
+@hookimpl
+def register_routes():
+    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES, *feeds.ROUTES]
+
 
 __all__ = [
     "extra_body_script",
     "extra_css_urls",
     "extra_js_urls",
+    "extra_template_vars",
     "prepare_connection",
+    "prepare_jinja2_environment",
     "register_routes",
     "render_cell",
 ]

@@ -14,7 +14,9 @@ from urllib.parse import quote, unquote, urlencode
 
 import numpy as np
 from datasette import Response, hookimpl
+from markupsafe import escape
 
+from datasette_plugins.charts import history_chart
 from datasette_plugins.limits import limits, plain_rows
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from leaderboard.summary import benchmark_summary
@@ -57,7 +59,7 @@ def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]
     """The repo's score and rank in every finished score run, oldest first."""
     cursor = conn.execute(
         """
-        select s.run_id, s.as_of, s.score, s.rank, r.saved as listed_count,
+        select s.run_id, s.as_of, s.score, s.rank, r.saved as listed_count, s.stars, s.method_version,
                s.run_id = (select score_run_id from published where id = 1) as published
         from scores s join runs r on r.id = s.run_id
         where s.repo_id = ? and r.status = 'ok'
@@ -66,7 +68,23 @@ def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]
         [repo_id],
     )
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=False)) | {"published": bool(row[5])} for row in cursor.fetchall()]
+    published = names.index("published")
+    return [dict(zip(names, row, strict=False)) | {"published": bool(row[published])} for row in cursor.fetchall()]
+
+
+def badge_snippet(public_url: str, full_name: str, score: float, rank: int) -> dict[str, str]:
+    """What a maker pastes into a README: the badge image linking to this page (Markdown and HTML)."""
+    base = public_url.rstrip("/")
+    page = base + agent_path(full_name)
+    image = page + "/badge.svg"
+    alt = "AgentRank score and rank"
+    return {
+        "page_url": page,
+        "badge_url": image,
+        "shields_url": page + "/shields.json",
+        "markdown": f"[![{alt}]({image})]({page})",
+        "html": f'<a href="{escape(page)}"><img src="{escape(image)}" alt="{escape(alt)}"></a>',
+    }
 
 
 def correction(source_url: str, full_name: str) -> dict[str, str]:
@@ -103,7 +121,9 @@ def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
     return [{"login": login, "reason": reason, "date": date} for login, reason, date in rows]
 
 
-def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> dict[str, Any] | None:
+def agent_context(
+    conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str = "http://127.0.0.1:8001"
+) -> dict[str, Any] | None:
     """Everything the maker's page shows about one repo; None when the name is unknown."""
     breakdown = load_breakdown(conn, full_name)
     if breakdown is None:
@@ -116,6 +136,7 @@ def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> 
         "breakdown": breakdown,
         "distributions": None,
         "history": score_history(conn, repo["id"]),
+        "badge": None,
         "correction": correction(source_url, repo["full_name"]),
         "benchmark": benchmark_summary(conn, repo["full_name"]),
         "claims": claims(conn, repo["id"]),
@@ -123,7 +144,9 @@ def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> 
         "likely_rank": likely_rank_phrase(breakdown),
         "flag_sentences": flag_sentences(breakdown),
     }
+    context["chart"] = history_chart(context["history"])
     if breakdown["score"] is not None:
+        context["badge"] = badge_snippet(public_url, repo["full_name"], breakdown["score"], breakdown["rank"])
         population = np.asarray(
             conn.execute("select stars, forks from scores where run_id = ?", [breakdown["run_id"]]).fetchall(),
             dtype=float,
@@ -136,9 +159,9 @@ def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> 
     return context
 
 
-def _context_of(conn: sqlite3.Connection, full_name: str, source_url: str) -> dict[str, Any] | None:
+def _context_of(conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str) -> dict[str, Any] | None:
     with plain_rows(conn):
-        return agent_context(conn, full_name, source_url)
+        return agent_context(conn, full_name, source_url, public_url)
 
 
 async def _agentrank_database(datasette: Any):
@@ -166,6 +189,7 @@ async def agent_page(datasette: Any, request: Any) -> Response:
     full_name = "/".join(unquote(request.url_vars[part]) for part in ("owner", "repo"))
     database = await _agentrank_database(datasette)
     source_url = limits(datasette).source_url
+    public_url = limits(datasette).public_url
     candidates = [(full_name, False)]
     if full_name.endswith(".json"):
         # ".json" asks for JSON, unless the repository's own name ends in .json.
@@ -173,7 +197,7 @@ async def agent_page(datasette: Any, request: Any) -> Response:
     for name, as_json in candidates:
         if database is None:
             break
-        context = await database.execute_fn(lambda conn, name=name: _context_of(conn, name, source_url))
+        context = await database.execute_fn(lambda conn, name=name: _context_of(conn, name, source_url, public_url))
         if context is None:
             continue
         if as_json:

@@ -9,10 +9,21 @@ from datasette import hookimpl
 from markupsafe import Markup
 
 from datasette_plugins.agent_page import agent_path
+from datasette_plugins.formatting import signed
 
 GITHUB_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 # Names there may be items that were never saved as repos.
 NOT_REPOS = {"rejects"}
+# Counts shown with thousands separators (and changes with a sign) in every table and query page.
+COUNTS = {"stars", "forks", "open_issues", "stars_delta_7d", "stars_delta_28d", "forks_delta_7d", "stars_gained"}
+DELTA = ("_7d", "_28d", "_gained")
+
+
+def _kind(row: Any) -> str | None:
+    try:
+        return row["agent_kind"]
+    except (IndexError, KeyError, TypeError):
+        return None
 
 
 def _github_url(row: Any) -> str | None:
@@ -37,6 +48,13 @@ def render_cell(row: Any, value: Any, column: str, table: str | None, database: 
         return Markup(
             '{} <span class="agentrank-uncertain" title="the classifier was not confident">(uncertain)</span>'
         ).format(value)
+    if column in COUNTS and isinstance(value, int) and not isinstance(value, bool):
+        return signed(value) if column.endswith(DELTA) else f"{value:,}"
+    if column == "agent" and isinstance(value, str) and GITHUB_NAME.fullmatch(value) and _kind(row) != "closed":
+        # A leaderboard's agent that is a directory repo links to its maker's page.
+        return Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(
+            datasette.urls.path(agent_path(value)), value
+        )
     if column != "full_name" or table in NOT_REPOS or not isinstance(value, str) or not GITHUB_NAME.fullmatch(value):
         return None
     html = Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(

@@ -48,6 +48,41 @@ _MEASURES = {
     "openness": "100 when the licence's SPDX id is OSI-approved, else 0",
 }
 _COMPONENTS = {name: f"{_MEASURES[name]} (weight {_weight(name)})" for name in WEIGHTS}
+# For the method page.
+COMPONENT_MEASURES = _MEASURES
+FORMULA = _FORMULA
+
+
+def _reweight_sql() -> str:
+    weights = ",\n  ".join(
+        f"max(coalesce(cast(nullif(:w_{name}, '') as real), {round(WEIGHTS[name] * 100, 6)!r}), 0.0) as {name}"
+        for name in WEIGHTS
+    )
+    # Each weight as a share first, summed in the order scoring.sql uses: the published weights give the
+    # published scores exactly, not merely close ones.
+    weighted = " + ".join(f"(w.{name} / w.total) * s.{name}" for name in WEIGHTS)
+    total = " + ".join(f"{name}" for name in WEIGHTS)
+    return f"""
+with weights as (select
+  {weights}
+),
+w as (select *, {total} as total from weights),
+reweighted as (
+  select s.full_name, s.repo_id, s.stars, s.rank as published_rank, s.score as published_score,
+         case when w.total > 0 then {weighted} end as score
+  from scores s, w
+  where s.run_id = (select score_run_id from published where id = 1)
+)
+select full_name, round(score, 1) as score,
+       row_number() over ranking as rank,
+       published_rank,
+       published_rank - row_number() over ranking as places_up,
+       round(published_score, 1) as published_score
+from reweighted
+window ranking as (order by score desc, stars desc, full_name, repo_id)
+order by rank
+""".strip()
+
 
 _TRUST = {
     "rank_best": "Best rank under the uncertainty model: the 5th percentile of the rank with the weights redrawn "
@@ -335,6 +370,8 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "_sqlite_migrations": {"hidden": True},
 }
 
+REWEIGHT_SQL = _reweight_sql()
+
 QUERIES: dict[str, dict[str, Any]] = {
     "top_agents": {
         "title": "Top agents per category",
@@ -408,6 +445,15 @@ where a.flags like '%unusual-star-growth%'
 order by a.rank
 """.strip(),
     },
+    "reweight": {
+        "title": "Your own weights",
+        "description": "Re-ranks the published run with your weights (percent; normalised when they do not add up to "
+        "100), from the components stored with each score: the components stay as published, only the weights "
+        "change. Empty fields keep the published weight: "
+        + ", ".join(f"{name} {_weight(name)}" for name in WEIGHTS)
+        + ".",
+        "sql": REWEIGHT_SQL,
+    },
     "rank_changes": {
         "title": "Biggest rank changes since the previous run",
         "description": "Repositories in both the published score run and the score run before it, "
@@ -476,26 +522,37 @@ def build_metadata(
     for name in table_names:
         if name.startswith(PRIVATE_TABLE_PREFIXES):  # operator-only state: hidden here, left out of snapshots
             tables.setdefault(name, {})["hidden"] = True
-    return with_benchmark(
-        {
-            "title": "AgentRank",
-            "description_html": description_html(database, settings.source_url, example),
-            "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
-            "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
-            "source": "GitHub REST API: search/repositories",
-            "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
-            "about": "AgentRank on GitHub",
-            "about_url": settings.source_url,
-            "plugins": {"agentrank": {**settings.plugin_settings(), **({"demo_note": demo_note} if demo_note else {})}},
-            "databases": {
-                database: {
-                    "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
-                    "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
-                    "and the run log.",
-                    "tables": tables,
-                    "queries": QUERIES,
-                }
+    return _sql_folded(
+        with_benchmark(
+            {
+                "title": "AgentRank",
+                "description_html": description_html(database, settings.source_url, example),
+                "license": "Apache-2.0 (code); repository metadata from the public GitHub API",
+                "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
+                "source": "GitHub REST API: search/repositories",
+                "source_url": "https://docs.github.com/en/rest/search/search#search-repositories",
+                "about": "AgentRank on GitHub",
+                "about_url": settings.source_url,
+                "plugins": {
+                    "agentrank": {**settings.plugin_settings(), **({"demo_note": demo_note} if demo_note else {})}
+                },
+                "databases": {
+                    database: {
+                        "description_html": f'The AgentRank database. Start with <a href="/{database}/agents">the ranking '
+                        "(the agents view)</a>; the tables hold every repository seen, every score run with its inputs, "
+                        "and the run log.",
+                        "tables": tables,
+                        "queries": QUERIES,
+                    }
+                },
             },
-        },
-        database,
+            database,
+        )
     )
+
+
+def _sql_folded(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Every canned query opens on its results; its SQL is one click away (Datasette's hide_sql)."""
+    for database in metadata["databases"].values():
+        database["queries"] = {name: {**query, "hide_sql": True} for name, query in database["queries"].items()}
+    return metadata

@@ -43,6 +43,8 @@ class ServeConfig(BaseModel):
     heap_limit_mb: int = Field(256, ge=0)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none
     # Where the maker's page sends people to ask for a correction.
     source_url: str = "https://github.com/agentrank/agentrank"
+    # Where the directory is served, for absolute links: feeds, badges and the export's page_url and badge_url.
+    public_url: str = Field("http://127.0.0.1:8001", pattern=r"^https?://[^\s/]+(/\S*)?$")
 
     # Which of the fields above are Datasette settings, passed through unchanged.
     DATASETTE_SETTINGS: ClassVar[tuple[str, ...]] = (
@@ -64,6 +66,7 @@ class ServeConfig(BaseModel):
         "max_result_bytes",
         "heap_limit_mb",
         "source_url",
+        "public_url",
     )
 
     def datasette_settings(self) -> dict[str, Any]:

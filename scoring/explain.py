@@ -22,6 +22,51 @@ def _plural(n: int | float, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
+def signed(value: float, decimals: int = 2) -> str:
+    """``+1.25``, ``−0.40``, and ``0.00`` for anything that rounds to zero (never ``-0.0`` or ``+0.0``)."""
+    rounded = round(value, decimals)
+    if rounded == 0:
+        return f"{0:.{decimals}f}"
+    return ("+" if rounded > 0 else "−") + f"{abs(rounded):,.{decimals}f}"
+
+
+def _gain(percentile: float, weight: float) -> str:
+    """A percentile gain and its points, precise enough that a real gain never reads as +0.0."""
+    decimals = 1 if percentile >= 0.1 else 2
+    return f"+{percentile:.{decimals}f} percentile, +{weight * percentile:.2f} points"
+
+
+# How each stored input is called in what people read (explain and the maker's page).
+FIELD_LABELS = {
+    "stars": "stars",
+    "forks": "forks",
+    "pushed_at": "last push",
+    "days_since_push": "days since the last push",
+    "created_at": "created",
+    "age_days": "age in days",
+    "license_spdx": "licence",
+    "osi_approved": "OSI-approved",
+    "stars_per_day": "stars per day",
+}
+
+
+def field_label(key: str) -> str:
+    return FIELD_LABELS.get(key, key.replace("_", " "))
+
+
+def field_value(value: Any) -> str:
+    """An input's value as people read it: yes/no, thousands separated, one decimal, none."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    return str(value)
+
+
 def _days(d: float) -> str:
     whole = max(0, math.floor(d))
     return "less than a day" if whole == 0 else _plural(whole, "day")
@@ -50,17 +95,16 @@ def _percentile_advice(
     # Passing a repo means having strictly more than it (ties share the lower rank).
     need_one = int(nxt[1]) + 1 - current
     gain_one = 100.0 * (nxt[0] / (n - 1)) - percentile
-    advice.append(
-        f"{_plural(need_one, 'more ' + unit)} to pass the next listed repo "
-        f"(+{gain_one:.1f} percentile, +{weight * gain_one:.2f} points)"
-    )
+    whom = f"the most {unit}s of any listed repo" if nxt[0] >= len(others_sorted) else "the next listed repo"
+    verb = "to have" if nxt[0] >= len(others_sorted) else "to pass"
+    advice.append(f"{_plural(need_one, 'more ' + unit)} {verb} {whom} ({_gain(gain_one, weight)})")
     decile = _target_value(others_sorted, smaller, step)
     if decile is not None and decile[0] > nxt[0]:
         need = int(decile[1]) + 1 - current
         gain = 100.0 * (decile[0] / (n - 1)) - percentile
         advice.append(
             f"{_plural(need, 'more ' + unit)} to pass {_step_phrase(decile[0], len(others_sorted))} "
-            f"(+{gain:.1f} percentile, +{weight * gain:.2f} points)"
+            f"({_gain(gain, weight)})"
         )
     return advice
 
@@ -105,6 +149,26 @@ def _openness_advice(spdx: str | None, osi: bool) -> list[str]:
             f"of an OSI-approved licence lets GitHub detect its SPDX id ({gain})"
         ]
     return [f"{spdx} is not OSI-approved; an OSI-approved licence such as MIT or Apache-2.0 gives {gain}"]
+
+
+_UNITS = {"popularity": "stars", "adoption": "forks", "momentum": "stars per day"}
+
+
+def _advise_the_top(components: list[dict[str, Any]]) -> None:
+    """The #1 repo has nobody ahead to pass: say what is left to gain instead of whom to pass."""
+    for item in components:
+        name = item["component"]
+        if name not in _UNITS:
+            continue
+        room = 100.0 - item["percentile"]
+        advice = [a for a in item["advice"] if "to pass" not in a and "to have the most" not in a]
+        if room > 0:
+            advice.insert(
+                0,
+                f"ranked #1: nobody listed is ahead of it; more {_UNITS[name]} can add at most "
+                f"{room:.1f} percentile ({WEIGHTS[name] * room:.2f} points) to {name}",
+            )
+        item["advice"] = advice
 
 
 def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -162,8 +226,7 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         gain = 100.0 * (nxt[0] / (n - 1)) - row["momentum"]
         momentum_advice.append(
             f"{_plural(max(need, 1), 'more star')} at the same age to pass "
-            f"{_step_phrase(nxt[0], len(momentum_others))} on stars per day (+{gain:.1f} percentile, "
-            f"+{WEIGHTS['momentum'] * gain:.2f} points)"
+            f"{_step_phrase(nxt[0], len(momentum_others))} on stars per day ({_gain(gain, WEIGHTS['momentum'])})"
         )
     momentum_advice.append(
         "stars per day is averaged over the repo's whole life"
@@ -190,6 +253,8 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
             "advice": _openness_advice(row.get("license_spdx"), osi),
         }
     )
+    if row["rank"] == 1:
+        _advise_the_top(components)
     for item in components:
         name = item["component"]
         item["score"] = row[name]
@@ -274,7 +339,7 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         )
     lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
     for c in breakdown["components"]:
-        inputs = ", ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in c["input"].items())
+        inputs = ", ".join(f"{field_label(k)} {field_value(v)}" for k, v in c["input"].items())
         where = f"percentile {c['percentile']:.1f}" if "percentile" in c else c.get("bucket", "")
         if c["component"] == "openness":
             where = "OSI-approved" if c["input"]["osi_approved"] else "not OSI-approved"
@@ -345,6 +410,9 @@ def explain_change(
         key: {"before": before.get(key), "after": after.get(key)}
         for key in ("stars", "forks", "pushed_at", "license_spdx", "stars_per_day", "days_since_push")
     }
+    # Nothing the maker does (stars, forks, a push, the licence) changed: only time passed, which ages
+    # the last push (activity) and the repo (stars per day).
+    time_only = all(changes[key]["before"] == changes[key]["after"] for key in MAKER_INPUTS)
     return {
         "full_name": after["full_name"],
         "since_run_id": before["run_id"],
@@ -357,6 +425,7 @@ def explain_change(
         "rank_before": before["rank"],
         "rank_after": after["rank"],
         "own_points": own_points,
+        "own_is_time_only": time_only,
         "population_points": population_points,
         "listed_before": len(sorted_before["stars"]) + 1,
         "listed_after": len(sorted_after["stars"]) + 1,
@@ -367,15 +436,25 @@ def explain_change(
     }
 
 
+MAKER_INPUTS = ("stars", "forks", "pushed_at", "license_spdx")
+
+
+def own_label(change: dict[str, Any]) -> str:
+    """What the repo's own share of a change is called: time alone, when the maker changed nothing."""
+    if change.get("own_is_time_only") and round(change["own_points"], 2) != 0:
+        return "time since the last push alone (no new stars, forks, push or licence)"
+    return "its own change (stars, forks, pushes, licence)"
+
+
 def format_change(change: dict[str, Any]) -> str:
     """The change explanation as text for a terminal."""
     lines = [
         f"{change['full_name']}: score {change['score_before']:.1f} → {change['score_after']:.1f} "
-        f"({change['score_delta']:+.2f} points), rank {change['rank_before']:,} → {change['rank_after']:,}",
+        f"({signed(change['score_delta'])} points), rank {change['rank_before']:,} → {change['rank_after']:,}",
         f"between run {change['since_run_id']} (as of {change['as_of_before']}) and run {change['run_id']} "
         f"(as of {change['as_of_after']})",
-        f"  its own change:        {change['own_points']:+.2f} points",
-        f"  the population's shift: {change['population_points']:+.2f} points "
+        f"  {own_label(change)}: {signed(change['own_points'])} points",
+        f"  the population's shift: {signed(change['population_points'])} points "
         f"(listed repos {change['listed_before']:,} → {change['listed_after']:,}, median stars "
         f"{change['median_stars_before'] or 0:,.0f} → {change['median_stars_after'] or 0:,.0f})",
         "",
@@ -383,16 +462,12 @@ def format_change(change: dict[str, Any]) -> str:
     ]
     for key, pair in change["own_changes"].items():
         if pair["before"] != pair["after"]:
-            before, after = pair["before"], pair["after"]
-            if isinstance(before, float) or isinstance(after, float):
-                lines.append(f"  {key}: {before or 0:.2f} → {after or 0:.2f}")
-            else:
-                lines.append(f"  {key}: {before} → {after}")
+            lines.append(f"  {field_label(key)}: {field_value(pair['before'])} → {field_value(pair['after'])}")
     lines.append("")
     lines.append("component    before   after   delta  = own     + population   (points)")
     for c in change["components"]:
         lines.append(
-            f"{c['component']:<11} {c['before']:7.1f} {c['after']:7.1f} {c['delta']:+7.1f}  = {c['own']:+7.1f} "
-            f"+ {c['population']:+7.1f}     ({c['points_delta']:+.2f})"
+            f"{c['component']:<11} {c['before']:7.1f} {c['after']:7.1f} {signed(c['delta'], 1):>7}  = "
+            f"{signed(c['own'], 1):>7} + {signed(c['population'], 1):>7}     ({signed(c['points_delta'])})"
         )
     return "\n".join(lines)

@@ -87,6 +87,26 @@ def live_server(published_db, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def directory_db(tmp_path_factory):
+    """Two weekly runs where the second adds four repos (one hostile) and archives two."""
+    from tests.publish_helpers import build_published_db
+
+    return build_published_db(tmp_path_factory.mktemp("directory") / "agentrank.db", churn=True)
+
+
+@pytest.fixture(scope="session")
+def directory_server(directory_db, tmp_path_factory):
+    from tests.publish_helpers import agentrank_serve, free_port, running
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("directory-server") / "serve.log"
+    with running(
+        agentrank_serve(directory_db.path, port, "--setting", "public_url", "https://agentrank.example"), port, log
+    ) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
 def demo_server(tmp_path_factory):
     """`agentrank demo` itself, as a newcomer runs it (a smaller population, a free port)."""
     import sys

@@ -33,6 +33,11 @@ XSS_DESCRIPTION = '<script>window.__agentrank_xss = 1</script><img src="x" onerr
 OLD_NAME = "oldowner/old-agent"
 NEW_NAME = "newowner/renamed-agent"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+# The churn database's second week: a hostile newcomer (HTML, an RTL override, 10,000 characters).
+HOSTILE_NEW_NAME = "rtl-owner/long-agent"
+HOSTILE_TEXT = (
+    '<b onmouseover="alert(1)">bold</b> \u202egnp.exe <script>window.__agentrank_xss = 3</script> ' + "x" * 10_000
+)
 
 
 @dataclass
@@ -51,8 +56,12 @@ def _rename(item: dict, full_name: str) -> dict:
     return item
 
 
-def build_published_db(path: Path, n: int = 300, seed: int = 11, weeks: int = 2) -> PublishedDb:
-    """Import, classify and score through the pipeline, as ``weeks`` weekly runs (1 or 2) would."""
+def build_published_db(path: Path, n: int = 300, seed: int = 11, weeks: int = 2, churn: bool = False) -> PublishedDb:
+    """Import, classify and score through the pipeline, as ``weeks`` weekly runs (1 or 2) would.
+
+    With ``churn`` the second week adds new repositories (one of them with hostile text) and archives two,
+    so some are newly listed and some leave the list.
+    """
     config = Config()
     repos = generate_population(n, seed=seed, reference=REFERENCE, star_floor=200)
     items = [to_search_item(r) for r in repos if not r.fork and not r.archived]
@@ -70,17 +79,35 @@ def build_published_db(path: Path, n: int = 300, seed: int = 11, weeks: int = 2)
     classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
     scorer.score(db, as_of=FIRST_AS_OF)
     if weeks > 1:
-        _second_week(db, path.parent, items, config)
+        _second_week(db, path.parent, items, config, churn)
     top = db.execute("select full_name from agents order by rank limit 1").fetchone()[0]
     category = db.execute(
         "select category from agents group by category having count(*) >= 5 order by count(*) desc limit 1"
     ).fetchone()
     owner = items[0]["full_name"].split("/")[0]
+    if churn:  # benchmark attempts too, the top repo standing in for the ledger's directory agent
+        from leaderboard.ingest import import_attempts
+        from tests.benchmark_attempts import ATTEMPTS
+
+        attempts = [{**a, "agent": top if a["agent"] == "acme/coder" else a["agent"]} for a in ATTEMPTS]
+        ledger = path.parent / "attempts.json"
+        ledger.write_text(json.dumps(attempts), encoding="utf-8")
+        import_attempts(db, ledger)
     db.close()
     return PublishedDb(path=path, top_name=top, owner=owner, category=category[0] if category else None)
 
 
-def _second_week(db, directory: Path, items: list[dict], config: Config) -> None:
+def _newcomers(count: int) -> list[dict]:
+    repos = generate_population(count * 3, seed=99, reference=REFERENCE, star_floor=200)
+    items = [to_search_item(r) for r in repos if not r.fork and not r.archived][:count]
+    items = [_rename(item, f"newcomer{index}/fresh-agent") for index, item in enumerate(items)]
+    items[0] = _rename(items[0], HOSTILE_NEW_NAME)
+    items[0]["description"] = HOSTILE_TEXT
+    items[0]["topics"] = ["ai-agent"]
+    return items
+
+
+def _second_week(db, directory: Path, items: list[dict], config: Config, churn: bool = False) -> None:
     second_items = []
     for index, item in enumerate(items):
         item = copy.deepcopy(item)
@@ -89,6 +116,10 @@ def _second_week(db, directory: Path, items: list[dict], config: Config) -> None
         item["watchers_count"] = item["stargazers_count"]
         second_items.append(item)
     second_items[2] = _rename(second_items[2], NEW_NAME)
+    if churn:
+        for item in second_items[-2:]:  # archived: they leave the list
+            item["archived"] = True
+        second_items += _newcomers(4)
     second = directory / "second-week.json"
     second.write_text(json.dumps(second_items), encoding="utf-8")
     importer.import_files(db, [second], min_stars=config.crawl.min_stars)

@@ -54,3 +54,59 @@ def test_since_errors_are_one_line(tmp_path, run_cli):
     run_cli("score")
     assert "no earlier successful score run" in run_cli("explain", "m1/agent1", "--since", "previous", expect=2).stderr
     assert "no successful score run with that id" in run_cli("explain", "m1/agent1", "--since", "99", expect=2).stderr
+
+
+def test_a_change_from_time_alone_is_named_as_such(tmp_path, run_cli):
+    week = _week(12)
+    run_cli("import", str(write_json(tmp_path / "w1.json", week)))
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    run_cli("import", str(write_json(tmp_path / "w2.json", week)))  # nothing changed on GitHub
+    run_cli("score", "--as-of", "2026-11-30T06:00:00Z")
+    change = json.loads(run_cli("explain", "m3/agent3", "--since", "previous", "--json").output)
+    assert change["own_is_time_only"] is True and change["own_points"] < 0  # the push aged past 7 days
+    text = run_cli("explain", "m3/agent3", "--since", "previous").output
+    assert "time since the last push alone (no new stars, forks, push or licence)" in text
+    assert "its own change" not in text
+    # No "-0.0" and no "+0.0" anywhere: a change that rounds to nothing reads 0.0.
+    assert "-0.0" not in text and "+0.0 " not in text and "+0.00 " not in text
+
+
+def test_explain_names_fields_as_people_do(tmp_path, run_cli):
+    week = _week(12)
+    week[0]["stargazers_count"] = 94483
+    run_cli("import", str(write_json(tmp_path / "w1.json", week)))
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    text = run_cli("explain", "m0/agent0").output
+    assert "stars 94,483" in text and "OSI-approved " in text
+    assert "osi_approved=" not in text and "stars=" not in text
+    # The repo with the most stars is not told to "pass" anyone for popularity.
+    assert "more stars to pass the next listed repo" not in text
+
+
+def test_the_top_repo_is_told_nothing_to_pass(tmp_path, run_cli):
+    run_cli("import", str(write_json(tmp_path / "w1.json", _week(12))))
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    run_cli("export", "--out", str(tmp_path / "e.json"))
+    agents = json.loads((tmp_path / "e.json").read_text())["agents"]
+    for agent in agents[:2]:
+        breakdown = json.loads(run_cli("explain", agent["full_name"], "--json").output)
+        advice = [a for c in breakdown["components"] for a in c["advice"]]
+        if agent["rank"] == 1:
+            assert not any("to pass" in a for a in advice), advice
+        else:
+            assert any("to pass" in a for a in advice)  # the others still see whom to pass
+
+
+def test_numbers_read_as_people_write_them():
+    from datasette_plugins.formatting import ago, plural, share, signed
+    from scoring.explain import signed as explain_signed
+
+    assert plural(1, "repository") == "1 repository" and plural(2316, "repository") == "2,316 repositories"
+    assert share(2312, 2316) == "99.8 %" and share(2316, 2316) == "100 %" and share(1, 2316) == "0.1 %"
+    assert explain_signed(-0.004) == "0.00" and explain_signed(-3.75) == "−3.75" and explain_signed(0.01) == "+0.01"
+    assert signed(None) == "—" and signed(1204) == "+1,204" and signed(-0.2) == "0"
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+    assert ago("2026-11-27T06:00:00Z", now) == "3 days ago" and ago("2026-11-29T20:00:00Z", now) == "today"
+    assert ago("2026-11-02T06:00:00Z", now) == "4 weeks ago" and ago("2024-11-30T06:00:00Z", now) == "2 years ago"

@@ -143,3 +143,20 @@ def test_schema_rejects_a_broken_document(db):
     del document["agents"][0]["components"]["momentum"]
     with pytest.raises(jsonschema.ValidationError):
         validate_export(document)
+
+
+def test_export_links_each_agent_to_its_page_and_badge(tmp_path, db, db_path, run_cli):
+    _build(db, _population(5))
+    config = tmp_path / "agentrank.toml"
+    config.write_text('[serve]\npublic_url = "https://agentrank.example/dir"\n', encoding="utf-8")
+    out = tmp_path / "export.json"
+    run_cli("--config", str(config), "export", "--out", str(out))
+    document = json.loads(out.read_text())
+    jsonschema.validate(document, export_schema())
+    for agent in document["agents"]:
+        assert agent["page_url"] == f"https://agentrank.example/dir/-/agent/{agent['full_name']}"
+        assert agent["badge_url"] == agent["page_url"] + "/badge.svg"
+    assert document["schema_version"] == 2  # additive: the version stays
+    config.write_text('[serve]\npublic_url = "javascript:alert(1)"\n', encoding="utf-8")
+    result = run_cli("--config", str(config), "export", "--out", str(out), expect=1)
+    assert "public_url" in result.stderr

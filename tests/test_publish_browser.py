@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from classify.categories import CATEGORIES
 from tests.publish_helpers import ARTIFACTS, XSS_DESCRIPTION, XSS_NAME
 
 CHROMIUM_ARGS = [
@@ -71,17 +72,19 @@ def test_agents_page_shows_the_ranking_and_search(page, live_server, published_d
     from playwright.sync_api import expect
 
     page.goto(f"{live_server.url}/agentrank/agents")
-    expect(page.locator("h1")).to_contain_text("agents")
-    first = page.locator("table.rows-and-columns tbody tr").first
-    expect(first.locator("td.col-rank")).to_have_text("1")
-    expect(first.locator("td.col-full_name a.agentrank-breakdown")).to_have_text(published_db.top_name)
-    # The long list of column descriptions is folded away so the ranking comes first.
-    expect(page.locator("details.agentrank-columns summary")).to_have_text("What the columns mean")
-    expect(page.locator("dl.column-descriptions")).to_be_hidden()
+    expect(page.locator("h1")).to_contain_text("ranking")
+    first = page.locator(".ar-line").first
+    expect(first.locator(".ar-rank")).to_have_text("#1")
+    expect(first.locator("a.agentrank-breakdown")).to_have_text(published_db.top_name)
     shot(page, "agents-desktop", full_page=False)
     page.fill("input#_search", "security")
     page.locator("input#_search").press("Enter")
-    expect(page.locator("td.col-full_name a.agentrank-breakdown", has_text=XSS_NAME)).to_be_visible()
+    expect(page.locator(".ar-line a.agentrank-breakdown", has_text=XSS_NAME)).to_be_visible()
+    # The full table with every column: its long list of column descriptions is folded away.
+    page.goto(f"{live_server.url}/agentrank/agents?_view=table")
+    expect(page.locator("details.agentrank-columns summary")).to_have_text("What the columns mean")
+    expect(page.locator("dl.column-descriptions")).to_be_hidden()
+    expect(page.locator("table.rows-and-columns tbody tr").first.locator("td.col-rank")).to_have_text("1")
     assert not page.errors
 
 
@@ -90,12 +93,13 @@ def test_facet_click_filters_the_ranking(page, live_server, published_db):
 
     page.goto(f"{live_server.url}/agentrank/agents")
     category = published_db.category
-    page.locator(".facet-info[data-column=category] a", has_text=category).first.click()
+    name = next(c.name for c in CATEGORIES if c.id == category)
+    page.locator(".facet-info[data-column=category] a", has_text=name).first.click()
     expect(page).to_have_url(f"{live_server.url}/agentrank/agents?category={category}")
-    cells = page.locator("td.col-category")
-    expect(cells.first).to_contain_text(category)
+    cells = page.locator(".ar-line .ar-cat")
+    expect(cells.first).to_contain_text(name)
     # A low-confidence category carries an "(uncertain)" marker after its name.
-    assert {text.removesuffix(" (uncertain)") for text in cells.all_inner_texts()} == {category}
+    assert {text.strip().removesuffix(" (uncertain)") for text in cells.all_inner_texts()} == {name}
     shot(page, "agents-facet-category", full_page=False)
 
 
@@ -103,7 +107,7 @@ def test_clicking_a_name_opens_its_breakdown(page, live_server, published_db):
     from playwright.sync_api import expect
 
     page.goto(f"{live_server.url}/agentrank/agents")
-    page.locator("td.col-full_name a.agentrank-breakdown").first.click()
+    page.locator(".ar-line a.agentrank-breakdown").first.click()
     expect(page).to_have_url(f"{live_server.url}/-/agent/{published_db.top_name}")
     expect(page.locator(".agentrank-score strong")).to_have_text(re.compile(r"^\d{1,3}\.\d$"))
 
@@ -138,7 +142,7 @@ def test_script_in_a_description_is_shown_as_text(page, live_server):
     assert page.evaluate("window.__agentrank_xss") is None
     shot(page, "hostile-description-makers-page", full_page=False)
     page.goto(f"{live_server.url}/agentrank/agents?_search=xss")
-    expect(page.locator("td.col-description").first).to_contain_text("<script>window.__agentrank_xss = 1</script>")
+    expect(page.locator(".ar-line .ar-desc").first).to_contain_text("<script>window.__agentrank_xss = 1</script>")
     assert page.evaluate("window.__agentrank_xss") is None
     shot(page, "hostile-description-agents", full_page=False)
 
@@ -150,10 +154,10 @@ def test_demo_in_the_browser(page, demo_server):
     log = demo_server.log_path.read_text()
     agents_url = re.search(r"Datasette: (\S+)", log).group(1)
     page.goto(agents_url)
-    expect(page.locator("td.col-rank").first).to_have_text("1")
+    expect(page.locator(".ar-line .ar-rank").first).to_have_text("#1")
     expect(page.locator(".facet-info[data-column=category]")).to_be_visible()
     shot(page, "demo-agents", full_page=False)
-    page.locator("td.col-full_name a.agentrank-breakdown").first.click()
+    page.locator(".ar-line a.agentrank-breakdown").first.click()
     expect(page.locator(".agentrank-component")).to_have_count(5)
     shot(page, "demo-makers-page")
     assert not page.errors

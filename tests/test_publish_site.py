@@ -55,7 +55,7 @@ async def test_every_table_and_column_people_see_is_described(published_db, data
         missing += [f"{name}.{c}" for c in columns if c not in described.get("columns", {})]
     assert not missing, f"describe these in datasette_plugins/metadata.py TABLES: {missing}"
     # And Datasette shows them.
-    page = await datasette.client.get("/agentrank/agents")
+    page = await datasette.client.get("/agentrank/agents?_view=table")
     assert TABLES["agents"]["columns"]["activity_bucket"] in html.unescape(page.text)
 
 
@@ -177,7 +177,7 @@ async def test_rank_changes_is_empty_with_one_score_run(tmp_path):
 
 @pytest.mark.asyncio
 async def test_repo_names_link_to_their_breakdown_and_to_github(published_db, datasette):
-    page = (await datasette.client.get("/agentrank/agents")).text
+    page = (await datasette.client.get("/agentrank/agents?_view=table")).text
     top = published_db.top_name
     assert f'<a class="agentrank-breakdown" href="/-/agent/{top}">{top}</a>' in page
     assert f'href="https://github.com/{top}"' in page
@@ -293,7 +293,7 @@ async def test_an_uncertain_category_is_shown_as_uncertain(published_db, dataset
     uncertain = conn.execute("select full_name, category from agents where category_uncertain = 1 limit 1").fetchone()
     certain = conn.execute("select full_name, category from agents where category_uncertain = 0 limit 1").fetchone()
     assert uncertain and certain, "the test population should hold both"
-    page = await datasette.client.get("/agentrank/agents?_size=max")
+    page = await datasette.client.get("/agentrank/agents?_size=max&_view=table")
     rows = html.unescape(page.text).split("<tr")
     row_of = {name: next(r for r in rows if f'href="/-/agent/{name}"' in r) for name, _ in (uncertain, certain)}
     assert f'{uncertain[1]} <span class="agentrank-uncertain"' in row_of[uncertain[0]]

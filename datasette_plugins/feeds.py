@@ -1,0 +1,126 @@
+"""Atom feeds of the directory: ``/-/feeds/new.atom``, ``/-/feeds/left.atom`` and ``/-/feeds/movers.atom``.
+
+One entry per repository per score run (the latest runs up to the published one), each linking to
+the maker's page. Built with ElementTree, which escapes every text; characters XML cannot carry
+are dropped from repository text first.
+
+datasette-atom (a renderer for SQL results) was considered: it fails on an empty result
+(``max()`` of no rows), would need absolute links built in SQL and pulls in feedgen, lxml and
+bleach; these three fixed feeds are simpler by hand.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from datasette import Response
+
+from datasette_plugins.agent_page import _agentrank_database, agent_path
+from datasette_plugins.limits import limits
+from datasette_plugins.pages import FEEDS, read
+from db import directory
+
+ATOM = "http://www.w3.org/2005/Atom"
+RUNS = 8  # score runs a feed covers
+MOVERS_PER_RUN = 20
+SUMMARY_CHARS = 500
+# Characters XML 1.0 does not allow (control characters, lone surrogates, U+FFFE/U+FFFF).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+# Bidirectional controls (embeddings, overrides, isolates): repo text keeps them, inside an isolate.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: Any, limit: int | None = None) -> str:
+    """Repo text for XML: characters XML cannot carry dropped, cut to ``limit``, and any
+    right-to-left override isolated (FSI … PDI) so it cannot reverse what follows it."""
+    value = _NOT_XML.sub("", "" if text is None else str(text))
+    if limit is not None and len(value) > limit:
+        value = value[: limit - 1] + "…"
+    if _BIDI.search(value):
+        value = "\u2068" + value + "\u2069"
+    return value
+
+
+def _category(row: dict[str, Any]) -> str:
+    return f" ({row['category_name']})" if row.get("category_name") else ""
+
+
+def feed_entries(conn: sqlite3.Connection, kind: str) -> list[dict[str, Any]]:
+    """The entries of one feed, newest run first: name, title, summary, when and a key unique per run."""
+    entries = []
+    for run in directory.score_runs(conn, RUNS):
+        previous = run["previous_id"]
+        if previous is None:
+            continue  # the first run: nothing to compare with
+        if kind == "new":
+            for row in directory.newly_listed(conn, run["id"], previous):
+                title = f"{row['full_name']} is newly listed at #{row['rank']:,}{_category(row)}"
+                entries.append({**row, "title": title, "updated": run["as_of"]})
+        elif kind == "left":
+            for row in directory.left_list(conn, run["id"], previous):
+                reason = f": {row['unlisted_reason']}" if row["unlisted_reason"] else ""
+                title = f"{row['full_name']} left the list (was #{row['previous_rank']:,}){reason}"
+                entries.append({**row, "title": title, "updated": run["as_of"]})
+        else:
+            for row in directory.movers(conn, run["id"], previous, MOVERS_PER_RUN):
+                moved = row["places_up"]
+                way = f"up {moved:,} places" if moved > 0 else f"down {-moved:,} places"
+                title = f"{row['full_name']} moved {way} to #{row['rank']:,} (score {row['score']:.1f})"
+                entries.append({**row, "title": title, "updated": run["as_of"]})
+    return entries
+
+
+def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: str) -> bytes:
+    """A valid Atom 1.0 feed (RFC 4287) of ``entries``; ``base`` is the directory's public URL."""
+    ET.register_namespace("", ATOM)
+
+    def sub(parent: ET.Element, tag: str, text: str | None = None, **attributes: str) -> ET.Element:
+        element = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attributes)
+        if text is not None:
+            element.text = text
+        return element
+
+    feed = ET.Element(f"{{{ATOM}}}feed")
+    self_url = f"{base}/-/feeds/{kind}.atom"
+    sub(feed, "id", self_url)
+    sub(feed, "title", f"AgentRank: {FEEDS[kind]}")
+    sub(feed, "updated", updated)
+    sub(feed, "link", rel="self", type="application/atom+xml", href=self_url)
+    sub(feed, "link", rel="alternate", type="text/html", href=f"{base}/")
+    author = sub(feed, "author")
+    sub(author, "name", "AgentRank")
+    for row in entries:
+        page = base + agent_path(row["full_name"])
+        entry = sub(feed, "entry")
+        sub(entry, "id", f"{base}/-/feeds/{kind}/run-{row['run_id']}/repo-{row['repo_id']}")
+        sub(entry, "title", clean(row["title"]))
+        sub(entry, "updated", row["updated"])
+        sub(entry, "link", rel="alternate", type="text/html", href=page)
+        if row.get("description"):
+            sub(entry, "summary", clean(row["description"], SUMMARY_CHARS), type="text")
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="utf-8", xml_declaration=False)
+
+
+async def feed(datasette: Any, request: Any) -> Response:
+    kind = request.url_vars["kind"]
+    database = await _agentrank_database(datasette)
+    if kind not in FEEDS or database is None:
+        return Response.text("No such feed: the feeds are " + ", ".join(f"{k}.atom" for k in FEEDS), status=404)
+
+    def build(conn: sqlite3.Connection) -> tuple[list[dict[str, Any]], str]:
+        run = directory.published_run(conn)
+        return feed_entries(conn, kind), (run["as_of"] if run else "1970-01-01T00:00:00Z")
+
+    entries, updated = await read(database, build)
+    body = atom_document(kind, entries, limits(datasette).public_url.rstrip("/"), updated)
+    return Response(
+        body, content_type="application/atom+xml; charset=utf-8", headers={"Cache-Control": "public, max-age=3600"}
+    )
+
+
+ROUTES = [(r"^/-/feeds/(?P<kind>[a-z]+)\.atom$", feed)]

@@ -1,0 +1,93 @@
+"""How numbers, changes and dates read on the directory pages (Jinja filters and plain functions)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote
+
+from datasette import hookimpl
+
+from datasette_plugins.agent_page import agent_path
+from scoring.explain import field_label, field_value, own_label
+from scoring.explain import signed as explain_signed
+
+
+def thousands(value: Any) -> str:
+    """``94483`` → ``94,483``; empty for None."""
+    if not isinstance(value, int | float):
+        return "" if value is None or not isinstance(value, str) else value
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def signed(value: Any, decimals: int = 0) -> str:
+    """``+1,204`` / ``−3`` / ``0``: a change, never ``-0`` or ``+0.0``; ``—`` when unknown."""
+    if not isinstance(value, int | float):
+        return "—"
+    return explain_signed(float(value), decimals)
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 repository``, ``2 repositories``, with the count's thousands separated."""
+    many = words or (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s")
+    return f"{count:,} {word if count == 1 else many}"
+
+
+def parse_time(value: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (AttributeError, ValueError):
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def ago(value: Any, now: datetime | None = None) -> str:
+    """``2026-11-27T06:00:00Z`` → ``3 days ago`` (today, yesterday, weeks, months, years)."""
+    when = parse_time(value) if isinstance(value, str) else None
+    if when is None:
+        return "never"
+    days = ((now or datetime.now(UTC)) - when).total_seconds() / 86400
+    if days < 1:
+        return "today"
+    if days < 2:
+        return "yesterday"
+    for size, unit, least in ((365.25, "year", 547), (30.44, "month", 45), (7, "week", 14)):
+        if days >= least:
+            return f"{plural(round(days / size), unit)} ago"
+    return f"{int(days)} days ago"
+
+
+def share(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage that never claims 100 % or 0 % when it is not."""
+    if not whole:
+        return "0 %"
+    percent = 100 * part / whole
+    text = f"{percent:.0f}"
+    if (text == "100" and part < whole) or (text == "0" and part > 0):
+        text = f"{percent:.1f}" if 0.1 <= percent <= 99.9 else ("99.9" if part < whole and percent > 50 else "0.1")
+    return f"{text} %"
+
+
+def day(value: Any) -> str:
+    """The date part of a stored timestamp."""
+    return value[:10] if isinstance(value, str) else ""
+
+
+@hookimpl
+def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
+    env.filters.update(
+        thousands=thousands,
+        signed=signed,
+        plural=plural,
+        ago=ago,
+        day=day,
+        share=share,
+        field_label=field_label,
+        field_value=field_value,
+        own_label=own_label,
+        agent_url=lambda name: datasette.urls.path(agent_path(name)),
+        category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
+        owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
+    )

@@ -1,0 +1,217 @@
+"""Readers for the directory pages: home, category, owner, feeds and badges.
+
+Every statement reads the published ranking (the ``agents`` view, or ``scores`` rows of the
+published score run) and, for changes, the successful score run before it. Readers take a plain
+``sqlite3.Connection``, as Datasette's ``execute_fn`` hands one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from db.breakdown import resolve_repo
+from db.rows import dicts
+
+# The columns one line of a list shows (from the agents view).
+LINE_COLUMNS = (
+    "a.rank, a.full_name, a.description, a.category, cat.name as category_name, a.score, a.stars, a.forks, "
+    "a.stars_delta_7d, a.last_push, a.owner, a.repo_id, a.category_uncertain"
+)
+_FROM_AGENTS = "from agents a left join categories cat on cat.id = a.category"
+_PUBLISHED = "(select score_run_id from published where id = 1)"
+
+
+def published_run(conn: sqlite3.Connection) -> dict[str, Any] | None:
+    """The published score run: id, as_of, method_version and how many repos are listed in it."""
+    found = dicts(
+        conn.execute(
+            "select r.id, r.as_of, r.finished_at, (select count(*) from scores s where s.run_id = r.id) as listed, "
+            "(select method_version from scores s where s.run_id = r.id limit 1) as method_version "
+            "from published p join runs r on r.id = p.score_run_id where p.id = 1"
+        )
+    )
+    return found[0] if found else None
+
+
+def score_runs(conn: sqlite3.Connection, limit: int = 8) -> list[dict[str, Any]]:
+    """Successful score runs up to the published one, newest first, each with the run before it."""
+    return dicts(
+        conn.execute(
+            """
+            select r.id, r.as_of,
+                   (select max(p.id) from runs p where p.kind = 'score' and p.status = 'ok' and p.id < r.id)
+                     as previous_id
+            from runs r
+            where r.kind = 'score' and r.status = 'ok'
+              and r.id <= (select score_run_id from published where id = 1)
+            order by r.id desc
+            limit ?
+            """,
+            [limit],
+        )
+    )
+
+
+def previous_run_id(conn: sqlite3.Connection) -> int | None:
+    runs = score_runs(conn, 1)
+    return runs[0]["previous_id"] if runs else None
+
+
+def category_counts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every category in display order with its definition and how many published repos it has."""
+    return dicts(
+        conn.execute(
+            "select c.id, c.name, c.description, coalesce(n.repos, 0) as repos from categories c left join "
+            f"(select category, count(*) as repos from scores where run_id = {_PUBLISHED} group by category) n "
+            "on n.category = c.id order by c.position, c.id"
+        )
+    )
+
+
+def category(conn: sqlite3.Connection, category_id: str) -> dict[str, Any] | None:
+    found = dicts(conn.execute("select id, name, description from categories where id = ?", [category_id]))
+    return found[0] if found else None
+
+
+def top(conn: sqlite3.Connection, limit: int = 10, category_id: str | None = None) -> list[dict[str, Any]]:
+    """The best-ranked published repos (of one category, when given)."""
+    where = "where a.category = ?" if category_id else ""
+    params: list[Any] = [category_id] if category_id else []
+    return dicts(
+        conn.execute(f"select {LINE_COLUMNS} {_FROM_AGENTS} {where} order by a.rank limit ?", [*params, limit])
+    )
+
+
+def risers(conn: sqlite3.Connection, limit: int = 10, category_id: str | None = None) -> list[dict[str, Any]]:
+    """Repos that gained the most stars this week: the 7-day change, else the change since the previous run."""
+    previous = previous_run_id(conn)
+    where = "and a.category = ?" if category_id else ""
+    params: list[Any] = [previous, *([category_id] if category_id else []), limit]
+    return dicts(
+        conn.execute(
+            f"""
+            select * from (
+              select {LINE_COLUMNS}, coalesce(a.stars_delta_7d, a.stars - p.stars) as gained
+              {_FROM_AGENTS} left join scores p on p.repo_id = a.repo_id and p.run_id = ?
+              where 1 {where}
+            ) where gained > 0
+            order by gained desc, rank
+            limit ?
+            """,
+            params,
+        )
+    )
+
+
+def newly_listed(
+    conn: sqlite3.Connection, run_id: int, previous_id: int | None, limit: int = -1
+) -> list[dict[str, Any]]:
+    """Repos in score run ``run_id`` that were not in ``previous_id`` (every repo when there is none)."""
+    return dicts(
+        conn.execute(
+            """
+            select s.rank, s.full_name, r.description, s.category, cat.name as category_name, s.score, s.stars,
+                   s.forks, s.stars_delta_7d, s.pushed_at as last_push, s.category_uncertain, s.as_of, s.repo_id,
+                   s.run_id
+            from scores s join repos r on r.id = s.repo_id left join categories cat on cat.id = s.category
+            where s.run_id = ? and s.repo_id not in (select repo_id from scores where run_id = ?)
+            order by s.rank
+            limit ?
+            """,
+            [run_id, previous_id if previous_id is not None else -1, limit],
+        )
+    )
+
+
+def left_list(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = -1) -> list[dict[str, Any]]:
+    """Repos in ``previous_id`` that are not in ``run_id``, with the reason they are not listed now."""
+    return dicts(
+        conn.execute(
+            """
+            select p.rank as previous_rank, r.full_name, r.description, p.score as previous_score, p.stars,
+                   r.unlisted_reason, s.as_of, p.repo_id, ? as run_id
+            from scores p join repos r on r.id = p.repo_id
+            join (select as_of from runs where id = ?) s
+            where p.run_id = ? and p.repo_id not in (select repo_id from scores where run_id = ?)
+            order by p.rank
+            limit ?
+            """,
+            [run_id, run_id, previous_id, run_id, limit],
+        )
+    )
+
+
+def movers(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = 20) -> list[dict[str, Any]]:
+    """Repos in both runs whose rank moved the most (places_up > 0 is a rise)."""
+    return dicts(
+        conn.execute(
+            """
+            select c.full_name, r.description, p.rank as previous_rank, c.rank, p.rank - c.rank as places_up,
+                   p.score as previous_score, c.score, c.stars - p.stars as stars_gained, c.as_of, c.repo_id,
+                   c.run_id
+            from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ?
+            join repos r on r.id = c.repo_id
+            where c.run_id = ? and p.rank != c.rank
+            order by abs(p.rank - c.rank) desc, c.rank
+            limit ?
+            """,
+            [previous_id, run_id, limit],
+        )
+    )
+
+
+def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
+    """Every repo of an owner the crawler has seen, listed or not (with why), best-ranked first."""
+    return dicts(
+        conn.execute(
+            f"""
+            select r.full_name, r.owner_login, r.description, r.stars, r.forks, r.listed, r.unlisted_reason,
+                   r.pushed_at as last_push, a.rank, a.score, a.category, cat.name as category_name,
+                   a.stars_delta_7d, a.category_uncertain
+            from repos r left join scores a on a.repo_id = r.id and a.run_id = {_PUBLISHED}
+            left join categories cat on cat.id = a.category
+            where r.owner_login = ? collate nocase
+            order by a.rank is null, a.rank, r.stars desc, r.full_name
+            """,
+            [login],
+        )
+    )
+
+
+def badge_facts(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | None:
+    """The repo's name and, when it is in the published run, its score, rank and category name.
+
+    None when the name is unknown (old names of renamed repos are found too).
+    """
+    repo = resolve_repo(conn, full_name)
+    if repo is None:
+        return None
+    found = dicts(
+        conn.execute(
+            "select s.score, s.rank, s.category, cat.name as category_name from scores s "
+            "left join categories cat on cat.id = s.category "
+            "where s.run_id = (select score_run_id from published where id = 1) and s.repo_id = ?",
+            [repo["id"]],
+        )
+    )
+    return {
+        "full_name": repo["full_name"],
+        "score": None,
+        "rank": None,
+        "category_name": None,
+        **(found[0] if found else {}),
+    }
+
+
+def leaderboard_entries(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every benchmark leaderboard entry by tier and rank, with the directory name of its repo (when it is one)."""
+    return dicts(
+        conn.execute(
+            """
+            select e.*, r.full_name as repo_name
+            from benchmark_entries e left join repos r on e.agent_kind = 'repo' and r.full_name = e.agent collate nocase
+            order by e.tier, e.rank is null, e.rank, e.agent, e.agent_version, e.model
+            """
+        )
+    )

@@ -1,0 +1,98 @@
+"""The Atom feeds: parsed as Atom, exactly the repos newly listed (or gone) in the latest run, hostile text escaped."""
+
+from __future__ import annotations
+
+import sqlite3
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from agentrank.config import ServeConfig
+from agentrank.serve import build_datasette
+from tests.publish_helpers import HOSTILE_NEW_NAME, HOSTILE_TEXT
+
+A = "{http://www.w3.org/2005/Atom}"
+BASE = "https://agentrank.example"
+
+
+@pytest.fixture(scope="module")
+def datasette(directory_db):
+    return build_datasette(directory_db.path, ServeConfig(heap_limit_mb=0, public_url=BASE))
+
+
+async def parsed(datasette, kind: str) -> ET.Element:
+    response = await datasette.client.get(f"/-/feeds/{kind}.atom")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/atom+xml; charset=utf-8"
+    root = ET.fromstring(response.content)
+    # RFC 4287: a feed has an id, a title, an updated date, an author and a self link; each entry an
+    # id, a title, an updated date and (here) a link to the maker's page.
+    assert root.tag == f"{A}feed"
+    for tag in ("id", "title", "updated", "author"):
+        assert root.find(f"{A}{tag}") is not None, tag
+    assert root.find(f"{A}link[@rel='self']").get("href") == f"{BASE}/-/feeds/{kind}.atom"
+    ids = [e.findtext(f"{A}id") for e in root.iter(f"{A}entry")]
+    assert len(ids) == len(set(ids))  # one entry per repo per run
+    for entry in root.iter(f"{A}entry"):
+        assert entry.findtext(f"{A}title") and entry.findtext(f"{A}updated").endswith("Z")
+        assert entry.find(f"{A}link[@rel='alternate']").get("href").startswith(f"{BASE}/-/agent/")
+    return root
+
+
+def linked_names(root: ET.Element) -> list[str]:
+    prefix = f"{BASE}/-/agent/"
+    return [e.find(f"{A}link").get("href").removeprefix(prefix) for e in root.iter(f"{A}entry")]
+
+
+@pytest.mark.asyncio
+async def test_new_feed_lists_exactly_the_newly_listed_repos(datasette, directory_db):
+    conn = sqlite3.connect(directory_db.path)
+    published, previous = conn.execute(
+        "select score_run_id, (select max(id) from runs where kind = 'score' and status = 'ok' and id < score_run_id) "
+        "from published"
+    ).fetchone()
+    expected = {
+        name
+        for (name,) in conn.execute(
+            "select full_name from scores where run_id = ? and repo_id not in (select repo_id from scores where run_id = ?)",
+            [published, previous],
+        )
+    }
+    root = await parsed(datasette, "new")
+    assert len(expected) == 4 and set(linked_names(root)) == expected and len(linked_names(root)) == 4
+    hostile = next(e for e in root.iter(f"{A}entry") if e.find(f"{A}link").get("href").endswith(HOSTILE_NEW_NAME))
+    summary = hostile.findtext(f"{A}summary")
+    # The text itself, cut short, inside a bidi isolate so its RTL override cannot spill over.
+    assert summary == "\u2068" + HOSTILE_TEXT[:499] + "…" + "\u2069"
+
+
+@pytest.mark.asyncio
+async def test_left_feed_lists_the_repos_that_left(datasette, directory_db):
+    conn = sqlite3.connect(directory_db.path)
+    archived = {r[0] for r in conn.execute("select full_name from repos where unlisted_reason = 'archived'")}
+    root = await parsed(datasette, "left")
+    assert set(linked_names(root)) == archived and len(archived) == 2
+    assert all("archived" in e.findtext(f"{A}title") for e in root.iter(f"{A}entry"))
+
+
+@pytest.mark.asyncio
+async def test_movers_feed_and_its_escaping(datasette):
+    root = await parsed(datasette, "movers")
+    titles = [e.findtext(f"{A}title") for e in root.iter(f"{A}entry")]
+    assert 0 < len(titles) <= 20 and all(" places to #" in t for t in titles)
+    raw = (await datasette.client.get("/-/feeds/new.atom")).text
+    assert "<script>" not in raw and "<b onmouseover" not in raw and "&lt;script&gt;" in raw
+
+
+@pytest.mark.asyncio
+async def test_unknown_feed_is_a_404(datasette):
+    assert (await datasette.client.get("/-/feeds/nothing.atom")).status_code == 404
+
+
+def test_text_xml_cannot_carry_is_dropped():
+    from datasette_plugins.feeds import atom_document
+
+    entry = {"full_name": "a/b", "title": "bad \x00\x1b title", "description": "x\x0cy", "run_id": 1, "repo_id": 2}
+    document = atom_document("new", [{**entry, "updated": "2026-11-30T06:00:00Z"}], BASE, "2026-11-30T06:00:00Z")
+    root = ET.fromstring(document)
+    assert root.find(f"{A}entry/{A}title").text == "bad  title" and root.find(f"{A}entry/{A}summary").text == "xy"

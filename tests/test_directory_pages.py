@@ -1,0 +1,382 @@
+"""The directory's own pages through Datasette's in-process client: home, the compact ranking,
+category and owner pages, their 404s, and hostile repo text on every one of them.
+
+The database comes from the real pipeline: two weekly runs where the second adds four repos
+(one with hostile text: HTML, an RTL override, 10,000 characters) and archives two.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+import sqlite3
+
+import pytest
+
+from agentrank.config import ServeConfig
+from agentrank.serve import build_datasette
+from classify.categories import CATEGORIES
+from tests.publish_helpers import HOSTILE_NEW_NAME, XSS_NAME
+
+SETTINGS = ServeConfig(heap_limit_mb=0, public_url="https://agentrank.example")
+
+
+@pytest.fixture(scope="module")
+def datasette(directory_db):
+    return build_datasette(directory_db.path, SETTINGS)
+
+
+@pytest.fixture(scope="module")
+def conn(directory_db):
+    connection = sqlite3.connect(directory_db.path)
+    yield connection
+    connection.close()
+
+
+def text_of(page: str) -> str:
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page))).strip()
+
+
+def section(page: str, css_class: str) -> str:
+    start = page.index(f'<section class="{css_class}"')
+    return page[start : page.index("</section>", start)]
+
+
+def names_in(fragment: str) -> list[str]:
+    return re.findall(r'class="ar-name agentrank-breakdown" href="/-/agent/([^"]+)"', fragment)
+
+
+def newly_listed(conn) -> list[str]:
+    return [
+        name
+        for (name,) in conn.execute(
+            "select full_name from scores where run_id = (select score_run_id from published) and repo_id not in "
+            "(select repo_id from scores where run_id = (select max(id) from runs where kind = 'score' and "
+            "id < (select score_run_id from published))) order by rank"
+        )
+    ]
+
+
+@pytest.mark.asyncio
+async def test_home_is_the_directory(datasette, conn):
+    response = await datasette.client.get("/")
+    assert response.status_code == 200
+    page = response.text
+    # A search box over the ranking's full-text index.
+    assert re.search(r'<form class="ar-search" action="/agentrank/agents"[^>]*>', page)
+    assert 'name="_search"' in page
+    # Every category with its name, definition, count and page.
+    counts = dict(conn.execute("select category, count(*) from agents group by category"))
+    categories = text_of(section(page, "ar-categories"))
+    for category in CATEGORIES:
+        assert f'href="/-/category/{category.id}"' in page
+        assert category.name in categories and category.description in categories
+        assert f"{category.name} {counts.get(category.id, 0):,} repo" in categories
+    # The top 10, in rank order, with formatted numbers.
+    top = [name for (name,) in conn.execute("select full_name from agents order by rank limit 10")]
+    assert names_in(section(page, "ar-top")) == top
+    stars = conn.execute("select stars from agents order by rank limit 1").fetchone()[0]
+    assert f"★&nbsp;{stars:,}" in section(page, "ar-top")
+    # Risers by stars gained, and exactly the newly listed repos of the latest run.
+    risers = names_in(section(page, "ar-risers"))
+    assert risers and len(risers) <= 10
+    assert len(newly_listed(conn)) == 4 and names_in(section(page, "ar-new")) == newly_listed(conn)
+    # The ways on: method, leaderboards, SQL, feeds.
+    for link in ('href="/-/method"', 'href="/-/leaderboard"', 'href="/agentrank"', 'href="/agentrank/agents"'):
+        assert link in page
+    assert page.count('rel="alternate" type="application/atom+xml"') == 3
+    # Internal tables are not in front.
+    assert "snapshots" not in page and "repo_categories" not in page
+
+
+@pytest.mark.asyncio
+async def test_database_page_starts_from_a_real_table(datasette):
+    page = (await datasette.client.get("/agentrank")).text
+    editor = re.search(r'<textarea id="sql-editor" name="sql">([^<]*)', page).group(1)
+    assert "benchmark" not in editor and editor.startswith("select * from ")
+    assert 'href="/agentrank/snapshots"' in page  # internal tables stay reachable
+
+
+@pytest.mark.asyncio
+async def test_agents_page_is_one_compact_line_per_repo(datasette, conn):
+    page = (await datasette.client.get("/agentrank/agents")).text
+    lines = re.findall(r'<li class="ar-line">(.*?)</li>\n', page, re.S)
+    assert len(lines) == 50
+    first = conn.execute(
+        "select a.full_name, a.score, a.stars, a.forks, c.name from agents a join categories c on c.id = a.category "
+        "order by rank limit 1"
+    ).fetchone()
+    assert names_in(lines[0]) == [first[0]]
+    shown = text_of(lines[0])
+    assert shown.startswith("#1 ")
+    assert f"{first[1]:.1f}" in shown and f"★ {first[2]:,}" in shown and f"{first[3]:,} forks" in shown
+    assert first[4] in shown  # the category's name, not its id
+    assert re.search(r"pushed (today|yesterday|\d+ (days|weeks|months|years) ago)", shown)
+    # The full table is one click away, and keeps every column.
+    assert 'href="/agentrank/agents?_view=table"' in page
+    full = (await datasette.client.get("/agentrank/agents?_view=table")).text
+    assert '<table class="rows-and-columns">' in full
+    # Choosing columns asks for the table too.
+    for chosen in ("_col=score", "_nocol=full_name"):
+        page = await datasette.client.get(f"/agentrank/agents?{chosen}")
+        assert page.status_code == 200 and '<table class="rows-and-columns">' in page.text
+
+
+@pytest.mark.asyncio
+async def test_agents_json_and_csv_keep_every_column(datasette, conn):
+    columns = [row[1] for row in conn.execute("pragma table_info(agents)")]
+    data = (await datasette.client.get("/agentrank/agents.json?_shape=objects&_size=3")).json()
+    assert list(data["rows"][0]) == columns
+    csv_text = (await datasette.client.get("/agentrank/agents.csv?_size=3")).text
+    assert next(csv.reader(io.StringIO(csv_text))) == columns
+
+
+@pytest.mark.asyncio
+async def test_facets_show_names_and_buckets_in_order(datasette, conn):
+    page = (await datasette.client.get("/agentrank/agents")).text
+    facet = page[page.index('data-column="activity_bucket"') :]
+    facet = facet[: facet.index("</details>")]
+    buckets = re.findall(r">(≤ \d+ days|&gt; 365 days|no push)<", facet)
+    order = ["≤ 7 days", "≤ 30 days", "≤ 90 days", "≤ 180 days", "≤ 365 days", "&gt; 365 days", "no push"]
+    assert buckets == [b for b in order if b in buckets] and len(buckets) >= 3
+    category_facet = page[page.index('data-column="category"') :]
+    category_facet = category_facet[: category_facet.index("</details>")]
+    assert "Coding agent" in category_facet and ">coding<" not in category_facet
+
+
+@pytest.mark.asyncio
+async def test_a_category_page_ranks_its_repos(datasette, conn, directory_db):
+    category = directory_db.category
+    response = await datasette.client.get(f"/-/category/{category}")
+    assert response.status_code == 200
+    name, description = conn.execute("select name, description from categories where id = ?", [category]).fetchone()
+    page = response.text
+    assert f"<h1>{html.escape(name)}</h1>" in page and html.escape(description) in page
+    expected = [r[0] for r in conn.execute("select full_name from agents where category = ? order by rank", [category])]
+    assert names_in(section(page, "ar-ranking")) == expected
+    assert f'href="/agentrank/agents?category={category}"' in page
+
+
+@pytest.mark.asyncio
+async def test_an_owner_page_lists_every_repo_and_why_not_listed(datasette, conn):
+    archived = conn.execute("select owner_login, full_name from repos where unlisted_reason = 'archived'").fetchone()
+    response = await datasette.client.get(f"/-/owner/{archived[0]}")
+    assert response.status_code == 200
+    page = response.text
+    assert archived[1] in page and "not listed: archived" in page
+    owned = [r[0] for r in conn.execute("select full_name from repos where owner_login = ?", [archived[0]])]
+    assert sorted(names_in(page)) == sorted(owned)
+    # A maker's page address without the repo is the owner's page.
+    redirect = await datasette.client.get(f"/-/agent/{archived[0]}")
+    assert redirect.status_code == 302 and redirect.headers["location"] == f"/-/owner/{archived[0]}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("path", "title"),
+    [
+        ("/-/category/no-such-category", "Category not found"),
+        ("/-/owner/nobody-at-all", "Owner not found"),
+        ("/-/agent/nobody/nothing", "Repository not found"),
+        ("/-/category/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "Category not found"),
+    ],
+)
+async def test_unknown_pages_are_404s_with_a_way_home(datasette, path, title):
+    response = await datasette.client.get(path)
+    assert response.status_code == 404
+    assert title in response.text and 'href="/"' in response.text
+    assert "<script>alert(1)" not in response.text
+
+
+@pytest.mark.asyncio
+async def test_hostile_repo_text_is_escaped_on_every_directory_page(datasette, conn):
+    hostile_owner = HOSTILE_NEW_NAME.split("/")[0]
+    category = conn.execute("select category from agents where full_name = ?", [HOSTILE_NEW_NAME]).fetchone()[0]
+    for path in (
+        "/",
+        "/agentrank/agents?_search=gnp",
+        f"/-/category/{category}",
+        f"/-/owner/{hostile_owner}",
+        f"/-/owner/{XSS_NAME.split('/')[0]}",
+        f"/-/agent/{HOSTILE_NEW_NAME}",
+    ):
+        page = (await datasette.client.get(path)).text
+        assert "<script>window.__agentrank_xss" not in page, path
+        assert '<b onmouseover="alert(1)">' not in page and '<img src="x"' not in page, path
+        if path != "/":
+            assert "&lt;b onmouseover=" in page or "&lt;script&gt;window.__agentrank_xss" in page, path
+
+
+@pytest.mark.asyncio
+async def test_makers_page_draws_its_history_and_offers_a_badge(datasette, directory_db, conn):
+    top = directory_db.top_name
+    page = (await datasette.client.get(f"/-/agent/{top}")).text
+    chart = page[page.index('<svg class="history-chart"') : page.index("</svg>", page.index('class="history-chart"'))]
+    assert chart.count("<polyline") == 3 and chart.count("<circle") == 6  # score, rank, stars × two runs
+    assert "history-method" not in chart  # one method version: no marker
+    owner = top.split("/")[0]
+    assert f'href="/-/owner/{owner}"' in page
+    page_url = f"https://agentrank.example/-/agent/{top}"
+    assert html.escape(f"[![AgentRank score and rank]({page_url}/badge.svg)]({page_url})") in page
+    assert html.escape(f'<a href="{page_url}"><img src="{page_url}/badge.svg"', quote=False) in page.replace(
+        "&#34;", '"'
+    )
+    # The badge says what the page says: the same one-decimal score.
+    score = re.search(r'class="agentrank-score">AgentRank Score <strong>([\d.]+)</strong>', page).group(1)
+    badge = (await datasette.client.get(f"/-/agent/{top}/badge.svg")).text
+    assert f">{score} · #1 · " in badge
+
+
+@pytest.mark.asyncio
+async def test_history_marks_a_change_of_method(tmp_path, directory_db):
+    import shutil
+
+    copy = tmp_path / "agentrank.db"
+    shutil.copy(directory_db.path, copy)
+    with sqlite3.connect(copy) as db:
+        db.execute("update scores set method_version = '0' where run_id = (select min(run_id) from scores)")
+    page = (await build_datasette(copy, SETTINGS).client.get(f"/-/agent/{directory_db.top_name}")).text
+    assert page.count('class="history-method"') == 1 and "method version 0 → 1" in page
+
+
+@pytest.mark.asyncio
+async def test_badges_and_shields_endpoint(datasette, conn):
+    name, score, rank, category = conn.execute(
+        "select a.full_name, s.score, a.rank, c.name from agents a join scores s on s.repo_id = a.repo_id "
+        "and s.run_id = a.score_run_id join categories c on c.id = a.category order by a.rank desc limit 1"
+    ).fetchone()
+    svg = await datasette.client.get(f"/-/agent/{name}/badge.svg")
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert svg.headers["cache-control"] == "public, max-age=86400"
+    assert f"{score:.1f} · #{rank:,} · {html.escape(category)}" in svg.text
+    shields = await datasette.client.get(f"/-/agent/{name}/shields.json")
+    assert shields.json() == {
+        "schemaVersion": 1,
+        "label": "AgentRank",
+        "message": f"{score:.1f} · #{rank:,}",
+        "color": next(
+            c
+            for low, c in [(80, "brightgreen"), (60, "green"), (40, "yellow"), (20, "orange"), (0, "red")]
+            if score >= low
+        ),
+    }
+    for path in ("/-/agent/nobody/nothing/badge.svg", "/-/agent/%3Cscript%3E/x/badge.svg"):
+        unknown = await datasette.client.get(path)
+        assert unknown.status_code == 404 and "not listed" in unknown.text and "#9f9f9f" in unknown.text
+        assert "<script>" not in unknown.text
+    missing = await datasette.client.get("/-/agent/nobody/nothing/shields.json")
+    assert missing.status_code == 404 and missing.json()["message"] == "not listed"
+    # Archived since: known, but not in the ranking.
+    archived = conn.execute("select full_name from repos where unlisted_reason = 'archived' limit 1").fetchone()[0]
+    grey = await datasette.client.get(f"/-/agent/{archived}/shields.json")
+    assert grey.status_code == 200 and grey.json()["color"] == "lightgrey"
+
+
+@pytest.mark.asyncio
+async def test_leaderboard_page_shows_both_tiers_and_links_directory_agents(datasette, directory_db):
+    response = await datasette.client.get("/-/leaderboard")
+    assert response.status_code == 200
+    page = response.text
+    for tier in ("verified", "community"):
+        assert f'<section class="ar-tier" id="{tier}">' in page
+    assert "Run by the site itself" in page and "self-reported" in page
+    verified = section(page, 'ar-tier" id="verified')
+    top = directory_db.top_name
+    assert f'<a class="agentrank-breakdown" href="/-/agent/{top}">{top}</a>' in verified
+    assert "Closed Agent X" in verified and 'href="/-/agent/Closed' not in page
+
+
+@pytest.mark.asyncio
+async def test_canned_queries_open_on_their_results(datasette, directory_db):
+    for name in ("top_agents", "rank_changes", "recompute", "verified_leaderboard"):
+        page = (await datasette.client.get(f"/agentrank/{name}")).text
+        assert '<textarea id="sql-editor"' not in page, name
+        assert "_show_sql=1" in page, name  # the SQL is one click away
+    board = (await datasette.client.get("/agentrank/verified_leaderboard")).text
+    assert f'href="/-/agent/{directory_db.top_name}"' in board
+    # Counts read with thousands separators in tables and queries; JSON keeps the numbers.
+    stars = sqlite3.connect(directory_db.path).execute("select stars from agents order by rank limit 1").fetchone()[0]
+    query = (await datasette.client.get("/agentrank/top_agents")).text
+    assert f">{stars:,}<" in query
+    data = (await datasette.client.get("/agentrank/top_agents.json?_shape=array")).json()
+    assert isinstance(data[0]["stars"], int)
+
+
+def _reweight(conn, **weights) -> list[tuple]:
+    from datasette_plugins.metadata import REWEIGHT_SQL
+
+    names = ("popularity", "adoption", "activity", "momentum", "openness")
+    return conn.execute(REWEIGHT_SQL, {f"w_{n}": str(weights.get(n, "")) for n in names}).fetchall()
+
+
+def test_reweight_with_the_published_weights_gives_the_published_ranking(conn):
+    rows = _reweight(conn)
+    assert rows and all(
+        rank == published_rank and score == published for _, score, rank, published_rank, _, published in rows
+    )
+    # Percent that do not add up to 100 are normalised: doubling every weight changes nothing.
+    doubled = _reweight(conn, popularity=60, adoption=40, activity=50, momentum=30, openness=20)
+    assert [r[2] for r in doubled] == [r[3] for r in doubled]
+
+
+def test_reweight_ranks_by_the_chosen_components_only(conn):
+    rows = _reweight(conn, popularity=100, adoption=0, activity=0, momentum=0, openness=0)
+    by_stars = [
+        name
+        for (name,) in conn.execute(
+            "select full_name from scores where run_id = (select score_run_id from published) "
+            "order by popularity desc, stars desc, full_name limit 5"
+        )
+    ]
+    assert [r[0] for r in rows[:5]] == by_stars
+    assert any(r[4] != 0 for r in rows)  # places_up: someone moved
+    assert all(r[1] is None for r in _reweight(conn, popularity=0, adoption=0, activity=0, momentum=0, openness=0))
+
+
+@pytest.mark.asyncio
+async def test_method_page_states_the_method_from_the_code(datasette):
+    from scoring.score import ACTIVITY_BUCKETS, WEIGHTS
+
+    response = await datasette.client.get("/-/method")
+    assert response.status_code == 200
+    page = text_of(response.text)
+    assert "score = " + " + ".join(f"{w:.2f}·{n}" for n, w in WEIGHTS.items()) in page
+    for name, weight in WEIGHTS.items():
+        assert f"{name} {weight * 100:g} %" in page
+    for bound, points in ACTIVITY_BUCKETS:
+        assert f"{bound:g} days ago {points:g}" in page
+    for category in CATEGORIES:
+        assert category.name in page and category.description in page
+    for flag in ("uncertain", "NOASSERTION", "reward-hacking", "infra-error"):
+        assert flag in page
+    assert 'action="/agentrank/reweight"' in response.text and 'name="w_momentum" value="15"' in response.text
+    assert 'href="/agentrank/recompute"' in response.text
+    reweighted = await datasette.client.get("/agentrank/reweight.json?_shape=array&w_popularity=1&w_adoption=0")
+    assert reweighted.status_code == 200 and reweighted.json()[0]["rank"] == 1
+
+
+def test_the_top_repo_is_told_what_is_left_not_whom_to_pass(conn, directory_db):
+    from db.breakdown import load_breakdown
+
+    breakdown = load_breakdown(conn, directory_db.top_name)
+    popularity = next(c for c in breakdown["components"] if c["component"] == "popularity")
+    assert breakdown["rank"] == 1 and popularity["percentile"] < 100
+    assert popularity["advice"][0].startswith("ranked #1: nobody listed is ahead of it; more stars can add at most")
+    assert not any("to pass" in a for c in breakdown["components"] for a in c["advice"])
+
+
+def test_history_chart_keeps_small_changes_small():
+    from datasette_plugins.charts import history_chart
+
+    runs = [
+        {"run_id": 1, "as_of": "2026-11-23T06:00:00Z", "score": 80.0, "rank": 12, "stars": 1000, "method_version": "1"},
+        {"run_id": 2, "as_of": "2026-11-30T06:00:00Z", "score": 80.01, "rank": 2, "stars": 1001, "method_version": "2"},
+    ]
+    chart = history_chart(runs)
+    score, rank, stars = (s["dots"] for s in chart["series"])
+    assert abs(score[0]["y"] - score[1]["y"]) < 1 and abs(stars[0]["y"] - stars[1]["y"]) < 1
+    assert rank[1]["y"] < rank[0]["y"] - 20  # ten places up is a clear rise (rank 1 at the top)
+    assert [m["title"] for m in chart["markers"]] == ["method version 1 → 2"]
+    assert history_chart(runs[:1]) is None
