@@ -59,7 +59,8 @@ def _reweight_sql() -> str:
         for name in WEIGHTS
     )
     # Each weight as a share first, summed in the order scoring.sql uses: the published weights give the
-    # published scores exactly, not merely close ones.
+    # published scores exactly, not merely close ones. Scores equal to 9 decimals tie (as the method's
+    # exact ties do), so stars and then the name decide.
     weighted = " + ".join(f"(w.{name} / w.total) * s.{name}" for name in WEIGHTS)
     total = " + ".join(f"{name}" for name in WEIGHTS)
     return f"""
@@ -79,7 +80,7 @@ select full_name, round(score, 1) as score,
        published_rank - row_number() over ranking as places_up,
        round(published_score, 1) as published_score
 from reweighted
-window ranking as (order by score desc, stars desc, full_name, repo_id)
+window ranking as (order by round(score, 9) desc, stars desc, full_name, repo_id)
 order by rank
 """.strip()
 

@@ -59,9 +59,9 @@ def test_since_errors_are_one_line(tmp_path, run_cli):
 def test_a_change_from_time_alone_is_named_as_such(tmp_path, run_cli):
     week = _week(12)
     run_cli("import", str(write_json(tmp_path / "w1.json", week)))
-    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z", "--force")
     run_cli("import", str(write_json(tmp_path / "w2.json", week)))  # nothing changed on GitHub
-    run_cli("score", "--as-of", "2026-11-30T06:00:00Z")
+    run_cli("score", "--as-of", "2026-11-30T06:00:00Z", "--force")
     change = json.loads(run_cli("explain", "m3/agent3", "--since", "previous", "--json").output)
     assert change["own_is_time_only"] is True and change["own_points"] < 0  # the push aged past 7 days
     text = run_cli("explain", "m3/agent3", "--since", "previous").output
@@ -75,7 +75,7 @@ def test_explain_names_fields_as_people_do(tmp_path, run_cli):
     week = _week(12)
     week[0]["stargazers_count"] = 94483
     run_cli("import", str(write_json(tmp_path / "w1.json", week)))
-    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z", "--force")
     text = run_cli("explain", "m0/agent0").output
     assert "stars 94,483" in text and "OSI-approved " in text
     assert "osi_approved=" not in text and "stars=" not in text
@@ -85,7 +85,7 @@ def test_explain_names_fields_as_people_do(tmp_path, run_cli):
 
 def test_the_top_repo_is_told_nothing_to_pass(tmp_path, run_cli):
     run_cli("import", str(write_json(tmp_path / "w1.json", _week(12))))
-    run_cli("score", "--as-of", "2026-11-23T06:00:00Z")
+    run_cli("score", "--as-of", "2026-11-23T06:00:00Z", "--force")
     run_cli("export", "--out", str(tmp_path / "e.json"))
     agents = json.loads((tmp_path / "e.json").read_text())["agents"]
     for agent in agents[:2]:

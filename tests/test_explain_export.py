@@ -156,7 +156,7 @@ def test_export_links_each_agent_to_its_page_and_badge(tmp_path, db, db_path, ru
     for agent in document["agents"]:
         assert agent["page_url"] == f"https://agentrank.example/dir/-/agent/{agent['full_name']}"
         assert agent["badge_url"] == agent["page_url"] + "/badge.svg"
-    assert document["schema_version"] == 2  # additive: the version stays
+    assert document["schema_version"] == 3
     config.write_text('[serve]\npublic_url = "javascript:alert(1)"\n', encoding="utf-8")
     result = run_cli("--config", str(config), "export", "--out", str(out), expect=1)
     assert "public_url" in result.stderr
