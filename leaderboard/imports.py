@@ -101,7 +101,14 @@ def import_assessments(db: sqlite_utils.Database, path: str | Path) -> ImportRes
     ]
     run_id = _save(db, "import-assessments", path, "benchmark_assessments", rows)
     found = {(f["agent"], f["suite"]): f for f in db.query("select * from benchmark_fitscores")}
-    marked = [a.agent for a in parsed.assessment if found.get((a.agent, a.suite), {}).get("matches_published") == 0]
+    marked = []
+    for a in parsed.assessment:
+        row = found.get((a.agent, a.suite), {})
+        if row.get("matches_published") == 0:
+            marked.append(a.agent)
+        for judgement in json.loads(row.get("judgements") or "[]"):
+            if judgement["matches_published"] is False:
+                marked.append(f"{a.agent}: {judgement['call']}")
     detail = f"{len(marked)} published figure(s) do not recompute" + (f": {', '.join(marked)}" if marked else "")
     return ImportResult(run_id, len(rows), detail)
 
