@@ -541,10 +541,18 @@ def m016_benchmark_methods(db: sqlite_utils.Database) -> None:
     )
     attempts.create_index(["suite", "run"])
     # Entries and per-task results now keep suites and settings variants apart.
-    coverage = {"suite": str, "settings": str, "tasks_total": int, "coverage": str, "solve_rate_low": float,
-                "solve_rate_high": float, "overlaps_next": int, "pareto": int}
-    for column, kind in coverage.items():
-        db.table("benchmark_entries").add_column(column, kind)
+    coverage: dict[str, type] = {
+        "suite": str,
+        "settings": str,
+        "tasks_total": int,
+        "coverage": str,
+        "solve_rate_low": float,
+        "solve_rate_high": float,
+        "overlaps_next": int,
+        "pareto": int,
+    }
+    for column, column_type in coverage.items():
+        db.table("benchmark_entries").add_column(column, column_type)
     db.table("benchmark_entries").transform(pk=("tier", "suite", "agent", "agent_version", "model", "settings"))
     db.table("benchmark_entries").create_index(["tier", "suite", "rank"], if_not_exists=True)
     for column in ("suite", "settings"):
@@ -572,33 +580,98 @@ def m016_benchmark_methods(db: sqlite_utils.Database) -> None:
         pk=("suite", "task_id"),
     )
     db.table("benchmark_prices").create(
-        {"model": str, "from_date": str, "input": float, "cached_input": float, "cache_write": float,
-         "output": float, "run_id": int},
+        {
+            "model": str,
+            "from_date": str,
+            "input": float,
+            "cached_input": float,
+            "cache_write": float,
+            "output": float,
+            "run_id": int,
+        },
         pk=("model", "from_date"),
     )
     db.table("benchmark_assessments").create(
-        {"agent": str, "suite": str, "scores": str, "notes": str, "published": int, "judgements": str,
-         "weights": str, "run_id": int},
+        {
+            "agent": str,
+            "suite": str,
+            "scores": str,
+            "notes": str,
+            "published": int,
+            "judgements": str,
+            "weights": str,
+            "run_id": int,
+        },
         pk=("agent", "suite"),
     )
     db.table("benchmark_index_defs").create({"name": str, "version": str, "suites": str}, pk="name")
     db.table("benchmark_rs9_runs").create(
-        {"suite": str, "run": str, "agent": str, "agent_kind": str, "agent_version": str, "model": str,
-         "settings": str, "rank": int, "tasks": int, "infra_errors": int, "passed": int, "headline": float,
-         "partial_credit": float, "total_cost_usd": float, "cost_lower_bound": int, "cost_unknown": int,
-         "cost_per_pass": float, "version_changed": int, "previous_version": str, "previous_model": str,
-         "results": str},
+        {
+            "suite": str,
+            "run": str,
+            "agent": str,
+            "agent_kind": str,
+            "agent_version": str,
+            "model": str,
+            "settings": str,
+            "rank": int,
+            "tasks": int,
+            "infra_errors": int,
+            "passed": int,
+            "headline": float,
+            "partial_credit": float,
+            "total_cost_usd": float,
+            "cost_lower_bound": int,
+            "cost_unknown": int,
+            "cost_per_pass": float,
+            "version_changed": int,
+            "previous_version": str,
+            "previous_model": str,
+            "attempted": int,
+            "tasks_total": int,
+            "coverage": str,
+            "solve_rate_low": float,
+            "solve_rate_high": float,
+            "overlaps_next": int,
+            "pareto": int,
+            "results": str,
+        },
         pk=("suite", "run", "agent", "agent_version", "model", "settings"),
     )
     db.table("benchmark_index_entries").create(
-        {"name": str, "version": str, "suites": str, "agent": str, "agent_kind": str, "agent_version": str,
-         "model": str, "settings": str, "rank": int, "value": float, "null_reason": str, "per_suite": str,
-         "mean_cost_usd": float, "mean_tokens": float, "mean_wall_seconds": float},
+        {
+            "name": str,
+            "version": str,
+            "suites": str,
+            "agent": str,
+            "agent_kind": str,
+            "agent_version": str,
+            "model": str,
+            "settings": str,
+            "rank": int,
+            "value": float,
+            "null_reason": str,
+            "per_suite": str,
+            "mean_cost_usd": float,
+            "mean_tokens": float,
+            "mean_wall_seconds": float,
+        },
         pk=("name", "agent", "agent_version", "model", "settings"),
     )
     db.table("benchmark_fitscores").create(
-        {"agent": str, "agent_kind": str, "suite": str, "criteria": str, "derived": str, "weights": str,
-         "fitscore": int, "published": int, "matches_published": int, "judgements": str, "has_runs": int,
-         "notes": str},
+        {
+            "agent": str,
+            "agent_kind": str,
+            "suite": str,
+            "criteria": str,
+            "derived": str,
+            "weights": str,
+            "fitscore": int,
+            "published": int,
+            "matches_published": int,
+            "judgements": str,
+            "has_runs": int,
+            "notes": str,
+        },
         pk=("agent", "suite"),
     )

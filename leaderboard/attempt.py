@@ -104,9 +104,7 @@ class Tokens(BaseModel):
     cached: Count | None = Field(None, description="prompt tokens served from the provider's cache")
     output: Count | None = Field(None, description="completion tokens, reasoning included")
     reasoning: Count | None = Field(None, description="reasoning tokens, when the provider reports them")
-    cache_write: Count | None = Field(
-        None, description="prompt tokens written to the provider's cache (part of input)"
-    )
+    cache_write: Count | None = Field(None, description="prompt tokens written to the provider's cache (part of input)")
 
 
 class Attempt(BaseModel):
@@ -166,9 +164,7 @@ class Attempt(BaseModel):
         None, max_length=2000, pattern=_URL, description="the attempt's log (required for verified)"
     )
     diff_url: str | None = Field(None, max_length=2000, pattern=_URL, description="the agent's diff")
-    suite: str = Field(
-        DEFAULT_SUITE, min_length=1, max_length=200, description="the benchmark the task belongs to"
-    )
+    suite: str = Field(DEFAULT_SUITE, min_length=1, max_length=200, description="the benchmark the task belongs to")
     run: str | None = Field(
         None,
         min_length=1,
@@ -226,9 +222,9 @@ class Attempt(BaseModel):
             raise ValueError("log_url: a verified attempt has a published log")
         if (self.regression_passed is None) != (self.regression_total is None):
             raise ValueError("regression_passed: regression_passed and regression_total go together")
-        if self.regression_passed is not None and self.regression_total is not None:
-            if self.regression_passed > self.regression_total:
-                raise ValueError("regression_passed: more than regression_total")
+        regression = (self.regression_passed, self.regression_total)
+        if regression[0] is not None and regression[1] is not None and regression[0] > regression[1]:
+            raise ValueError("regression_passed: more than regression_total")
         return self
 
     @property

@@ -276,6 +276,8 @@ def build_boards(rows: Iterable[Mapping[str, Any]], suite_tasks: Mapping[str, in
     for tier in TIERS:
         for suite in sorted({e["suite"] for e in boards.entries if e["tier"] == tier}):
             board = [e for e in boards.entries if (e["tier"], e["suite"]) == (tier, suite)]
-            attempted = {t["task_id"] for t in boards.tasks if (t["tier"], t["suite"]) == (tier, suite) and t["attempts"]}
+            attempted = {
+                t["task_id"] for t in boards.tasks if (t["tier"], t["suite"]) == (tier, suite) and t["attempts"]
+            }
             rank(board, (suite_tasks or {}).get(suite, len(attempted)))
     return boards

@@ -154,7 +154,7 @@ def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
     for attempt in scored(rows):
         if attempt.result.counted:
             by_task.setdefault(attempt.row["task_id"], []).append(attempt)
-    tasks = []
+    tasks: list[dict[str, Any]] = []
     for task_id, attempts in sorted(by_task.items()):
         qualities = [a.row["quality"] for a in attempts if a.row.get("quality") is not None]
         passes = sum(1 for a in attempts if is_pass(a))
@@ -170,16 +170,17 @@ def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
         )
     out: dict[str, Any] = {"tasks": tasks}
     for criterion in DERIVED:
-        values = [t[criterion] for t in tasks if t[criterion] is not None]
+        values: list[int] = [t[criterion] for t in tasks if t[criterion] is not None]
         out[criterion] = round_half_up(Fraction(sum(values), len(values))) if values else None
     return out
 
 
 def fitscore(criteria: Mapping[str, int | None], weights: Mapping[str, int]) -> int | None:
     """round half up (Σ score × weight / 5); None when a weighted criterion has no score."""
-    if any(criteria.get(name) is None for name, weight in weights.items() if weight):
+    known = {name: criteria.get(name) for name, weight in weights.items() if weight}
+    if any(score is None for score in known.values()):
         return None
-    return round_half_up(Fraction(sum(criteria[n] * w for n, w in weights.items() if w), 5))  # type: ignore[operator]
+    return round_half_up(Fraction(sum((score or 0) * weights[name] for name, score in known.items()), 5))
 
 
 def assess(
@@ -189,7 +190,7 @@ def assess(
     attempts = scored(rows)
     has_runs = any(a.result.counted for a in attempts)
     derived = derive(attempts)
-    criteria: dict[str, int | None] = {name: None for name in CRITERIA}
+    criteria: dict[str, int | None] = dict.fromkeys(CRITERIA)
     for name in DERIVED:
         criteria[name] = derived[name]
     criteria.update(assessment.scores)

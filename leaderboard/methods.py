@@ -49,7 +49,7 @@ def assessment_of(row: Mapping[str, Any]) -> tuple[Assessment, dict[str, int]]:
 
 
 def compute_methods(
-    rows: Sequence[dict[str, Any]],
+    attempt_rows: Sequence[Mapping[str, Any]],
     *,
     task_records: Sequence[Mapping[str, Any]] = (),
     prices: Sequence[Mapping[str, Any]] = (),
@@ -57,7 +57,7 @@ def compute_methods(
     indexes: Sequence[Mapping[str, Any]] = (),
 ) -> Methods:
     """Every method's figures; ``rows`` are benchmark_attempts rows (copied, not changed)."""
-    rows = [dict(r) for r in rows]
+    rows = [dict(r) for r in attempt_rows]
     records = {(r["suite"], r["task_id"]): r for r in task_records}
     suites = {suite for suite, _ in records}
     priced(rows, prices)
@@ -77,9 +77,11 @@ def compute_methods(
             )
     by_agent: dict[tuple[str, str], list[Any]] = {}
     for attempt in attempts:
-        by_agent.setdefault((agent_key(attempt.row["agent"]), attempt.row.get("suite") or "agentrank"), []).append(attempt)
-    for row in assessments:
-        assessment, weights = assessment_of(row)
+        by_agent.setdefault((agent_key(attempt.row["agent"]), attempt.row.get("suite") or "agentrank"), []).append(
+            attempt
+        )
+    for stored in assessments:
+        assessment, weights = assessment_of(stored)
         result = assess(assessment, weights, by_agent.get((agent_key(assessment.agent), assessment.suite), []))
         result["agent_kind"] = "repo" if "/" in assessment.agent else "closed"
         methods.fitscores.append(result)

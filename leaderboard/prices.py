@@ -97,7 +97,9 @@ def list_price_cost(row: Mapping[str, Any], prices: Sequence[Mapping[str, Any]])
     cached_rate = price["cached_input"] if price["cached_input"] is not None else price["input"]
     write_rate = price["cache_write"] if price["cache_write"] is not None else price["input"]
     uncached = max(tokens_in - cached - written, 0)
-    return (uncached * price["input"] + cached * cached_rate + written * write_rate + tokens_out * price["output"]) / PER
+    return (
+        uncached * price["input"] + cached * cached_rate + written * write_rate + tokens_out * price["output"]
+    ) / PER
 
 
 def priced(rows: Sequence[dict[str, Any]], prices: Sequence[Mapping[str, Any]]) -> None:

@@ -100,7 +100,9 @@ def mark_changes(entries: list[dict[str, Any]]) -> None:
             previous = entry
 
 
-def rs9_runs(rows: Iterable[Mapping[str, Any] | Scored], suite_tasks: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
+def rs9_runs(
+    rows: Iterable[Mapping[str, Any] | Scored], suite_tasks: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
     """Every entry of every suite and run, ranked within its run, version changes marked."""
     groups: dict[tuple[str, str, str, str, str, str], list[Scored]] = {}
     for attempt in scored(rows):

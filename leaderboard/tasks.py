@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from db.runs import iso
-from leaderboard.attempt import MAX_INT, _URL
+from leaderboard.attempt import _URL, MAX_INT
 
 Count = Field(ge=0, le=MAX_INT)
 
@@ -91,7 +91,9 @@ def task_counts(hidden: int, baseline: int | None, reference: int | None) -> tup
     return True, None
 
 
-def task_status(row: Mapping[str, Any], records: Mapping[tuple[str, str], Mapping[str, Any]], suites: set[str]) -> str | None:
+def task_status(
+    row: Mapping[str, Any], records: Mapping[tuple[str, str], Mapping[str, Any]], suites: set[str]
+) -> str | None:
     """Why an attempt's task does not count (None when it counts)."""
     suite = row.get("suite") or "agentrank"
     if suite not in suites:

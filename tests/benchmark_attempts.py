@@ -74,9 +74,13 @@ ATTEMPTS: list[dict[str, Any]] = [
         tokens={"input": 120000, "cached": 80000, "output": 9000, "reasoning": 4000},
     ),
     attempt(A, "1.0", "t1", 2, OCT, V, 5, 10, 200, 2.00, human_interventions=1, settings=HIGH),
-    attempt(A, "1.0", "t1", 3, OCT, V, 10, 10, 300, 3.00, flags=("modified-tests",), human_interventions=0, settings=HIGH),
+    attempt(
+        A, "1.0", "t1", 3, OCT, V, 10, 10, 300, 3.00, flags=("modified-tests",), human_interventions=0, settings=HIGH
+    ),
     attempt(A, "1.0", "t2", 1, OCT, V, 3, 4, None, 0.50, human_interventions=0, settings=HIGH),
-    attempt(A, "1.0", "t2", 2, OCT, V, None, None, 10, 0.10, flags=("infra-error",), human_interventions=0, settings=HIGH),
+    attempt(
+        A, "1.0", "t2", 2, OCT, V, None, None, 10, 0.10, flags=("infra-error",), human_interventions=0, settings=HIGH
+    ),
     # acme/coder 1.1, verified, a month later: the version change is marked.
     attempt(A, "1.1", "t1", 1, NOV, V, 10, 10, 60, None, human_interventions=0),
     attempt(A, "1.1", "t2", 1, NOV, V, 4, 4, 90, 0.80, flags=("added-dependency",), human_interventions=0),

@@ -31,7 +31,7 @@ RUNS: dict[str, dict[str, tuple[str, tuple[int, int, int]]]] = {
         "T5": ("PPP", (5, 5, 5)),
         "T6": ("FPP", (1, 5, 5)),
     },
-    "Claude Code": {task: ("PPP", (5, 5, 5)) for task in HIDDEN},
+    "Claude Code": dict.fromkeys(HIDDEN, ("PPP", (5, 5, 5))),
     "OpenCode": {
         "T1h": ("PFP", (5, 2, 5)),
         "T2h": ("PPP", (5, 5, 5)),
@@ -40,7 +40,7 @@ RUNS: dict[str, dict[str, tuple[str, tuple[int, int, int]]]] = {
         "T5": ("PPP", (5, 5, 5)),
         "T6": ("PPP", (5, 5, 5)),
     },
-    "Cline": {task: ("PPP", (5, 5, 5)) for task in HIDDEN},
+    "Cline": dict.fromkeys(HIDDEN, ("PPP", (5, 5, 5))),
     "Antigravity": {
         "T1h": ("PPP", (5, 5, 5)),
         "T2h": ("PPP", (5, 5, 5)),
