@@ -27,6 +27,7 @@ from db.export import load_categories, load_export_rows, run_as_of, stored_metho
 from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
 from leaderboard.summary import benchmarks_by_repo, leaderboards
+from leaderboard.views import methods_document
 from scoring.score import COMPONENTS, METHOD_VERSION
 
 SCHEMA_VERSION = 2
@@ -115,6 +116,7 @@ def build_export(db: sqlite_utils.Database, run_id: int | None = None) -> dict[s
             {"id": c["id"], "name": c["name"], "count": counts.get(c["id"], 0)} for c in load_categories(conn)
         ],
         "leaderboards": leaderboards(conn),
+        "methods": methods_document(conn),
     }
 
 

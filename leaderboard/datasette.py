@@ -28,17 +28,25 @@ def _shown(column: str, fmt: str, alias: str | None = None) -> str:
 def _leaderboard_sql(tier: str) -> str:
     return f"""
 select
-  coalesce(rank, '{DASH}') as rank,
+  coalesce(rank, '{DASH} (' || coverage || ')', '{DASH}') as rank,
   agent,
   agent_version as version,
   case when version_changed then 'changed from ' || previous_version else '' end as version_change,
   model,
+  suite,
+  settings,
+  coalesce(coverage, tasks || ' of ' || tasks_total || ' tasks') as tasks_covered,
   first_date,
   last_date,
   attempts,
   tasks,
   {_shown("mean_score", "%.1f")},
   {_shown("solve_rate", "%.1f")},
+  case when solve_rate_low is null then '{DASH}'
+       else printf('%.1f–%.1f', solve_rate_low, solve_rate_high) end as solve_rate_95,
+  case overlaps_next when 1 then 'overlaps the next: the order may be luck' when 0 then 'clear of the next'
+       else '' end as interval_vs_next,
+  case pareto when 1 then 'on the frontier' when 0 then '' else '{DASH} (cost unknown)' end as cost_score_pareto,
   case when cost_per_solved_task is null then '{DASH} (' || cost_per_solved_task_null_reason || ')'
        else printf('%.2f', cost_per_solved_task) end as cost_per_solved_task,
   {_shown("total_cost_usd", "%.2f")},
@@ -49,7 +57,7 @@ select
   timed_out
 from benchmark_entries
 where tier = '{tier}'
-order by benchmark_entries.rank is null, benchmark_entries.rank, agent, agent_version, model
+order by suite, benchmark_entries.rank is null, benchmark_entries.rank, agent, agent_version, model
 """
 
 
