@@ -15,6 +15,7 @@ from urllib.parse import quote, unquote, urlencode
 import numpy as np
 from datasette import Response, hookimpl
 
+from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.limits import limits, plain_rows
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from leaderboard.summary import benchmark_summary
@@ -192,4 +193,4 @@ async def agent_page(datasette: Any, request: Any) -> Response:
 
 @hookimpl
 def register_routes():
-    return [(r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page)]
+    return [(r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page), *BENCHMARK_ROUTES]

@@ -107,8 +107,14 @@ def rs9_runs(
     groups: dict[tuple[str, str, str, str, str, str], list[Scored]] = {}
     for attempt in scored(rows):
         row = attempt.row
-        key = (suite_of(row), row.get("run") or str(row["date"])[:10], agent_key(row["agent"]), row["agent_version"],
-               row["model"], settings_of(row))  # fmt: skip
+        key = (
+            suite_of(row),
+            row.get("run") or str(row["date"])[:10],
+            agent_key(row["agent"]),
+            row["agent_version"],
+            row["model"],
+            settings_of(row),
+        )
         groups.setdefault(key, []).append(attempt)
     entries = [run_entry(group) for _, group in sorted(groups.items())]
     mark_changes(entries)

@@ -41,6 +41,10 @@ RS9_FIELDS = (
     "version_changed",
     "previous_version",
     "previous_model",
+    "solve_rate_low",
+    "solve_rate_high",
+    "overlaps_next",
+    "pareto",
 )
 INDEX_FIELDS = (
     "rank",
@@ -56,8 +60,8 @@ INDEX_FIELDS = (
     "mean_tokens",
     "mean_wall_seconds",
 )
-_BOOLEANS = ("cost_lower_bound", "version_changed", "matches_published", "has_runs")
-_JSON = ("settings", "per_suite", "suites", "criteria", "derived", "weights", "judgements", "notes", "results")
+_BOOLEANS = ("cost_lower_bound", "version_changed", "matches_published", "has_runs", "overlaps_next", "pareto")
+_JSON = ("flags", "settings", "per_suite", "suites", "criteria", "derived", "weights", "judgements", "notes", "results")
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:

@@ -107,22 +107,111 @@ def rs9_attempts() -> list[dict]:
     return [
         # Run 1: t1 passed, priced from tokens; t2 partly (3 of 4 checks), its usage a lower bound; t3 lost
         # to an infrastructure error.
-        attempt("acme/coder", "1.0", "t1", 1, D1, "verified", 10, 10, 100, None, run="2026-11-01", **common,
-                tokens={"input": 100_000, "cached": 60_000, "cache_write": 10_000, "output": 5_000, "reasoning": 2_000}),
-        attempt("acme/coder", "1.0", "t2", 1, D1, "verified", 3, 4, 1800, None, run="2026-11-01", **common,
-                tokens={"input": 50_000, "cached": 0, "output": 2_000}, cost_lower_bound=True, flags=("timed-out",)),
-        attempt("acme/coder", "1.0", "t3", 1, D1, "verified", None, None, None, None, run="2026-11-01", **common,
-                flags=("infra-error",)),
+        attempt(
+            "acme/coder",
+            "1.0",
+            "t1",
+            1,
+            D1,
+            "verified",
+            10,
+            10,
+            100,
+            None,
+            run="2026-11-01",
+            **common,
+            tokens={"input": 100_000, "cached": 60_000, "cache_write": 10_000, "output": 5_000, "reasoning": 2_000},
+        ),
+        attempt(
+            "acme/coder",
+            "1.0",
+            "t2",
+            1,
+            D1,
+            "verified",
+            3,
+            4,
+            1800,
+            None,
+            run="2026-11-01",
+            **common,
+            tokens={"input": 50_000, "cached": 0, "output": 2_000},
+            cost_lower_bound=True,
+            flags=("timed-out",),
+        ),
+        attempt(
+            "acme/coder",
+            "1.0",
+            "t3",
+            1,
+            D1,
+            "verified",
+            None,
+            None,
+            None,
+            None,
+            run="2026-11-01",
+            **common,
+            flags=("infra-error",),
+        ),
         # Run 2, a week later, on a new client version: every task passed, at the newer price.
-        *[attempt("acme/coder", "1.1", t, 1, D2, "verified", 4, 4, 50, None, run="2026-11-08", **common,
-                  tokens={"input": 10_000, "cached": 0, "output": 1_000}) for t in ("t1", "t2", "t3")],
+        *[
+            attempt(
+                "acme/coder",
+                "1.1",
+                t,
+                1,
+                D2,
+                "verified",
+                4,
+                4,
+                50,
+                None,
+                run="2026-11-08",
+                **common,
+                tokens={"input": 10_000, "cached": 0, "output": 1_000},
+            )
+            for t in ("t1", "t2", "t3")
+        ],
         # A closed agent on a model without a price, in both runs, same version: no change marked.
-        *[attempt("Closed Agent X", "7", t, 1, d, "verified", 4, 4, 50, None, model="m-unpriced", run=d[:10],
-                  **common, tokens={"input": 10_000, "output": 1_000}) for d in (D1, D2) for t in ("t1", "t2", "t3")],
+        *[
+            attempt(
+                "Closed Agent X",
+                "7",
+                t,
+                1,
+                d,
+                "verified",
+                4,
+                4,
+                50,
+                None,
+                model="m-unpriced",
+                run=d[:10],
+                **common,
+                tokens={"input": 10_000, "output": 1_000},
+            )
+            for d in (D1, D2)
+            for t in ("t1", "t2", "t3")
+        ],
         # On a model whose only price starts after the run: not in force, so unknown too.
-        attempt("late/agent", "1", "t1", 1, D1, "verified", 4, 4, 50, None, model="m-future", run="2026-11-01",
-                **common, tokens={"input": 10_000, "output": 1_000}),
-    ]  # fmt: skip
+        attempt(
+            "late/agent",
+            "1",
+            "t1",
+            1,
+            D1,
+            "verified",
+            4,
+            4,
+            50,
+            None,
+            model="m-future",
+            run="2026-11-01",
+            **common,
+            tokens={"input": 10_000, "output": 1_000},
+        ),
+    ]
 
 
 @pytest.fixture
@@ -192,8 +281,21 @@ def test_an_index_with_a_missing_suite_and_two_settings_variants(db, run_cli, tm
     config.write_text(INDEX_CONFIG)
 
     def a(settings, suite, task, passed, cost, wall, flags=()):
-        return attempt("acme/coder", "2", task, 1, D1, "verified", passed, 10, wall, cost, suite=suite,
-                       settings={"reasoning": settings}, flags=flags)  # fmt: skip
+        return attempt(
+            "acme/coder",
+            "2",
+            task,
+            1,
+            D1,
+            "verified",
+            passed,
+            10,
+            wall,
+            cost,
+            suite=suite,
+            settings={"reasoning": settings},
+            flags=flags,
+        )
 
     attempts = [
         a("low", "deep", "d1", 8, 1.0, 100),
@@ -232,8 +334,11 @@ def test_a_partial_coverage_entry_is_listed_without_a_rank(db, run_cli, tmp_path
         for t in range(1, 5)
         for n in (1, 2)
     ]
-    full += [attempt(agent, "1", "fix-date-parser", n, D1, "verified", passed, 10, 60, 0.1)
-             for agent, passed in (("good/agent", 8), ("fair/agent", 6)) for n in (1, 2)]  # fmt: skip
+    full += [
+        attempt(agent, "1", "fix-date-parser", n, D1, "verified", passed, 10, 60, 0.1)
+        for agent, passed in (("good/agent", 8), ("fair/agent", 6))
+        for n in (1, 2)
+    ]
     run_cli("import-attempts", write(tmp_path / "a.json", [*full, README_EXAMPLE]))
     board = {r["agent"]: r for r in rows(db, "benchmark_entries")}
     assert board["acme/coder"]["mean_score"] == approx(100 * 7 / 8)
@@ -260,8 +365,9 @@ def test_wilson_intervals():
 def test_overlapping_intervals_and_the_pareto_frontier_are_marked(db, run_cli, tmp_path):
     # Three entries on one task: 9 of 10 solved at $1 each, 8 of 10 at $0.20, 2 of 10 at $0.50.
     def runs(agent, solved, cost):
-        return [attempt(agent, "1", "t1", n, D1, "verified", 1 if n <= solved else 0, 1, 10, cost)
-                for n in range(1, 11)]  # fmt: skip
+        return [
+            attempt(agent, "1", "t1", n, D1, "verified", 1 if n <= solved else 0, 1, 10, cost) for n in range(1, 11)
+        ]
 
     run_cli(
         "import-attempts",
