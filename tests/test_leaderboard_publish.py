@@ -169,6 +169,7 @@ def test_with_benchmark_adds_to_metadata_without_changing_it():
         set(merged["databases"]["agentrank"]["queries"])
         == set(DATASETTE_METADATA["queries"])
         == {"verified_leaderboard", "community_leaderboard", "agent_attempts", "task_results"}
+        | {"aifolder_scorecard", "aifolder_task_spread", "attempts_not_counted"}
     )
 
 
