@@ -13,6 +13,7 @@ import json
 import math
 import re
 import sys
+from functools import cached_property
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -241,12 +242,12 @@ class Attempt(BaseModel):
         """What makes an attempt the same attempt: re-importing it updates, never duplicates."""
         return (self.tier, agent_key(self.agent), self.agent_version, self.model, self.task_id, self.attempt)
 
-    @property
+    @cached_property
     def variant(self) -> tuple[str, str, str]:
         """Suite, run and settings: part of the identity (a ledger without them keeps its old ids)."""
         return (self.suite, self.run_name, json.dumps(self.settings, sort_keys=True, ensure_ascii=False))
 
-    @property
+    @cached_property
     def attempt_id(self) -> str:
         identity: tuple[Any, ...] = self.key
         if self.variant != (DEFAULT_SUITE, iso(self.date)[:10], "{}"):
