@@ -19,6 +19,7 @@ from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.limits import limits, plain_rows
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from leaderboard.summary import benchmark_summary
+from leaderboard.views import agent_methods
 
 HISTOGRAM_BINS = 24
 
@@ -118,6 +119,7 @@ def agent_context(conn: sqlite3.Connection, full_name: str, source_url: str) -> 
         "history": score_history(conn, repo["id"]),
         "correction": correction(source_url, repo["full_name"]),
         "benchmark": benchmark_summary(conn, repo["full_name"]),
+        "methods": agent_methods(conn, repo["full_name"]),
         "claims": claims(conn, repo["id"]),
         "change": change_since_previous(conn, repo["full_name"], breakdown["run_id"]),
     }

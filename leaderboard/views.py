@@ -155,3 +155,17 @@ def task_list(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         "t.reason, t.validated_at, (select count(*) from benchmark_attempts a where a.suite = t.suite "
         "and a.task_id = t.task_id) as attempts from benchmark_task_records t order by t.suite, t.task_id",
     )
+
+
+def agent_methods(conn: sqlite3.Connection, agent: str) -> dict[str, Any]:
+    """One agent's figures under each method, for the maker's page (empty lists when it has none)."""
+    where = "where agent = ? collate nocase"
+    runs = _query(conn, f"select * from benchmark_rs9_runs {where} order by suite, run, agent_version", [agent])
+    entries = _query(conn, f"select * from benchmark_index_entries {where} order by name, settings", [agent])
+    return {
+        "rs9_runs": [_decode({name: r[name] for name in RS9_FIELDS}) for r in runs],
+        "indexes": [
+            _decode({"name": e["name"], "version": e["version"], **{n: e[n] for n in INDEX_FIELDS}}) for e in entries
+        ],
+        "fitscores": [_decode(dict(f)) for f in _query(conn, f"select * from benchmark_fitscores {where}", [agent])],
+    }
