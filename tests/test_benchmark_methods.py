@@ -403,3 +403,36 @@ def test_a_bad_ledger_file_is_one_line_and_changes_nothing(db, run_cli, tmp_path
     assert message in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert db["benchmark_task_records"].count == 0 and db["benchmark_prices"].count == 0
+
+
+def test_an_older_ledger_upgrades_and_its_files_import_unchanged(tmp_path, run_cli, db_path):
+    import hashlib
+
+    import sqlite_utils
+
+    from db.migrations import migrations
+    from leaderboard.attempt import Attempt
+    from leaderboard.store import attempt_row
+
+    old_record = attempt("acme/coder", "1.0", "t1", 1, D1, "verified", 3, 4, 60, 0.5)
+    old = Attempt.model_validate_json(json.dumps(old_record))
+    # An attempt without suite, run or settings keeps the id its key always had.
+    key = ["verified", "acme/coder", "1.0", "m-large", "t1", 1]
+    assert old.attempt_id == hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+    database = sqlite_utils.Database(db_path)
+    migrations.apply(database, stop_before="m016_benchmark_methods")
+    database["runs"].insert({"id": 1, "kind": "import-attempts", "started_at": D1, "status": "ok"})
+    row = {
+        k: v
+        for k, v in attempt_row(old).items()
+        if k not in old.row().keys() - set(database["benchmark_attempts"].columns_dict)
+    }
+    database["benchmark_attempts"].insert({**row, "first_run_id": 1, "changed_run_id": 1})
+    database.close()
+    result = run_cli("import-attempts", write(tmp_path / "old.json", [old_record]))
+    assert "(0 new, 0 updated, 1 unchanged)" in result.stdout
+    upgraded = sqlite_utils.Database(db_path)["benchmark_attempts"].get(old.attempt_id)
+    assert (upgraded["suite"], upgraded["run"]) == ("agentrank", "2026-11-01")
+    # The same task in another run is another attempt.
+    run_cli("import-attempts", write(tmp_path / "later.json", [{**old_record, "run": "2026-11-08"}]))
+    assert sqlite_utils.Database(db_path)["benchmark_attempts"].count == 2
