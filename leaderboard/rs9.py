@@ -9,8 +9,8 @@
 - ``total_cost_usd``: sum over counted attempts, null when any is unknown ("price unknown", never
   $0); ``cost_lower_bound`` when any attempt's cost is one; ``cost_per_pass`` = total / passed,
   null when nothing passed or the cost is unknown;
-- ``version_changed`` when the agent version or model differs from the same agent's (and
-  settings') previous run in the suite;
+- ``version_changed`` when the agent version or model differs from the agent's previous run in
+  the suite (the entry with the same settings in that run, when there is one);
 - ranked within the suite and run by headline, then partial credit, among entries that attempted
   every task of the run (``leaderboard.fairness``).
 """
@@ -83,21 +83,27 @@ def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def mark_changes(entries: list[dict[str, Any]]) -> None:
-    """version_changed against the same agent's (and settings') previous run in the same suite."""
-    history: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    """version_changed against the agent's previous run in the same suite.
+
+    The previous run is the agent's latest earlier run in the suite; within it, the entry with the
+    same settings when there is one, else every entry of the agent in that run: the version or the
+    model changed when the pair is not among theirs.
+    """
+    by_agent: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for entry in entries:
-        history.setdefault((entry["suite"], agent_key(entry["agent"]), entry["settings"]), []).append(entry)
-    for runs in history.values():
-        runs.sort(key=lambda e: (e["run"], e["agent_version"], e["model"]))
-        previous: dict[str, Any] | None = None
-        for entry in runs:
-            changed = previous is not None and (
-                previous["agent_version"] != entry["agent_version"] or previous["model"] != entry["model"]
-            )
-            entry["version_changed"] = changed
-            entry["previous_version"] = previous["agent_version"] if changed and previous else None
-            entry["previous_model"] = previous["model"] if changed and previous else None
-            previous = entry
+        by_agent.setdefault((entry["suite"], agent_key(entry["agent"])), []).append(entry)
+    for history in by_agent.values():
+        runs = sorted({e["run"] for e in history})
+        for entry in history:
+            entry["version_changed"], entry["previous_version"], entry["previous_model"] = False, None, None
+            position = runs.index(entry["run"])
+            if position == 0:
+                continue
+            previous = [e for e in history if e["run"] == runs[position - 1]]
+            same = [e for e in previous if e["settings"] == entry["settings"]] or previous
+            if (entry["agent_version"], entry["model"]) not in {(e["agent_version"], e["model"]) for e in same}:
+                entry["version_changed"] = True
+                entry["previous_version"], entry["previous_model"] = same[0]["agent_version"], same[0]["model"]
 
 
 def rs9_runs(

@@ -436,3 +436,28 @@ def test_an_older_ledger_upgrades_and_its_files_import_unchanged(tmp_path, run_c
     # The same task in another run is another attempt.
     run_cli("import-attempts", write(tmp_path / "later.json", [{**old_record, "run": "2026-11-08"}]))
     assert sqlite_utils.Database(db_path)["benchmark_attempts"].count == 2
+
+
+def test_a_version_change_is_found_when_the_settings_changed_too():
+    from leaderboard.rs9 import rs9_runs
+
+    def one(version, run, settings, model="m-large"):
+        record = attempt("acme/coder", version, "t1", 1, f"{run}T09:00:00Z", "verified", 1, 1, 1, 1.0, model=model)
+        record.update(suite="s", run=run, settings=json.dumps(settings, sort_keys=True), flags="[]")
+        return record
+
+    runs = rs9_runs(
+        [
+            one("1", "2026-11-01", {"effort": "low"}),
+            one("1", "2026-11-01", {"effort": "high"}),
+            one("1", "2026-11-08", {"effort": "low"}),  # same as before: no change
+            one("1", "2026-11-08", {"effort": "high"}, model="m-xl"),  # the model changed
+            one("2", "2026-11-15", {"effort": "max"}),  # a new setting: compared with the agent's previous run
+        ]
+    )
+    changes = {
+        (r["run"], r["settings"]): (r["version_changed"], r["previous_version"], r["previous_model"]) for r in runs
+    }
+    assert changes[("2026-11-08", '{"effort": "low"}')] == (False, None, None)
+    assert changes[("2026-11-08", '{"effort": "high"}')] == (True, "1", "m-large")
+    assert changes[("2026-11-15", '{"effort": "max"}')][0] is True
