@@ -554,6 +554,8 @@ def m016_benchmark_methods(db: sqlite_utils.Database) -> None:
     for column, column_type in coverage.items():
         db.table("benchmark_entries").add_column(column, column_type)
     db.table("benchmark_entries").transform(pk=("tier", "suite", "agent", "agent_version", "model", "settings"))
+    db.table("benchmark_entries").add_column("cost_lower_bound", int)  # an attempt's cost is a lower bound
+    db.table("benchmark_agents").add_column("cost_lower_bound", int)
     db.table("benchmark_entries").create_index(["tier", "suite", "rank"], if_not_exists=True)
     for column in ("suite", "settings"):
         db.table("benchmark_tasks").add_column(column, str)

@@ -49,7 +49,8 @@ select
   case pareto when 1 then 'on the frontier' when 0 then '' else '{DASH} (cost unknown)' end as cost_score_pareto,
   case when cost_per_solved_task is null then '{DASH} (' || cost_per_solved_task_null_reason || ')'
        else printf('%.2f', cost_per_solved_task) end as cost_per_solved_task,
-  {_shown("total_cost_usd", "%.2f")},
+  case when total_cost_usd is null then '{DASH}' else printf('%.2f', total_cost_usd)
+       || case when cost_lower_bound then ' (lower bound)' else '' end end as total_cost_usd,
   {_shown("mean_wall_seconds", "%.0f")},
   {_shown("median_wall_seconds", "%.0f")},
   disqualified,
@@ -77,8 +78,11 @@ select
   coalesce(tests_passed || ' / ' || tests_total, '{DASH}') as hidden_tests,
   flags,
   {_shown("wall_seconds", "%.0f")},
-  {_shown("cost_usd", "%.2f")},
-  cost_source,
+  case when coalesce(cost_usd, list_cost_usd) is null then '{DASH} (price unknown)'
+       else printf('%.2f', coalesce(cost_usd, list_cost_usd))
+            || case when cost_lower_bound then ' (lower bound)' else '' end end as cost_usd,
+  case when cost_usd is null and list_cost_usd is not null then 'api-list-price' else cost_source end
+    as cost_source,
   coalesce(human_interventions, '{DASH}') as human_interventions,
   permission_mode,
   network_access,
@@ -127,6 +131,7 @@ _FIGURE_COLUMNS = {
     "cost_unknown": "counted attempts without a measured cost",
     "cost_per_solved_task": "total cost / solved attempts; null when nothing was solved or any cost is unknown",
     "cost_per_solved_task_null_reason": "why cost_per_solved_task is null",
+    "cost_lower_bound": "1 when an attempt's cost is a lower bound (it stopped before reporting its final usage)",
     "human_interventions": "total human interventions; null when any attempt did not record them",
 }
 

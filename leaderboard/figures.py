@@ -166,6 +166,7 @@ def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
         "cost_per_solved_task": total_cost / solved if reason is None and total_cost is not None else None,
         "cost_per_solved_task_null_reason": reason,
         "human_interventions": _total([a.row.get("human_interventions") for a in counted]),
+        "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
     }
 
 

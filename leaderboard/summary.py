@@ -31,6 +31,7 @@ FIGURES = (
     "cost_per_solved_task",
     "cost_per_solved_task_null_reason",
     "human_interventions",
+    "cost_lower_bound",
 )
 ENTRY_FIELDS = (
     "rank",
@@ -85,6 +86,7 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
     out["version_changed"] = bool(out["version_changed"])
     out["latest"] = bool(out["latest"])
     out["settings"] = json.loads(out["settings"] or "{}")
+    out["cost_lower_bound"] = bool(out["cost_lower_bound"])
     for name in ("overlaps_next", "pareto"):
         out[name] = None if out[name] is None else bool(out[name])
     return out
@@ -107,6 +109,7 @@ def _summaries(conn: sqlite3.Connection, names: list[str] | None = None) -> dict
     for row in _query(conn, f"select * from benchmark_agents {where}", params):
         totals = {name: row[name] for name in TOTAL_FIELDS}
         totals["versions"] = json.loads(totals["versions"])
+        totals["cost_lower_bound"] = bool(totals["cost_lower_bound"])
         summary = out.setdefault(agent_key(row["agent"]), {"agent": row["agent"], "runs": True, "tiers": {}})
         summary["tiers"][row["tier"]] = {"totals": totals, "entries": []}
     entries_sql = f"select * from benchmark_entries {where} order by first_date, last_date, agent_version, model"

@@ -106,3 +106,19 @@ async def test_the_makers_page_lists_the_agent_under_every_method(methods_db):
         ("2026-11-01", False),
         ("2026-11-08", True),
     ]
+
+
+@pytest.mark.asyncio
+async def test_list_prices_and_lower_bounds_show_on_the_leaderboard_queries(methods_db):
+    ds = Datasette([str(methods_db)], metadata=build_metadata(methods_db.stem))
+    await ds.invoke_startup()
+    db = methods_db.stem
+    board = (await ds.client.get(f"/{db}/verified_leaderboard.json?_shape=array")).json()
+    acme = next(r for r in board if (r["suite"], r["agent"], r["version"]) == ("rs9", "acme/coder", "1.0"))
+    # t1 at list price 0.2205 + t2 0.18 (its usage a lower bound); t3 was an infra error.
+    assert acme["total_cost_usd"] == "0.40 (lower bound)"
+    attempts = (await ds.client.get(f"/{db}/agent_attempts.json?_shape=array&agent=acme/coder")).json()
+    t1 = next(r for r in attempts if (r["task_id"], r["version"]) == ("t1", "1.0"))
+    assert (t1["cost_usd"], t1["cost_source"]) == ("0.22", "api-list-price")
+    closed = (await ds.client.get(f"/{db}/agent_attempts.json?_shape=array&agent=Closed Agent X")).json()
+    assert {r["cost_usd"] for r in closed} == {"— (price unknown)"}
