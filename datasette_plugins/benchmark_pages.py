@@ -71,7 +71,7 @@ def _panel(points: list[dict[str, Any]], runs: list[str], key: str, label: str, 
             parts.append(
                 Markup(
                     '<text class="agentrank-unknown" x="{}" y="{}" text-anchor="middle">— {}<title>{}: {}</title></text>'
-                ).format(x, top + PANEL_HEIGHT - 24, what, p["run"], what)
+                ).format(x, top + PANEL_HEIGHT // 2 + 4, what, p["run"], what)
             )
             continue
         y = top + 20 + (PANEL_HEIGHT - 40) * (1 - p[key] / high)
