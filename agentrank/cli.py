@@ -38,6 +38,7 @@ from db.connection import DatabaseError
 from db.repos import count_listed
 from db.snapshot import SnapshotError
 from db.store import open_store
+from leaderboard.imports import LedgerFileError
 from leaderboard.ingest import AttemptFileError
 from leaderboard.ingest import import_attempts as load_attempts
 from scoring.explain import format_breakdown, format_change
@@ -45,6 +46,7 @@ from scoring.explain import format_breakdown, format_change
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (
     AttemptFileError,
+    LedgerFileError,
     ClassifyError,
     ConfigError,
     DatabaseError,
@@ -285,8 +287,11 @@ def import_attempts(state: State, file: str) -> None:
       2  bad usage (missing file, unknown option)
       3  some records were rejected (one line each on stderr); the valid ones were imported
     """
+    from agentrank.benchmark import prepare_methods
+
     with state.lock("import-attempts"):
         db = state.open()
+        prepare_methods(db, state.config)
         result = load_attempts(db, file)
     for line in result.errors:
         click.echo(line, err=True)
@@ -298,6 +303,52 @@ def import_attempts(state: State, file: str) -> None:
     )
     if result.errors:
         click.get_current_context().exit(EXIT_RECORDS_REJECTED)
+
+
+def _ledger_import(state: State, kind: str, file: str) -> None:
+    from agentrank.benchmark import import_ledger_file
+
+    with state.lock(kind):
+        db = state.open()
+        result = import_ledger_file(db, state.config, kind, file)
+    click.echo(f"{kind} run {result.run_id}: {result.saved} saved from {file} ({result.detail})")
+
+
+@cli.command(name="import-tasks")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@pass_state
+def import_tasks(state: State, file: str) -> None:
+    """Load benchmark tasks with their validation from FILE (JSON object, list or JSON Lines); recompute
+
+    A task counts once its untouched code fails the hidden tests and its reference fix passes
+    them all; attempts at other tasks of the suite are kept and shown apart with the reason.
+    A bad file changes nothing (one line on stderr, exit 1).
+    """
+    _ledger_import(state, "import-tasks", file)
+
+
+@cli.command(name="import-prices")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@pass_state
+def import_prices(state: State, file: str) -> None:
+    """Load model list prices from FILE (TOML [[price]]: model, from, input, cached_input, cache_write, output)
+
+    Attempts with tokens and no cost get the list-price cost in force on their date; a model
+    without a price stays "price unknown". A bad file changes nothing (one line, exit 1).
+    """
+    _ledger_import(state, "import-prices", file)
+
+
+@cli.command(name="import-assessments")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@pass_state
+def import_assessments(state: State, file: str) -> None:
+    """Load FitScore assessments from FILE (TOML [method] and [[assessment]]); recompute the FitScores
+
+    Quality and reliability come from the attempts, the other criteria from the file; a
+    published figure that does not recompute is reported and marked. A bad file changes nothing.
+    """
+    _ledger_import(state, "import-assessments", file)
 
 
 @cli.command()

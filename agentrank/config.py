@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from crawler.settings import CrawlConfig as CrawlConfig
 from crawler.settings import GitHubConfig as GitHubConfig
 from datasette_plugins.settings import ServeConfig as ServeConfig
+from leaderboard.settings import BenchmarkConfig as BenchmarkConfig
 
 
 class ConfigError(Exception):
@@ -54,6 +55,7 @@ class Config(_Section):
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     corrections: CorrectionsConfig = Field(default_factory=CorrectionsConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
+    benchmark: BenchmarkConfig = Field(default_factory=BenchmarkConfig)
 
 
 def _describe(error: ValidationError, path: Path | None, prefix: str = "") -> str:

@@ -34,6 +34,7 @@ from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
 from db.validation import load_validation
 from leaderboard.summary import benchmarks_by_repo, leaderboards
+from leaderboard.views import methods_document
 from scoring.score import COMPONENTS, METHOD_VERSION
 
 SCHEMA_VERSION = 3
@@ -181,6 +182,7 @@ def build_export(
         ],
         "leaderboards": leaderboards(conn),
         "validation": _validation(conn, run_id, len(agents)),
+        "methods": methods_document(conn),
     }
     marker = demo_marker(conn)
     if marker:

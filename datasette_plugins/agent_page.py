@@ -16,10 +16,12 @@ import numpy as np
 from datasette import Response, hookimpl
 from markupsafe import escape
 
+from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.charts import history_chart
 from datasette_plugins.limits import limits, plain_rows
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from leaderboard.summary import benchmark_summary
+from leaderboard.views import agent_methods
 from scoring.explain import flag_sentences, likely_rank_phrase
 
 HISTOGRAM_BINS = 24
@@ -139,6 +141,7 @@ def agent_context(
         "badge": None,
         "correction": correction(source_url, repo["full_name"]),
         "benchmark": benchmark_summary(conn, repo["full_name"]),
+        "methods": agent_methods(conn, repo["full_name"]),
         "claims": claims(conn, repo["id"]),
         "change": change_since_previous(conn, repo["full_name"], breakdown["run_id"]),
         "likely_rank": likely_rank_phrase(breakdown),
@@ -219,4 +222,4 @@ async def agent_page(datasette: Any, request: Any) -> Response:
 
 @hookimpl
 def register_routes():
-    return [(r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page)]
+    return [(r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page), *BENCHMARK_ROUTES]

@@ -571,3 +571,168 @@ def migrate(db: sqlite_utils.Database) -> None:
     if migrations.pending(db):
         with write_transaction(db):
             migrations.apply(db)
+
+
+@migrations()
+def m016_benchmark_methods(db: sqlite_utils.Database) -> None:
+    # Issue 16: the seeds' methods over one ledger. New attempt fields (all nullable, "not measured"),
+    # the attempt's suite, run and settings in its identity, and what refresh_methods computes.
+    attempts = db.table("benchmark_attempts")
+    for name, kind in (
+        ("suite", str),
+        ("run", str),
+        ("quality", int),
+        ("unrelated_changes", int),
+        ("regression_passed", int),
+        ("regression_total", int),
+        ("repo_commit", str),
+        ("limit_seconds", float),
+        ("tokens_cache_write", int),
+        ("cost_lower_bound", int),
+        ("list_cost_usd", float),  # the list-price cost when the attempt gave none (computed)
+        ("task_status", str),  # null: counts; else why the task does not count (computed)
+    ):
+        attempts.add_column(name, kind)
+    db.execute("update benchmark_attempts set suite = 'agentrank', run = substr(date, 1, 10)")
+    db.execute("drop index if exists idx_benchmark_attempts_tier_agent_agent_version_model_task_id_attempt")
+    attempts.create_index(
+        ["tier", "agent", "agent_version", "model", "settings", "suite", "run", "task_id", "attempt"], unique=True
+    )
+    attempts.create_index(["suite", "run"])
+    # Entries and per-task results now keep suites and settings variants apart.
+    coverage: dict[str, type] = {
+        "suite": str,
+        "settings": str,
+        "tasks_total": int,
+        "coverage": str,
+        "solve_rate_low": float,
+        "solve_rate_high": float,
+        "overlaps_next": int,
+        "pareto": int,
+    }
+    for column, column_type in coverage.items():
+        db.table("benchmark_entries").add_column(column, column_type)
+    db.table("benchmark_entries").transform(pk=("tier", "suite", "agent", "agent_version", "model", "settings"))
+    db.table("benchmark_entries").add_column("cost_lower_bound", int)  # an attempt's cost is a lower bound
+    db.table("benchmark_agents").add_column("cost_lower_bound", int)
+    db.table("benchmark_entries").create_index(["tier", "suite", "rank"], if_not_exists=True)
+    for column in ("suite", "settings"):
+        db.table("benchmark_tasks").add_column(column, str)
+    db.table("benchmark_tasks").transform(
+        pk=("tier", "suite", "agent", "agent_version", "model", "settings", "task_id")
+    )
+    db.table("benchmark_tasks").create_index(["task_id"], if_not_exists=True)
+    db.table("benchmark_task_records").create(
+        {
+            "suite": str,
+            "task_id": str,
+            "title": str,
+            "brief_url": str,
+            "visible_tests": int,
+            "hidden_tests": int,
+            "baseline_passed": int,
+            "reference_passed": int,
+            "validated_at": str,
+            "per_test": str,  # JSON list of per-test results
+            "counts": int,  # 1 when the validation proves the task discriminates
+            "reason": str,  # why it does not count
+            "run_id": int,
+        },
+        pk=("suite", "task_id"),
+    )
+    db.table("benchmark_prices").create(
+        {
+            "model": str,
+            "from_date": str,
+            "input": float,
+            "cached_input": float,
+            "cache_write": float,
+            "output": float,
+            "run_id": int,
+        },
+        pk=("model", "from_date"),
+    )
+    db.table("benchmark_assessments").create(
+        {
+            "agent": str,
+            "suite": str,
+            "scores": str,
+            "notes": str,
+            "published": int,
+            "judgements": str,
+            "weights": str,
+            "run_id": int,
+        },
+        pk=("agent", "suite"),
+    )
+    db.table("benchmark_index_defs").create({"name": str, "version": str, "suites": str}, pk="name")
+    db.table("benchmark_rs9_runs").create(
+        {
+            "suite": str,
+            "run": str,
+            "agent": str,
+            "agent_kind": str,
+            "agent_version": str,
+            "model": str,
+            "settings": str,
+            "rank": int,
+            "tasks": int,
+            "infra_errors": int,
+            "passed": int,
+            "headline": float,
+            "partial_credit": float,
+            "total_cost_usd": float,
+            "cost_lower_bound": int,
+            "cost_unknown": int,
+            "cost_per_pass": float,
+            "version_changed": int,
+            "previous_version": str,
+            "previous_model": str,
+            "attempted": int,
+            "tasks_total": int,
+            "coverage": str,
+            "solve_rate_low": float,
+            "solve_rate_high": float,
+            "overlaps_next": int,
+            "pareto": int,
+            "results": str,
+        },
+        pk=("suite", "run", "agent", "agent_version", "model", "settings"),
+    )
+    db.table("benchmark_index_entries").create(
+        {
+            "name": str,
+            "version": str,
+            "suites": str,
+            "agent": str,
+            "agent_kind": str,
+            "agent_version": str,
+            "model": str,
+            "settings": str,
+            "rank": int,
+            "value": float,
+            "null_reason": str,
+            "per_suite": str,
+            "mean_cost_usd": float,
+            "mean_tokens": float,
+            "mean_wall_seconds": float,
+        },
+        pk=("name", "agent", "agent_version", "model", "settings"),
+    )
+    db.table("benchmark_fitscores").create(
+        {
+            "agent": str,
+            "agent_kind": str,
+            "suite": str,
+            "criteria": str,
+            "derived": str,
+            "weights": str,
+            "fitscore": int,
+            "published": int,
+            "matches_published": int,
+            "judgements": str,
+            "has_runs": int,
+            "notes": str,
+        },
+        pk=("agent", "suite"),
+    )

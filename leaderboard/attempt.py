@@ -13,6 +13,7 @@ import json
 import math
 import re
 import sys
+from functools import cached_property
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -41,6 +42,7 @@ DISQUALIFYING = frozenset({"modified-tests", "added-dependency", "reward-hacking
 INFRA_ERROR = "infra-error"
 MAX_INT = 2**63 - 1
 SCHEMA_FILE = "attempt.schema.json"
+DEFAULT_SUITE = "agentrank"
 
 # GitHub's rules: owner up to 39 alphanumerics or hyphens, repo name of alphanumerics, '.', '-', '_'.
 _REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -103,6 +105,7 @@ class Tokens(BaseModel):
     cached: Count | None = Field(None, description="prompt tokens served from the provider's cache")
     output: Count | None = Field(None, description="completion tokens, reasoning included")
     reasoning: Count | None = Field(None, description="reasoning tokens, when the provider reports them")
+    cache_write: Count | None = Field(None, description="prompt tokens written to the provider's cache (part of input)")
 
 
 class Attempt(BaseModel):
@@ -162,6 +165,28 @@ class Attempt(BaseModel):
         None, max_length=2000, pattern=_URL, description="the attempt's log (required for verified)"
     )
     diff_url: str | None = Field(None, max_length=2000, pattern=_URL, description="the agent's diff")
+    suite: str = Field(DEFAULT_SUITE, min_length=1, max_length=200, description="the benchmark the task belongs to")
+    run: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="the dated benchmark run the attempt belongs to (default: the attempt's date, YYYY-MM-DD)",
+    )
+    quality: int | None = Field(
+        None,
+        ge=1,
+        le=5,
+        description="the FitScore rubric: 5 pass with no unrelated change, 4 pass with one harmless unrelated "
+        "change, 2 partially met, 1 fail",
+    )
+    unrelated_changes: Count | None = Field(None, description="files or behaviours changed outside the task's scope")
+    regression_passed: Count | None = Field(None, description="existing tests passed after the change")
+    regression_total: Count | None = Field(None, description="existing tests run after the change")
+    repo_commit: str | None = Field(None, min_length=1, max_length=100, description="the starting commit")
+    limit_seconds: float | None = Field(None, gt=0, description="the task's time limit in seconds")
+    cost_lower_bound: bool | None = Field(
+        None, description="true when the run stopped before the agent reported its final usage"
+    )
 
     @field_validator("agent")
     @classmethod
@@ -196,7 +221,17 @@ class Attempt(BaseModel):
             raise ValueError("cost_source: a community attempt's cost is 'self-reported'")
         if self.tier == "verified" and self.log_url is None:
             raise ValueError("log_url: a verified attempt has a published log")
+        if (self.regression_passed is None) != (self.regression_total is None):
+            raise ValueError("regression_passed: regression_passed and regression_total go together")
+        regression = (self.regression_passed, self.regression_total)
+        if regression[0] is not None and regression[1] is not None and regression[0] > regression[1]:
+            raise ValueError("regression_passed: more than regression_total")
         return self
+
+    @property
+    def run_name(self) -> str:
+        """The dated run: as given, or the attempt's UTC date."""
+        return self.run if self.run is not None else iso(self.date)[:10]
 
     @property
     def agent_kind(self) -> str:
@@ -207,9 +242,17 @@ class Attempt(BaseModel):
         """What makes an attempt the same attempt: re-importing it updates, never duplicates."""
         return (self.tier, agent_key(self.agent), self.agent_version, self.model, self.task_id, self.attempt)
 
-    @property
+    @cached_property
+    def variant(self) -> tuple[str, str, str]:
+        """Suite, run and settings: part of the identity (a ledger without them keeps its old ids)."""
+        return (self.suite, self.run_name, json.dumps(self.settings, sort_keys=True, ensure_ascii=False))
+
+    @cached_property
     def attempt_id(self) -> str:
-        return hashlib.sha256(json.dumps(self.key, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+        identity: tuple[Any, ...] = self.key
+        if self.variant != (DEFAULT_SUITE, iso(self.date)[:10], "{}"):
+            identity = (*identity, *self.variant)
+        return hashlib.sha256(json.dumps(identity, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
 
     def row(self) -> dict[str, Any]:
         """The ``benchmark_attempts`` columns this attempt sets (scores are added by the figures)."""
@@ -234,12 +277,22 @@ class Attempt(BaseModel):
             "tokens_cached": tokens.cached,
             "tokens_output": tokens.output,
             "tokens_reasoning": tokens.reasoning,
+            "tokens_cache_write": tokens.cache_write,
             "human_interventions": self.human_interventions,
             "permission_mode": self.permission_mode,
             "network_access": self.network_access,
             "flags": json.dumps(sorted(self.flags)),
             "log_url": self.log_url,
             "diff_url": self.diff_url,
+            "suite": self.suite,
+            "run": self.run_name,
+            "quality": self.quality,
+            "unrelated_changes": self.unrelated_changes,
+            "regression_passed": self.regression_passed,
+            "regression_total": self.regression_total,
+            "repo_commit": self.repo_commit,
+            "limit_seconds": self.limit_seconds,
+            "cost_lower_bound": None if self.cost_lower_bound is None else int(self.cost_lower_bound),
         }
 
 

@@ -28,20 +28,29 @@ def _shown(column: str, fmt: str, alias: str | None = None) -> str:
 def _leaderboard_sql(tier: str) -> str:
     return f"""
 select
-  coalesce(rank, '{DASH}') as rank,
+  coalesce(rank, '{DASH} (' || coverage || ')', '{DASH}') as rank,
   agent,
   agent_version as version,
   case when version_changed then 'changed from ' || previous_version else '' end as version_change,
   model,
+  suite,
+  settings,
+  coalesce(coverage, tasks || ' of ' || tasks_total || ' tasks') as tasks_covered,
   first_date,
   last_date,
   attempts,
   tasks,
   {_shown("mean_score", "%.1f")},
   {_shown("solve_rate", "%.1f")},
+  case when solve_rate_low is null then '{DASH}'
+       else printf('%.1f–%.1f', solve_rate_low, solve_rate_high) end as solve_rate_95,
+  case overlaps_next when 1 then 'overlaps the next: the order may be luck' when 0 then 'clear of the next'
+       else '' end as interval_vs_next,
+  case pareto when 1 then 'on the frontier' when 0 then '' else '{DASH} (cost unknown)' end as cost_score_pareto,
   case when cost_per_solved_task is null then '{DASH} (' || cost_per_solved_task_null_reason || ')'
        else printf('%.2f', cost_per_solved_task) end as cost_per_solved_task,
-  {_shown("total_cost_usd", "%.2f")},
+  case when total_cost_usd is null then '{DASH}' else printf('%.2f', total_cost_usd)
+       || case when cost_lower_bound then ' (lower bound)' else '' end end as total_cost_usd,
   {_shown("mean_wall_seconds", "%.0f")},
   {_shown("median_wall_seconds", "%.0f")},
   disqualified,
@@ -49,7 +58,7 @@ select
   timed_out
 from benchmark_entries
 where tier = '{tier}'
-order by benchmark_entries.rank is null, benchmark_entries.rank, agent, agent_version, model
+order by suite, benchmark_entries.rank is null, benchmark_entries.rank, agent, agent_version, model
 """
 
 
@@ -69,8 +78,11 @@ select
   coalesce(tests_passed || ' / ' || tests_total, '{DASH}') as hidden_tests,
   flags,
   {_shown("wall_seconds", "%.0f")},
-  {_shown("cost_usd", "%.2f")},
-  cost_source,
+  case when coalesce(cost_usd, list_cost_usd) is null then '{DASH} (price unknown)'
+       else printf('%.2f', coalesce(cost_usd, list_cost_usd))
+            || case when cost_lower_bound then ' (lower bound)' else '' end end as cost_usd,
+  case when cost_usd is null and list_cost_usd is not null then 'api-list-price' else cost_source end
+    as cost_source,
   coalesce(human_interventions, '{DASH}') as human_interventions,
   permission_mode,
   network_access,
@@ -119,6 +131,7 @@ _FIGURE_COLUMNS = {
     "cost_unknown": "counted attempts without a measured cost",
     "cost_per_solved_task": "total cost / solved attempts; null when nothing was solved or any cost is unknown",
     "cost_per_solved_task_null_reason": "why cost_per_solved_task is null",
+    "cost_lower_bound": "1 when an attempt's cost is a lower bound (it stopped before reporting its final usage)",
     "human_interventions": "total human interventions; null when any attempt did not record them",
 }
 
@@ -214,6 +227,149 @@ _TABLES: dict[str, Any] = {
     },
 }
 
+_VARIANT = {
+    "suite": "the benchmark the tasks belong to",
+    "agent": "the directory repo owner/repo, or a closed agent's name",
+    "agent_kind": "repo or closed",
+    "agent_version": "the agent's version",
+    "model": "the model it ran on",
+    "settings": "the agent's other settings (JSON): a different setting is a different entry",
+    "rank": "position among entries that attempted every task; null for partial coverage",
+}
+_COVERAGE = {
+    "tasks_total": "tasks in the board's task set (the suite's validated tasks, or every task attempted)",
+    "coverage": "'n of m tasks' when the entry attempted part of the task set (then it has no rank)",
+    "solve_rate_low": "95 % Wilson interval of the solve rate (solved of counted attempts): low end",
+    "solve_rate_high": "95 % Wilson interval: high end",
+    "overlaps_next": "1 when this interval overlaps the next ranked entry's: their order may be luck",
+    "pareto": "1 on the cost–score Pareto frontier, 0 off it, null when the cost is unknown",
+}
+_METHOD_TABLES: dict[str, Any] = {
+    "benchmark_task_records": {
+        "description": "Each task with the harness's validation (agentrank import-tasks): it counts when the untouched "
+        "code fails and the reference fix passes every hidden test. Pages: /-/benchmark.",
+        "columns": {
+            "suite": _VARIANT["suite"],
+            "task_id": "the task",
+            "title": "its title",
+            "brief_url": "the written brief",
+            "visible_tests": "tests the agent can run",
+            "hidden_tests": "tests the agent never sees",
+            "baseline_passed": "hidden tests the untouched code passes (must be fewer than all)",
+            "reference_passed": "hidden tests the reference fix passes (must be all)",
+            "validated_at": "when the harness ran the validation",
+            "per_test": "each hidden test's result on the untouched code and the reference fix (JSON)",
+            "counts": "1 when the validation proves the task discriminates",
+            "reason": "why it does not count",
+            "run_id": "the import-tasks run that stored it",
+        },
+    },
+    "benchmark_prices": {
+        "description": "Model list prices (agentrank import-prices), in force from a date.",
+        "columns": {
+            "model": "the model as the attempts name it",
+            "from_date": "the price is in force from this date until the next one",
+            "input": "USD per million uncached input tokens",
+            "cached_input": "USD per million cached input tokens",
+            "cache_write": "USD per million tokens written to the cache",
+            "output": "USD per million output tokens (reasoning included)",
+            "run_id": "the import-prices run that stored it",
+        },
+    },
+    "benchmark_assessments": {
+        "description": "FitScore assessments as imported (agentrank import-assessments).",
+        "columns": {
+            "agent": "the agent as in the attempts",
+            "suite": "whose attempts give quality and reliability",
+            "scores": "criteria given by the assessment (JSON, 1–5)",
+            "notes": "why each given score (JSON)",
+            "published": "the FitScore published elsewhere, to reconcile",
+            "judgements": "judgement calls: the criteria each reading changes (JSON)",
+            "weights": "the criteria's weights (JSON, sum 100)",
+            "run_id": "the import-assessments run that stored it",
+        },
+    },
+    "benchmark_index_defs": {
+        "description": "The indexes configured with [[benchmark.index]].",
+        "columns": {"name": "the index", "version": "its version", "suites": "its component suites (JSON)"},
+    },
+    "benchmark_rs9_runs": {
+        "description": "The RS9 run view per suite, dated run and entry (pages: /-/benchmark): headline = % of tasks "
+        "passed, partial credit breaks ties, cost per pass, version changes.",
+        "columns": {
+            **_VARIANT,
+            "run": "the dated run",
+            "attempted": "tasks attempted, infrastructure errors included",
+            "tasks": "tasks counted (infrastructure errors left out)",
+            "infra_errors": "attempts lost to an infrastructure error",
+            "passed": "tasks whose every counted attempt passed (a time-out is not a pass)",
+            "headline": "100 · passed / tasks",
+            "partial_credit": "mean over tasks of the % of checks passed",
+            "total_cost_usd": "total cost (list price from tokens where none was reported); null: price unknown",
+            "cost_lower_bound": "1 when an attempt stopped before reporting its final usage",
+            "cost_unknown": "counted attempts without a cost",
+            "cost_per_pass": "total cost / passed; null when nothing passed or the price is unknown",
+            "version_changed": "1 when the version or model differs from this agent's previous run in the suite",
+            "previous_version": "the version in that previous run",
+            "previous_model": "the model in that previous run",
+            "results": "per-task results (JSON)",
+            **_COVERAGE,
+        },
+    },
+    "benchmark_index_entries": {
+        "description": "Each configured index's entries (page: /-/benchmark/index).",
+        "columns": {
+            **_VARIANT,
+            "name": "the index",
+            "version": "the index's version",
+            "suites": "its component suites (JSON)",
+            "value": "equal-weight mean of the per-suite mean scores; null when a suite is missing",
+            "null_reason": "why value is null",
+            "per_suite": "each suite's mean score (JSON)",
+            "mean_cost_usd": "mean cost per attempt across the suites, unknowns left out",
+            "mean_tokens": "mean input + output tokens per attempt, unknowns left out",
+            "mean_wall_seconds": "mean wall time per attempt, unknowns left out",
+        },
+    },
+    "benchmark_fitscores": {
+        "description": "FitScores with their criteria and judgement calls (page: /-/benchmark/fitscore).",
+        "columns": {
+            "agent": _VARIANT["agent"],
+            "agent_kind": _VARIANT["agent_kind"],
+            "suite": "whose attempts give quality and reliability",
+            "criteria": "the seven criteria, 1–5 (JSON)",
+            "derived": "quality and reliability per task, from the attempts (JSON)",
+            "weights": "the weights used (JSON)",
+            "fitscore": "round half up of Σ score × weight / 5; null without runs",
+            "published": "the figure published elsewhere",
+            "matches_published": "0 when the published figure does not recompute",
+            "judgements": "each judgement call with its FitScore (JSON)",
+            "has_runs": "0 for a candidate without runs: facts, no FitScore",
+            "notes": "why each given score (JSON)",
+        },
+    },
+}
+_TABLES["benchmark_attempts"]["columns"].update(
+    {
+        "suite": _VARIANT["suite"],
+        "run": "the dated benchmark run",
+        "quality": "FitScore rubric 1–5",
+        "unrelated_changes": "changes outside the task's scope",
+        "regression_passed": "existing tests passed after the change",
+        "regression_total": "existing tests run",
+        "repo_commit": "the starting commit",
+        "limit_seconds": "the task's time limit",
+        "tokens_cache_write": "tokens written to the provider's cache",
+        "cost_lower_bound": "1 when the run stopped before its final usage was reported",
+        "list_cost_usd": "the list-price cost from tokens (agentrank import-prices); null: price unknown",
+        "task_status": "null when the task counts; else why it does not (the attempt is kept apart)",
+    }
+)
+_TABLES["benchmark_entries"]["columns"].update({"suite": _VARIANT["suite"], "settings": _VARIANT["settings"]})
+_TABLES["benchmark_entries"]["columns"].update(_COVERAGE)
+_TABLES["benchmark_tasks"]["columns"].update({"suite": _VARIANT["suite"], "settings": _VARIANT["settings"]})
+_TABLES.update(_METHOD_TABLES)
+
 _QUERIES: dict[str, Any] = {
     "verified_leaderboard": {
         "title": "Task benchmark: verified leaderboard",
@@ -239,7 +395,90 @@ _QUERIES: dict[str, Any] = {
     },
 }
 
-DATASETTE_METADATA: dict[str, Any] = {"tables": _TABLES, "queries": _QUERIES}
+
+def _dash(column: str, alias: str | None = None) -> str:
+    return f"coalesce({column}, '{DASH}') as {alias or column}"
+
+
+def _pair(passed: str, total: str, alias: str) -> str:
+    return f"coalesce({passed} || ' / ' || {total}, '{DASH}') as {alias}"
+
+
+# The AiFolder scorecard (seed 002): every attempt's measurements, nulls as "—", never a winner.
+_SCORECARD_SQL = f"""
+select
+  suite,
+  task_id,
+  agent,
+  agent_version as version,
+  model,
+  {_dash("repo_commit")},
+  date,
+  {_pair("tests_passed", "tests_total", "acceptance_tests")},
+  {_pair("regression_passed", "regression_total", "regression_tests")},
+  {_shown("wall_seconds", "%.0f")},
+  {_dash("human_interventions")},
+  {_dash("permission_mode")},
+  {_dash("network_access")},
+  {_dash("unrelated_changes")},
+  flags,
+  case when task_status is not null then 'not counted: ' || task_status
+       when counted = 0 then 'not counted: infra error' else 'counted' end as counts
+from benchmark_attempts
+where (:suite = '' or suite = :suite)
+order by suite, task_id, agent, agent_version, model, date, attempt
+"""
+
+_SPREAD_SQL = f"""
+select
+  suite,
+  task_id,
+  agent,
+  agent_version as version,
+  model,
+  attempts,
+  {_shown("median_score", "%.1f")},
+  {_shown("min_score", "%.1f")},
+  {_shown("max_score", "%.1f")},
+  solved
+from benchmark_tasks
+where (:suite = '' or suite = :suite)
+order by suite, task_id, agent, agent_version, model
+"""
+
+_NOT_COUNTED_SQL = """
+select suite, task_id, agent, agent_version as version, model, run, attempt, task_status as why_not_counted
+from benchmark_attempts
+where task_status is not null
+order by suite, task_id, agent, run, attempt
+"""
+
+_METHOD_QUERIES: dict[str, Any] = {
+    "aifolder_scorecard": {
+        "title": "AiFolder scorecard: every attempt",
+        "description": "Commit, acceptance tests, regression tests, wall time, interventions, permission mode, network "
+        "access and scope per attempt; — marks a measurement that was not taken (never estimated). A scorecard is "
+        "not a ranking: without controlled runs, no winner is shown. Leave suite empty for every suite.",
+        "sql": _SCORECARD_SQL,
+        "hide_sql": True,
+    },
+    "aifolder_task_spread": {
+        "title": "AiFolder scorecard: median and spread per task",
+        "description": "Each entry's attempts at each task: median score and spread (min to max). Leave suite empty "
+        "for every suite.",
+        "sql": _SPREAD_SQL,
+        "hide_sql": True,
+    },
+    "attempts_not_counted": {
+        "title": "Task benchmark: attempts kept apart",
+        "description": "Attempts at tasks that are not validated or failed validation: kept, and left out of every "
+        "figure, with the reason.",
+        "sql": _NOT_COUNTED_SQL,
+        "hide_sql": True,
+    },
+}
+
+DATASETTE_METADATA: dict[str, Any] = {"tables": _TABLES, "queries": {**_QUERIES, **_METHOD_QUERIES}}
 
 
 def with_benchmark(metadata: dict[str, Any], database: str) -> dict[str, Any]:

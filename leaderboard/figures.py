@@ -20,9 +20,11 @@ agent's attempts in a tier):
 - ``cost_per_solved_task`` = total cost / solved attempts, null when nothing was solved or any
   cost is unknown, and ``cost_per_solved_task_null_reason`` says which.
 
-Leaderboards rank entries within a tier by mean score (high first), then solve rate (high),
-cost per solved task (low; unknown last), mean wall time (low; unknown last), then by name so the
-order is stable. An entry whose attempts were all infra errors has no rank.
+Leaderboards rank entries within a tier and suite by mean score (high first), then solve rate
+(high), cost per solved task (low; unknown last), mean wall time (low; unknown last), then by name
+so the order is stable. Only entries that attempted the board's whole task set are ranked (see
+``leaderboard.fairness``); an entry whose attempts were all infra errors has no rank. An entry is
+one agent version on one model with one set of settings: variants stay apart.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from leaderboard.attempt import DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
+from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
+from leaderboard.fairness import rank_board
 
 
 class Result(NamedTuple):
@@ -163,6 +166,7 @@ def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
         "cost_per_solved_task": total_cost / solved if reason is None and total_cost is not None else None,
         "cost_per_solved_task_null_reason": reason,
         "human_interventions": _total([a.row.get("human_interventions") for a in counted]),
+        "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
     }
 
 
@@ -178,16 +182,24 @@ def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
         entry["agent"].lower(),
         entry["agent_version"],
         entry["model"],
+        entry.get("settings", "{}"),
     )
 
 
-def rank(entries: list[dict[str, Any]]) -> None:
-    """Set ``rank`` on the entries of one tier (None for an entry with no counted attempt)."""
-    ranked = sorted((e for e in entries if e["mean_score"] is not None), key=_rank_key)
-    for position, entry in enumerate(ranked, 1):
-        entry["rank"] = position
-    for entry in entries:
-        entry.setdefault("rank", None)
+def rank(entries: list[dict[str, Any]], task_total: int | None = None) -> None:
+    """Rank one board's entries: only those covering its task set (default: every task attempted)."""
+    if task_total is None:
+        task_total = max((e["tasks"] for e in entries), default=0)
+    rank_board(entries, task_total, _rank_key, "mean_score")
+
+
+def suite_of(row: Mapping[str, Any]) -> str:
+    return row.get("suite") or DEFAULT_SUITE
+
+
+def settings_of(row: Mapping[str, Any]) -> str:
+    settings = row.get("settings")
+    return settings if isinstance(settings, str) else json.dumps(settings or {}, sort_keys=True, ensure_ascii=False)
 
 
 def mark_versions(entries: list[dict[str, Any]]) -> None:
@@ -212,8 +224,12 @@ class Boards:
     tasks: list[dict[str, Any]] = field(default_factory=list)
 
 
-def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
-    """Entries (ranked, with version changes marked), per-agent totals and per-task results."""
+def build_boards(rows: Iterable[Mapping[str, Any]], suite_tasks: Mapping[str, int] | None = None) -> Boards:
+    """Entries (ranked, with version changes marked), per-agent totals and per-task results.
+
+    ``suite_tasks`` gives the size of the task set of each suite with task records (its validated
+    tasks); other suites' task set is every task attempted on the board.
+    """
     by_agent: dict[tuple[str, str], list[Scored]] = {}
     for attempt in scored(rows):
         by_agent.setdefault((attempt.row["tier"], agent_key(attempt.row["agent"])), []).append(attempt)
@@ -222,12 +238,14 @@ def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
         # Names differing only in case are one repo; show the spelling of its latest attempt.
         name = max(attempts, key=lambda a: a.row["date"]).row["agent"]
         kind = "repo" if "/" in name else "closed"
-        by_entry: dict[tuple[str, str], list[Scored]] = {}
+        by_entry: dict[tuple[str, str, str, str], list[Scored]] = {}
         for attempt in attempts:
-            by_entry.setdefault((attempt.row["agent_version"], attempt.row["model"]), []).append(attempt)
+            variant = (suite_of(attempt.row), attempt.row["agent_version"], attempt.row["model"])
+            by_entry.setdefault((*variant, settings_of(attempt.row)), []).append(attempt)
         entries = []
-        for (version, model), entry_attempts in sorted(by_entry.items()):
-            key = {"tier": tier, "agent": name, "agent_version": version, "model": model}
+        for (suite, version, model, settings), entry_attempts in sorted(by_entry.items()):
+            key = {"tier": tier, "suite": suite, "agent": name, "agent_version": version, "model": model}
+            key["settings"] = settings
             dates = [a.row["date"] for a in entry_attempts]
             entries.append(
                 {
@@ -239,7 +257,8 @@ def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
                 }
             )
             boards.tasks.extend({**key, **task} for task in task_results(entry_attempts))
-        mark_versions(entries)
+        for suite in sorted({e["suite"] for e in entries}):
+            mark_versions([e for e in entries if e["suite"] == suite])
         boards.entries.extend(entries)
         ordered = sorted(entries, key=lambda e: (e["first_date"], e["last_date"], e["agent_version"]))
         versions = list(dict.fromkeys(e["agent_version"] for e in ordered))
@@ -256,5 +275,10 @@ def build_boards(rows: Iterable[Mapping[str, Any]]) -> Boards:
             }
         )
     for tier in TIERS:
-        rank([e for e in boards.entries if e["tier"] == tier])
+        for suite in sorted({e["suite"] for e in boards.entries if e["tier"] == tier}):
+            board = [e for e in boards.entries if (e["tier"], e["suite"]) == (tier, suite)]
+            attempted = {
+                t["task_id"] for t in boards.tasks if (t["tier"], t["suite"]) == (tier, suite) and t["attempts"]
+            }
+            rank(board, (suite_tasks or {}).get(suite, len(attempted)))
     return boards

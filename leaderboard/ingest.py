@@ -23,7 +23,7 @@ from leaderboard.attempt import Attempt
 from leaderboard.store import AttemptCounts, refresh_boards, save_attempts
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
-_KEY_FIELDS = ("tier", "agent", "agent_version", "model", "task_id", "attempt")
+_KEY_FIELDS = ("tier", "agent", "agent_version", "model", "settings", "suite", "run", "task_id", "attempt")
 
 
 class AttemptFileError(ValueError):
@@ -124,7 +124,7 @@ def validate_records(path: str | Path, records: list[Record]) -> tuple[list[Atte
     """The valid attempts, and one error line per bad record; a repeated attempt is a bad record."""
     attempts: list[Attempt] = []
     errors: list[str] = []
-    seen: dict[tuple[Any, ...], str] = {}
+    seen: dict[str, str] = {}
     for record in records:
         prefix = f"{path}: {record.where}"
         if record.error:
@@ -140,10 +140,11 @@ def validate_records(path: str | Path, records: list[Record]) -> tuple[list[Atte
         except ValidationError as e:
             errors.append(one_line(f"{prefix}: {describe(e)}"))
             continue
-        if attempt.key in seen:
-            errors.append(one_line(f"{prefix}: {', '.join(_KEY_FIELDS)}: the same attempt as {seen[attempt.key]}"))
+        if attempt.attempt_id in seen:
+            same = seen[attempt.attempt_id]
+            errors.append(one_line(f"{prefix}: {', '.join(_KEY_FIELDS)}: the same attempt as {same}"))
             continue
-        seen[attempt.key] = record.where
+        seen[attempt.attempt_id] = record.where
         attempts.append(attempt)
     return attempts, errors
 

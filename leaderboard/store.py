@@ -12,6 +12,7 @@ import sqlite_utils
 from db.connection import write_transaction
 from leaderboard.attempt import Attempt
 from leaderboard.figures import Boards, build_boards, result_of
+from leaderboard.methods import Methods, compute_methods
 
 
 @dataclass
@@ -84,17 +85,51 @@ def save_boards(db: sqlite_utils.Database, boards: Boards) -> None:
     with write_transaction(db):
         for table in ("benchmark_entries", "benchmark_agents", "benchmark_tasks"):
             db.execute(f"delete from {table}")
-        db.table("benchmark_entries").insert_all(
-            map(_stored, boards.entries), pk=("tier", "agent", "agent_version", "model")
-        )
+        db.table("benchmark_entries").insert_all(map(_stored, boards.entries))
         db.table("benchmark_agents").insert_all(map(_stored, boards.agents), pk=("tier", "agent"))
-        db.table("benchmark_tasks").insert_all(
-            map(_stored, boards.tasks), pk=("tier", "agent", "agent_version", "model", "task_id")
+        db.table("benchmark_tasks").insert_all(map(_stored, boards.tasks))
+
+
+def _json(value: Any) -> Any:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True) if isinstance(value, dict | list) else value
+
+
+def save_methods(db: sqlite_utils.Database, methods: Methods) -> None:
+    """Replace the methods' tables, and each attempt's list-price cost and task status, in one transaction."""
+    tables = {
+        "benchmark_rs9_runs": methods.rs9_runs,
+        "benchmark_index_entries": methods.index_entries,
+        "benchmark_fitscores": methods.fitscores,
+    }
+    with write_transaction(db):
+        for table, rows in tables.items():
+            db.execute(f"delete from {table}")
+            columns = set(db.table(table).columns_dict)
+            db.table(table).insert_all(
+                ({k: _json(v) for k, v in _stored(row).items() if k in columns} for row in rows), alter=False
+            )
+        db.execute("update benchmark_attempts set list_cost_usd = null, task_status = null")
+        db.conn.executemany(
+            "update benchmark_attempts set list_cost_usd = ?, task_status = ? where attempt_id = ?",
+            [(r, t, i) for i, (r, t) in methods.attempt_updates.items() if r is not None or t is not None],
         )
+
+
+def load_method_inputs(db: sqlite_utils.Database) -> dict[str, Any]:
+    """What the methods are computed from besides the attempts: tasks, prices, assessments, indexes."""
+    return {
+        "task_records": list(db.query("select * from benchmark_task_records")),
+        "prices": list(db.query("select * from benchmark_prices")),
+        "assessments": list(db.query("select * from benchmark_assessments order by agent, suite")),
+        "indexes": list(db.query("select * from benchmark_index_defs order by name")),
+    }
 
 
 def refresh_boards(db: sqlite_utils.Database) -> Boards:
-    """Recompute every leaderboard figure from the stored attempts and store it."""
-    boards = build_boards(load_attempt_rows(db))
+    """Recompute every leaderboard figure and every method's view from the stored ledger and store them."""
+    rows = load_attempt_rows(db)
+    methods = compute_methods(rows, **load_method_inputs(db))
+    boards = build_boards(methods.counted_rows, methods.suite_tasks)
     save_boards(db, boards)
+    save_methods(db, methods)
     return boards

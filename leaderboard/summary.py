@@ -31,6 +31,7 @@ FIGURES = (
     "cost_per_solved_task",
     "cost_per_solved_task_null_reason",
     "human_interventions",
+    "cost_lower_bound",
 )
 ENTRY_FIELDS = (
     "rank",
@@ -44,6 +45,14 @@ ENTRY_FIELDS = (
     "previous_version",
     "latest",
     *FIGURES,
+    "suite",
+    "settings",
+    "tasks_total",
+    "coverage",
+    "solve_rate_low",
+    "solve_rate_high",
+    "overlaps_next",
+    "pareto",
 )
 TOTAL_FIELDS = ("agent", "agent_kind", "versions", "latest_version", "first_date", "last_date", *FIGURES)
 TASK_FIELDS = (
@@ -76,6 +85,10 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
     out = {name: row[name] for name in ENTRY_FIELDS}
     out["version_changed"] = bool(out["version_changed"])
     out["latest"] = bool(out["latest"])
+    out["settings"] = json.loads(out["settings"] or "{}")
+    out["cost_lower_bound"] = bool(out["cost_lower_bound"])
+    for name in ("overlaps_next", "pareto"):
+        out[name] = None if out[name] is None else bool(out[name])
     return out
 
 
@@ -88,19 +101,20 @@ def _where_agents(names: list[str] | None) -> tuple[str, list[str]]:
 def _summaries(conn: sqlite3.Connection, names: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """The summary of every agent with attempts (or of ``names`` only), keyed by agent_key."""
     where, params = _where_agents(names)
-    tasks: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
+    tasks: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for row in _query(conn, f"select * from benchmark_tasks {where} order by task_id", params):
-        key = (row["tier"], agent_key(row["agent"]), row["agent_version"], row["model"])
+        key = (row["tier"], agent_key(row["agent"]), row["agent_version"], row["model"], row["suite"], row["settings"])
         tasks.setdefault(key, []).append({name: row[name] for name in TASK_FIELDS})
     out: dict[str, dict[str, Any]] = {}
     for row in _query(conn, f"select * from benchmark_agents {where}", params):
         totals = {name: row[name] for name in TOTAL_FIELDS}
         totals["versions"] = json.loads(totals["versions"])
+        totals["cost_lower_bound"] = bool(totals["cost_lower_bound"])
         summary = out.setdefault(agent_key(row["agent"]), {"agent": row["agent"], "runs": True, "tiers": {}})
         summary["tiers"][row["tier"]] = {"totals": totals, "entries": []}
     entries_sql = f"select * from benchmark_entries {where} order by first_date, last_date, agent_version, model"
     for row in _query(conn, entries_sql, params):
-        key = (row["tier"], agent_key(row["agent"]), row["agent_version"], row["model"])
+        key = (row["tier"], agent_key(row["agent"]), row["agent_version"], row["model"], row["suite"], row["settings"])
         out[key[1]]["tiers"][row["tier"]]["entries"].append({**_entry(row), "per_task": tasks.get(key, [])})
     for summary in out.values():
         summary["tiers"] = {tier: summary["tiers"][tier] for tier in TIERS if tier in summary["tiers"]}
@@ -157,7 +171,7 @@ def benchmarks_by_repo(conn: sqlite3.Connection) -> dict[int, dict[str, Any]]:
 def leaderboards(conn: sqlite3.Connection) -> dict[str, list[dict[str, Any]]]:
     """Each tier's entries in leaderboard order; entries with no counted attempt come last, unranked."""
     boards: dict[str, list[dict[str, Any]]] = {tier: [] for tier in TIERS}
-    sql = "select * from benchmark_entries order by tier, rank is null, rank, agent, agent_version, model"
+    sql = "select * from benchmark_entries order by tier, suite, rank is null, rank, agent, agent_version, model"
     for row in _query(conn, sql):
         boards[row["tier"]].append(_entry(row))
     return boards

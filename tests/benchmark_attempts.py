@@ -51,6 +51,8 @@ V, C = "verified", "community"
 A, B = "acme/coder", "Closed Agent X"
 OCT, OCT15 = "2026-10-01T10:00:00Z", "2026-10-15T09:30:00+02:00"
 NOV, NOV5 = "2026-11-01T08:00:00Z", "2026-11-05T12:00:00Z"
+# Settings are part of an entry's identity: every attempt of acme/coder 1.0 ran with the same ones.
+HIGH = {"reasoning_effort": "high", "max_turns": 50}
 
 ATTEMPTS: list[dict[str, Any]] = [
     # acme/coder 1.0, verified: task t1 three times, t2 twice (the second lost to an infra error).
@@ -68,13 +70,17 @@ ATTEMPTS: list[dict[str, Any]] = [
         human_interventions=0,
         permission_mode="full-auto",
         network_access="none",
-        settings={"reasoning_effort": "high", "max_turns": 50},
+        settings=HIGH,
         tokens={"input": 120000, "cached": 80000, "output": 9000, "reasoning": 4000},
     ),
-    attempt(A, "1.0", "t1", 2, OCT, V, 5, 10, 200, 2.00, human_interventions=1),
-    attempt(A, "1.0", "t1", 3, OCT, V, 10, 10, 300, 3.00, flags=("modified-tests",), human_interventions=0),
-    attempt(A, "1.0", "t2", 1, OCT, V, 3, 4, None, 0.50, human_interventions=0),
-    attempt(A, "1.0", "t2", 2, OCT, V, None, None, 10, 0.10, flags=("infra-error",), human_interventions=0),
+    attempt(A, "1.0", "t1", 2, OCT, V, 5, 10, 200, 2.00, human_interventions=1, settings=HIGH),
+    attempt(
+        A, "1.0", "t1", 3, OCT, V, 10, 10, 300, 3.00, flags=("modified-tests",), human_interventions=0, settings=HIGH
+    ),
+    attempt(A, "1.0", "t2", 1, OCT, V, 3, 4, None, 0.50, human_interventions=0, settings=HIGH),
+    attempt(
+        A, "1.0", "t2", 2, OCT, V, None, None, 10, 0.10, flags=("infra-error",), human_interventions=0, settings=HIGH
+    ),
     # acme/coder 1.1, verified, a month later: the version change is marked.
     attempt(A, "1.1", "t1", 1, NOV, V, 10, 10, 60, None, human_interventions=0),
     attempt(A, "1.1", "t2", 1, NOV, V, 4, 4, 90, 0.80, flags=("added-dependency",), human_interventions=0),

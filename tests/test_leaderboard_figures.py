@@ -98,8 +98,11 @@ def test_verified_leaderboard_ranks_by_mean_score(loaded):
         (r["rank"], r["agent"], r["agent_version"])
         for r in loaded.query("select * from benchmark_entries where tier = 'verified' order by rank")
     ]
-    # Mean scores: Closed Agent X 66.67 > acme/coder 1.0 62.5 > acme/coder 1.1 41.67.
-    assert board == [(1, "Closed Agent X", "2026.10"), (2, "acme/coder", "1.0"), (3, "acme/coder", "1.1")]
+    # Mean scores: Closed Agent X 66.67 > acme/coder 1.0 62.5 > acme/coder 1.1 41.67, but acme/coder 1.0
+    # attempted t1 and t2 only, 2 of the board's 3 tasks: its mean is over an easier test, so no rank.
+    assert board == [(None, "acme/coder", "1.0"), (1, "Closed Agent X", "2026.10"), (2, "acme/coder", "1.1")]
+    assert entry(loaded, "verified", "acme/coder", "1.0")["coverage"] == "2 of 3 tasks"
+    assert entry(loaded, "verified", "acme/coder", "1.1")["coverage"] is None
 
 
 def test_community_leaderboard_breaks_ties_by_solve_rate_then_cost_then_time(loaded):
@@ -229,8 +232,9 @@ def test_figures_skip_unknowns_and_never_invent_zeros():
 
 def test_the_pure_module_agrees_with_the_stored_tables(loaded):
     boards = build_boards(loaded["benchmark_attempts"].rows)
-    stored = {(r["tier"], r["agent"], r["agent_version"], r["model"]): r for r in loaded["benchmark_entries"].rows}
+    key = ("tier", "suite", "agent", "agent_version", "model", "settings")
+    stored = {tuple(r[k] for k in key): r for r in loaded["benchmark_entries"].rows}
     assert len(boards.entries) == len(stored) == 8
     for e in boards.entries:
-        row = stored[(e["tier"], e["agent"], e["agent_version"], e["model"])]
+        row = stored[tuple(e[k] for k in key)]
         assert row["rank"] == e["rank"] and row["mean_score"] == e["mean_score"]

@@ -65,7 +65,9 @@ def test_the_export_shows_benchmark_figures_for_an_agent_with_runs_and_null_with
     entries = [
         (e["agent_version"], e["rank"], e["version_changed"], e["previous_version"]) for e in verified["entries"]
     ]
-    assert entries == [("1.0", 2, False, None), ("1.1", 3, True, "1.0")]
+    # acme/coder 1.0 attempted 2 of the board's 3 tasks: listed, not ranked.
+    assert entries == [("1.0", None, False, None), ("1.1", 2, True, "1.0")]
+    assert verified["entries"][0]["coverage"] == "2 of 3 tasks"
     per_task = verified["entries"][0]["per_task"]
     spread = {t["task_id"]: (t["min_score"], t["median_score"], t["max_score"]) for t in per_task}
     assert spread == {"t1": (0, 50, 100), "t2": (75, 75, 75)}
@@ -76,8 +78,8 @@ def test_the_export_has_both_leaderboards_in_rank_order(published, run_cli, tmp_
     boards = export_of(run_cli, tmp_path)["leaderboards"]
     assert [(e["rank"], e["agent"], e["agent_version"]) for e in boards["verified"]] == [
         (1, "Closed Agent X", "2026.10"),
-        (2, "acme/coder", "1.0"),
-        (3, "acme/coder", "1.1"),
+        (2, "acme/coder", "1.1"),
+        (None, "acme/coder", "1.0"),
     ]
     community = [(e["rank"], e["agent"]) for e in boards["community"]]
     assert community == [
@@ -101,7 +103,7 @@ def test_version_1_fields_are_unchanged_by_the_ledger(scored, run_cli, tmp_path)
 
     def version_1(document):
         document = copy.deepcopy(document)
-        for key in ("generated_at", "leaderboards", "schema_version"):
+        for key in ("generated_at", "leaderboards", "schema_version", "methods"):
             document.pop(key)
         for agent in document["agents"]:
             agent.pop("benchmark")
@@ -167,6 +169,7 @@ def test_with_benchmark_adds_to_metadata_without_changing_it():
         set(merged["databases"]["agentrank"]["queries"])
         == set(DATASETTE_METADATA["queries"])
         == {"verified_leaderboard", "community_leaderboard", "agent_attempts", "task_results"}
+        | {"aifolder_scorecard", "aifolder_task_spread", "attempts_not_counted"}
     )
 
 
@@ -183,16 +186,16 @@ async def test_datasette_canned_queries(published, db_path):
     verified = await rows("verified_leaderboard.json?_shape=array")
     assert [(r["rank"], r["agent"], r["version"], r["version_change"]) for r in verified] == [
         (1, "Closed Agent X", "2026.10", ""),
-        (2, "acme/coder", "1.0", ""),
-        (3, "acme/coder", "1.1", "changed from 1.0"),
+        (2, "acme/coder", "1.1", "changed from 1.0"),
+        ("— (2 of 3 tasks)", "acme/coder", "1.0", ""),
     ]
-    assert [r["mean_score"] for r in verified] == ["66.7", "62.5", "41.7"]
-    assert verified[2]["total_cost_usd"] == "—"
-    assert verified[2]["cost_per_solved_task"] == "— (cost unknown for 1 of 3 attempts)"
+    assert [r["mean_score"] for r in verified] == ["66.7", "41.7", "62.5"]
+    assert verified[1]["total_cost_usd"] == "—"
+    assert verified[1]["cost_per_solved_task"] == "— (cost unknown for 1 of 3 attempts)"
     community = {r["agent"]: r for r in await rows("community_leaderboard.json?_shape=array")}
     assert community["other/agent"]["cost_per_solved_task"] == "— (nothing solved)"
     flaky = community["gamma/flaky"]
-    assert (flaky["rank"], flaky["mean_score"], flaky["mean_wall_seconds"]) == ("—", "—", "—")  # never 0.0
+    assert (flaky["rank"], flaky["mean_score"], flaky["mean_wall_seconds"]) == ("— (0 of 2 tasks)", "—", "—")  # not 0.0
     assert community["acme/coder"]["median_wall_seconds"] == "400"
 
     attempts = await rows("agent_attempts.json?_shape=array&agent=ACME/coder")
@@ -211,7 +214,7 @@ async def test_datasette_canned_queries(published, db_path):
     assert spread[("community", "gamma/flaky", "1")] == ("—", "—", "—")
 
     table = await ds.client.get(f"/{db}/benchmark_entries.json?_shape=array&tier=verified")
-    assert [r["rank"] for r in table.json()] == [1, 2, 3]
+    assert [r["rank"] for r in table.json()] == [None, 1, 2]  # sorted by rank: the unranked partial entry first
     for name in DATASETTE_METADATA["tables"]:  # each table page renders with its facets and descriptions
         page = await ds.client.get(f"/{db}/{name}")
         assert page.status_code == 200, (name, page.text[:500])

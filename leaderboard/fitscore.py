@@ -1,0 +1,222 @@
+"""FitScore (seed 004): seven criteria scored 1–5, weighted, from the attempts and an assessment file.
+
+Pure: no database. The rules:
+
+- a *pass* is an attempt that passed every hidden test, is not disqualified and did not hit the
+  time limit (a cap hit is a fail whatever the code left behind); infra errors are left out;
+- ``quality`` per task = the attempts' ``quality`` averaged and rounded half up; the criterion =
+  the task scores averaged and rounded half up (attempts without a ``quality`` are skipped);
+- ``reliability`` per task from its passes: every attempt passed → 5; none → 1; all but one → 3;
+  any other share (two or more failures, at least one pass) → 2; the criterion as for quality;
+- a criterion given in the assessment's ``scores`` wins over the derived one;
+- FitScore = round half up of Σ score × weight / 5 (weights sum to 100), null when a criterion is
+  missing or the agent has no runs in the suite ("facts, no FitScore");
+- each judgement call is the same sum with its scores swapped in; an assessment (or a judgement)
+  whose ``published`` figure differs from the recomputed one is marked ``matches_published = false``.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from leaderboard.figures import Scored, scored
+
+CRITERIA = ("quality", "reliability", "cost", "speed", "setup", "agent", "privacy")
+DERIVED = ("quality", "reliability")
+WEIGHTS: dict[str, int] = {
+    "quality": 30,
+    "reliability": 15,
+    "cost": 15,
+    "speed": 10,
+    "setup": 10,
+    "agent": 10,
+    "privacy": 10,
+}
+
+
+class AssessmentFileError(ValueError):
+    """The assessments file cannot be used; the message names the file and the problem."""
+
+
+def round_half_up(value: Fraction | float | int) -> int:
+    """4.5 → 5, 4.49 → 4: exact for fractions, so a mean of integers never rounds the wrong way."""
+    return math.floor(Fraction(value) + Fraction(1, 2))
+
+
+Score = int  # 1..5
+
+
+def _criteria(value: dict[str, int]) -> dict[str, int]:
+    for name, score in value.items():
+        if name not in CRITERIA:
+            raise ValueError(f"unknown criterion {name!r} (one of {', '.join(CRITERIA)})")
+        if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
+            raise ValueError(f"{name}: a criterion score is a whole number from 1 to 5")
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Judgement(_Strict):
+    call: str = Field(min_length=1, max_length=2000)
+    scores: dict[str, int] = Field(min_length=1)
+    published: int | None = Field(None, ge=0, le=100)
+
+    @field_validator("scores")
+    @classmethod
+    def _scores(cls, value: dict[str, int]) -> dict[str, int]:
+        return _criteria(value)
+
+
+class Assessment(_Strict):
+    agent: str = Field(min_length=1, max_length=200)
+    suite: str = Field(min_length=1, max_length=200)
+    scores: dict[str, int] = Field(default_factory=dict)
+    notes: dict[str, str] = Field(default_factory=dict)
+    published: int | None = Field(None, ge=0, le=100)
+    judgement: list[Judgement] = Field(default_factory=list)
+
+    @field_validator("scores")
+    @classmethod
+    def _scores(cls, value: dict[str, int]) -> dict[str, int]:
+        return _criteria(value)
+
+
+class Method(_Strict):
+    weights: dict[str, int] = Field(default_factory=lambda: dict(WEIGHTS))
+
+    @model_validator(mode="after")
+    def _sum(self) -> Method:
+        unknown = set(self.weights) - set(CRITERIA)
+        if unknown:
+            raise ValueError(f"weights: unknown criterion {sorted(unknown)[0]!r}")
+        if any(w < 0 for w in self.weights.values()) or sum(self.weights.values()) != 100:
+            raise ValueError("weights: must be non-negative and sum to 100")
+        return self
+
+
+class AssessmentFile(_Strict):
+    method: Method = Field(default_factory=Method)
+    assessment: list[Assessment] = Field(min_length=1)
+
+
+def read_assessments(path: str | Path) -> AssessmentFile:
+    """Parse and validate an assessments TOML file; any problem is one AssessmentFileError line."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise AssessmentFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise AssessmentFileError(f"{path}: not valid TOML: {e}") from None
+    try:
+        parsed = AssessmentFile.model_validate(data)
+    except ValidationError as e:
+        first = e.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        message = {"extra_forbidden": "unknown key", "missing": "required"}.get(first["type"], first["msg"])
+        raise AssessmentFileError(f"{path}: {where}: {message.removeprefix('Value error, ')}") from None
+    keys = [(a.agent, a.suite) for a in parsed.assessment]
+    if len(set(keys)) != len(keys):
+        raise AssessmentFileError(f"{path}: an agent is assessed twice for the same suite")
+    return parsed
+
+
+def is_pass(attempt: Scored) -> bool:
+    return bool(attempt.result.solved) and "timed-out" not in attempt.flags
+
+
+def reliability_of(passes: int, attempts: int) -> int | None:
+    """One task's reliability from its passes (see the module's docstring)."""
+    if attempts == 0:
+        return None
+    if passes == attempts:
+        return 5
+    if passes == 0:
+        return 1
+    if passes == attempts - 1:
+        return 3
+    return 2
+
+
+def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
+    """Quality and reliability from one agent's counted attempts in one suite, with per-task detail."""
+    by_task: dict[str, list[Scored]] = {}
+    for attempt in scored(rows):
+        if attempt.result.counted:
+            by_task.setdefault(attempt.row["task_id"], []).append(attempt)
+    tasks: list[dict[str, Any]] = []
+    for task_id, attempts in sorted(by_task.items()):
+        qualities = [a.row["quality"] for a in attempts if a.row.get("quality") is not None]
+        passes = sum(1 for a in attempts if is_pass(a))
+        tasks.append(
+            {
+                "task_id": task_id,
+                "attempts": len(attempts),
+                "passes": passes,
+                "quality_by_run": qualities,
+                "quality": round_half_up(Fraction(sum(qualities), len(qualities))) if qualities else None,
+                "reliability": reliability_of(passes, len(attempts)),
+            }
+        )
+    out: dict[str, Any] = {"tasks": tasks}
+    for criterion in DERIVED:
+        values: list[int] = [t[criterion] for t in tasks if t[criterion] is not None]
+        out[criterion] = round_half_up(Fraction(sum(values), len(values))) if values else None
+    return out
+
+
+def fitscore(criteria: Mapping[str, int | None], weights: Mapping[str, int]) -> int | None:
+    """round half up (Σ score × weight / 5); None when a weighted criterion has no score."""
+    known = {name: criteria.get(name) for name, weight in weights.items() if weight}
+    if any(score is None for score in known.values()):
+        return None
+    return round_half_up(Fraction(sum((score or 0) * weights[name] for name, score in known.items()), 5))
+
+
+def assess(
+    assessment: Assessment, weights: Mapping[str, int], rows: Iterable[Mapping[str, Any] | Scored]
+) -> dict[str, Any]:
+    """One assessment's criteria, FitScore, reconciliation and judgement calls."""
+    attempts = scored(rows)
+    has_runs = any(a.result.counted for a in attempts)
+    derived = derive(attempts)
+    criteria: dict[str, int | None] = dict.fromkeys(CRITERIA)
+    for name in DERIVED:
+        criteria[name] = derived[name]
+    criteria.update(assessment.scores)
+    value = fitscore(criteria, weights) if has_runs else None
+    judgements = []
+    for call in assessment.judgement:
+        figure = fitscore({**criteria, **call.scores}, weights) if has_runs else None
+        judgements.append(
+            {
+                "call": call.call,
+                "scores": dict(call.scores),
+                "fitscore": figure,
+                "published": call.published,
+                "matches_published": None if call.published is None else call.published == figure,
+            }
+        )
+    return {
+        "agent": assessment.agent,
+        "suite": assessment.suite,
+        "has_runs": has_runs,
+        "criteria": criteria,
+        "derived": derived,
+        "weights": dict(weights),
+        "notes": dict(assessment.notes),
+        "fitscore": value,
+        "published": assessment.published,
+        "matches_published": None if assessment.published is None else assessment.published == value,
+        "judgements": judgements,
+    }

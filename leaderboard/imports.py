@@ -1,0 +1,126 @@
+"""``import-tasks``, ``import-prices`` and ``import-assessments``: each file is read and validated
+whole before anything is written (a bad file changes nothing and gets one line), stored as one
+recorded run, and every method is recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+from pydantic import ValidationError
+
+from crawler.items import clean_text
+from db.connection import write_transaction
+from db.runs import recorded_run
+from leaderboard.fitscore import read_assessments
+from leaderboard.ingest import AttemptFileError, describe, one_line, read_records
+from leaderboard.prices import read_prices
+from leaderboard.settings import IndexConfig
+from leaderboard.store import refresh_boards
+from leaderboard.tasks import TaskRecord
+
+
+class LedgerFileError(ValueError):
+    """A tasks, prices or assessments file that cannot be used; the message is one line."""
+
+
+@dataclass
+class ImportResult:
+    run_id: int
+    saved: int
+    detail: str
+
+
+def read_tasks(path: str | Path) -> list[TaskRecord]:
+    try:
+        records = read_records(path)
+    except AttemptFileError as e:
+        raise LedgerFileError(str(e).replace("an attempt object", "a task object")) from None
+    tasks: dict[tuple[str, str], TaskRecord] = {}
+    for record in records:
+        if record.error or not isinstance(record.raw, dict):
+            raise LedgerFileError(one_line(f"{path}: {record.where}: {record.error or 'expected a task object'}"))
+        try:
+            task = TaskRecord.model_validate_json(json.dumps(clean_text(record.raw), ensure_ascii=False))
+        except ValidationError as e:
+            raise LedgerFileError(one_line(f"{path}: {record.where}: {describe(e)}")) from None
+        if task.key in tasks:
+            raise LedgerFileError(one_line(f"{path}: {record.where}: suite, task_id: the same task twice"))
+        tasks[task.key] = task
+    return list(tasks.values())
+
+
+def _save(db: sqlite_utils.Database, kind: str, path: str | Path, table: str, rows: list[dict[str, Any]]) -> int:
+    with recorded_run(db, kind, details={"file": str(path)}) as run:
+        with write_transaction(db):
+            db.table(table).upsert_all(({**r, "run_id": run.id} for r in rows), pk=db.table(table).pks)
+        boards = refresh_boards(db)
+        run.counts = {"items": len(rows), "saved": len(rows)}
+        run.details = {"file": str(path), "entries": len(boards.entries)}
+        return run.id
+
+
+def import_tasks(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
+    tasks = read_tasks(path)
+    run_id = _save(db, "import-tasks", path, "benchmark_task_records", [t.row() for t in tasks])
+    not_counted = sum(1 for t in tasks if not t.status()[0])
+    return ImportResult(run_id, len(tasks), f"{len(tasks) - not_counted} validated, {not_counted} not counted")
+
+
+def import_prices(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
+    try:
+        prices = read_prices(path)
+    except ValueError as e:
+        raise LedgerFileError(one_line(str(e))) from None
+    run_id = _save(db, "import-prices", path, "benchmark_prices", [p.row() for p in prices])
+    models = len({p.model for p in prices})
+    return ImportResult(run_id, len(prices), f"{models} models")
+
+
+def import_assessments(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
+    try:
+        parsed = read_assessments(path)
+    except ValueError as e:
+        raise LedgerFileError(one_line(str(e))) from None
+    weights = json.dumps(parsed.method.weights, sort_keys=True)
+    rows = [
+        {
+            "agent": a.agent,
+            "suite": a.suite,
+            "scores": json.dumps(a.scores, sort_keys=True),
+            "notes": json.dumps(a.notes, sort_keys=True, ensure_ascii=False),
+            "published": a.published,
+            "judgements": json.dumps([j.model_dump() for j in a.judgement], ensure_ascii=False),
+            "weights": weights,
+        }
+        for a in parsed.assessment
+    ]
+    run_id = _save(db, "import-assessments", path, "benchmark_assessments", rows)
+    found = {(f["agent"], f["suite"]): f for f in db.query("select * from benchmark_fitscores")}
+    marked = []
+    for a in parsed.assessment:
+        row = found.get((a.agent, a.suite), {})
+        if row.get("matches_published") == 0:
+            marked.append(a.agent)
+        for judgement in json.loads(row.get("judgements") or "[]"):
+            if judgement["matches_published"] is False:
+                marked.append(f"{a.agent}: {judgement['call']}")
+    detail = f"{len(marked)} published figure(s) do not recompute" + (f": {', '.join(marked)}" if marked else "")
+    return ImportResult(run_id, len(rows), detail)
+
+
+def sync_indexes(db: sqlite_utils.Database, indexes: list[IndexConfig]) -> bool:
+    """Store the configured index definitions; True when they changed (the caller then refreshes)."""
+    rows = [{"name": i.name, "version": i.version, "suites": json.dumps(i.suites)} for i in indexes]
+    if list(db.query("select name, version, suites from benchmark_index_defs order by name")) == sorted(
+        rows, key=lambda r: r["name"]
+    ):
+        return False
+    with write_transaction(db):
+        db.execute("delete from benchmark_index_defs")
+        db.table("benchmark_index_defs").insert_all(rows, pk="name")
+    return True

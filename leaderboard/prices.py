@@ -1,0 +1,115 @@
+"""The list-price cost of an attempt from its tokens (seed 001's "count tokens, then price them").
+
+``agentrank import-prices FILE`` reads TOML ``[[price]]`` tables: ``model``, ``from`` (a date),
+``input``, ``cached_input``, ``cache_write``, ``output`` in US dollars per million tokens. An
+attempt with tokens and no ``cost_usd`` is priced with the price in force on its date (the latest
+``from`` on or before it). ``input`` includes cached reads and cache writes, ``output`` includes
+reasoning, so::
+
+    cost = (input − cached − cache_write) · input + cached · cached_input
+           + cache_write · cache_write_rate + output · output          (per million tokens)
+
+No price for the model, or no input and output token counts: the cost stays null ("price
+unknown"), never 0.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+LIST_PRICE = "api-list-price"
+PER = 1_000_000
+
+
+class PriceFileError(ValueError):
+    """The price file cannot be used; the message names the file and the problem."""
+
+
+class Price(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    model: str = Field(min_length=1, max_length=200)
+    from_date: dt.date = Field(alias="from")
+    input: float = Field(ge=0, allow_inf_nan=False)
+    cached_input: float | None = Field(None, ge=0, allow_inf_nan=False)
+    cache_write: float | None = Field(None, ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "from_date": self.from_date.isoformat(),
+            "input": self.input,
+            "cached_input": self.cached_input,
+            "cache_write": self.cache_write,
+            "output": self.output,
+        }
+
+
+class _PriceFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    price: list[Price] = Field(min_length=1)
+
+
+def read_prices(path: str | Path) -> list[Price]:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise PriceFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise PriceFileError(f"{path}: not valid TOML: {e}") from None
+    try:
+        prices = _PriceFile.model_validate(data).price
+    except ValidationError as e:
+        first = e.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        message = {"extra_forbidden": "unknown key", "missing": "required"}.get(first["type"], first["msg"])
+        raise PriceFileError(f"{path}: {where}: {message}") from None
+    keys = [(p.model, p.from_date) for p in prices]
+    if len(set(keys)) != len(keys):
+        raise PriceFileError(f"{path}: a model has two prices from the same date")
+    return prices
+
+
+def price_on(prices: Sequence[Mapping[str, Any]], model: str, date: str) -> Mapping[str, Any] | None:
+    """The price of ``model`` in force on ``date`` (ISO date or timestamp), or None."""
+    day = date[:10]
+    found = [p for p in prices if p["model"] == model and p["from_date"] <= day]
+    return max(found, key=lambda p: p["from_date"]) if found else None
+
+
+def list_price_cost(row: Mapping[str, Any], prices: Sequence[Mapping[str, Any]]) -> float | None:
+    """The attempt's cost at list price (see the module's docstring); None when it cannot be priced."""
+    price = price_on(prices, row["model"], row["date"])
+    tokens_in, tokens_out = row.get("tokens_input"), row.get("tokens_output")
+    if price is None or tokens_in is None or tokens_out is None:
+        return None
+    cached = row.get("tokens_cached") or 0
+    written = row.get("tokens_cache_write") or 0
+    cached_rate = price["cached_input"] if price["cached_input"] is not None else price["input"]
+    write_rate = price["cache_write"] if price["cache_write"] is not None else price["input"]
+    uncached = max(tokens_in - cached - written, 0)
+    return (
+        uncached * price["input"] + cached * cached_rate + written * write_rate + tokens_out * price["output"]
+    ) / PER
+
+
+def priced(rows: Sequence[dict[str, Any]], prices: Sequence[Mapping[str, Any]]) -> None:
+    """Set ``list_cost_usd`` on each row, and fill ``cost_usd`` from it where the attempt gave none."""
+    by_model: dict[str, list[Mapping[str, Any]]] = {}
+    for price in prices:
+        by_model.setdefault(price["model"], []).append(price)
+    for row in rows:
+        cost = list_price_cost(row, by_model.get(row["model"], ()))
+        row["list_cost_usd"] = cost
+        if row.get("cost_usd") is None and cost is not None:
+            row["cost_usd"] = cost
+            row["cost_source"] = LIST_PRICE

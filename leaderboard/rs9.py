@@ -1,0 +1,133 @@
+"""The RS9 run view (seed 001): per suite, dated run and entry, pure.
+
+- an entry is one agent version on one model with one set of settings;
+- ``tasks``: tasks with a counted attempt (infra errors are out: "a score out of fewer tasks");
+- a task is *passed* when every counted attempt at it passed (all hidden tests, not disqualified,
+  not timed out: a time-out counts as not passed);
+- ``headline`` = 100 · passed / tasks; ``partial_credit`` = mean over tasks of the share of checks
+  passed (a disqualified attempt 0), in percent;
+- ``total_cost_usd``: sum over counted attempts, null when any is unknown ("price unknown", never
+  $0); ``cost_lower_bound`` when any attempt's cost is one; ``cost_per_pass`` = total / passed,
+  null when nothing passed or the cost is unknown;
+- ``version_changed`` when the agent version or model differs from the agent's previous run in
+  the suite (the entry with the same settings in that run, when there is one);
+- ranked within the suite and run by headline, then partial credit, among entries that attempted
+  every task of the run (``leaderboard.fairness``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from leaderboard.fairness import rank_board
+from leaderboard.figures import Scored, _total, agent_key, mean, scored, settings_of, suite_of
+from leaderboard.fitscore import is_pass
+
+
+def _task(task_id: str, attempts: list[Scored]) -> dict[str, Any]:
+    counted = [a for a in attempts if a.result.counted]
+    shares = [a.result.score for a in counted]
+    return {
+        "task_id": task_id,
+        "attempts": len(counted),
+        "infra_errors": len(attempts) - len(counted),
+        "passed": bool(counted) and all(is_pass(a) for a in counted),
+        "partial_credit": mean(shares),
+        "tests": [f"{a.row.get('tests_passed')}/{a.row.get('tests_total')}" for a in counted],
+        "flags": sorted({f for a in attempts for f in a.flags}),
+        "cost_usd": _total([a.row.get("cost_usd") for a in counted]),
+        "cost_source": sorted({a.row["cost_source"] for a in counted if a.row.get("cost_source")}),
+        "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
+        "wall_seconds": mean(a.row.get("wall_seconds") for a in counted),
+    }
+
+
+def run_entry(attempts: list[Scored]) -> dict[str, Any]:
+    """One entry's figures in one run."""
+    by_task: dict[str, list[Scored]] = {}
+    for attempt in attempts:
+        by_task.setdefault(attempt.row["task_id"], []).append(attempt)
+    results = [_task(task_id, group) for task_id, group in sorted(by_task.items())]
+    counted_tasks = [t for t in results if t["attempts"]]
+    counted = [a for a in attempts if a.result.counted]
+    passed = sum(1 for t in counted_tasks if t["passed"])
+    total = _total([a.row.get("cost_usd") for a in counted])
+    first = attempts[0].row
+    return {
+        "suite": suite_of(first),
+        "run": first.get("run") or str(first["date"])[:10],
+        "agent": first["agent"],
+        "agent_kind": "repo" if "/" in first["agent"] else "closed",
+        "agent_version": first["agent_version"],
+        "model": first["model"],
+        "settings": settings_of(first),
+        "attempted": len(results),
+        "tasks": len(counted_tasks),
+        "attempts": len(counted),
+        "solved": sum(1 for a in counted if is_pass(a)),
+        "infra_errors": len(attempts) - len(counted),
+        "passed": passed,
+        "headline": 100.0 * passed / len(counted_tasks) if counted_tasks else None,
+        "partial_credit": mean(t["partial_credit"] for t in counted_tasks),
+        "total_cost_usd": total,
+        "cost_unknown": sum(1 for a in counted if a.row.get("cost_usd") is None),
+        "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
+        "cost_per_pass": total / passed if total is not None and passed else None,
+        "results": results,
+    }
+
+
+def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (-entry["headline"], -(entry["partial_credit"] or 0.0), entry["agent"].lower(), entry["agent_version"])
+
+
+def mark_changes(entries: list[dict[str, Any]]) -> None:
+    """version_changed against the agent's previous run in the same suite.
+
+    The previous run is the agent's latest earlier run in the suite; within it, the entry with the
+    same settings when there is one, else every entry of the agent in that run: the version or the
+    model changed when the pair is not among theirs.
+    """
+    by_agent: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for entry in entries:
+        by_agent.setdefault((entry["suite"], agent_key(entry["agent"])), []).append(entry)
+    for history in by_agent.values():
+        runs = sorted({e["run"] for e in history})
+        for entry in history:
+            entry["version_changed"], entry["previous_version"], entry["previous_model"] = False, None, None
+            position = runs.index(entry["run"])
+            if position == 0:
+                continue
+            previous = [e for e in history if e["run"] == runs[position - 1]]
+            same = [e for e in previous if e["settings"] == entry["settings"]] or previous
+            if (entry["agent_version"], entry["model"]) not in {(e["agent_version"], e["model"]) for e in same}:
+                entry["version_changed"] = True
+                entry["previous_version"], entry["previous_model"] = same[0]["agent_version"], same[0]["model"]
+
+
+def rs9_runs(
+    rows: Iterable[Mapping[str, Any] | Scored], suite_tasks: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """Every entry of every suite and run, ranked within its run, version changes marked."""
+    groups: dict[tuple[str, str, str, str, str, str], list[Scored]] = {}
+    for attempt in scored(rows):
+        row = attempt.row
+        key = (
+            suite_of(row),
+            row.get("run") or str(row["date"])[:10],
+            agent_key(row["agent"]),
+            row["agent_version"],
+            row["model"],
+            settings_of(row),
+        )
+        groups.setdefault(key, []).append(attempt)
+    entries = [run_entry(group) for _, group in sorted(groups.items())]
+    mark_changes(entries)
+    boards: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for entry in entries:
+        boards.setdefault((entry["suite"], entry["run"]), []).append(entry)
+    for (suite, _), board in boards.items():
+        total = (suite_tasks or {}).get(suite, max(e["attempted"] for e in board))
+        rank_board(board, total, _rank_key, "headline", covered="attempted")
+    return entries

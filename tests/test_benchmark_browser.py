@@ -1,0 +1,108 @@
+"""The benchmark methods' pages in a real browser (Debian's chromium through Playwright) against `agentrank serve`.
+
+Screenshots go to test-artifacts/benchmark-*.png.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.methods_helpers import build_methods_db
+from tests.publish_helpers import agentrank_serve, free_port, running
+from tests.test_publish_browser import browser, page, shot  # noqa: F401 (pytest fixtures)
+
+
+@pytest.fixture(scope="module")
+def methods_server(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("methods")
+    db_path = build_methods_db(directory)
+    port = free_port()
+    with running(agentrank_serve(db_path, port), port, directory / "serve.log") as server:
+        yield server
+
+
+def test_the_over_time_chart_marks_a_version_change_with_a_diamond(page, methods_server):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(f"{methods_server.url}/-/benchmark/over-time/rs9")
+    expect(page.locator("h1")).to_have_text("rs9: over time")
+    acme = page.locator("section.agentrank-trend", has=page.locator("h2", has_text="acme/coder"))
+    # acme/coder moved from 1.0 to 1.1 between the two runs: one diamond per panel (tasks passed, cost per pass).
+    diamonds = acme.locator("svg polygon.agentrank-diamond")
+    expect(diamonds).to_have_count(2)
+    expect(diamonds.first.locator("title")).to_contain_text("version changed (1.0 → 1.1")
+    expect(acme.locator("svg circle")).to_have_count(2)  # the first run is a plain point in both panels
+    # The agent is a listed repo: its name links to the maker's page.
+    expect(acme.locator("h2 a.agentrank-breakdown")).to_have_attribute("href", "/-/agent/acme/coder")
+    closed = page.locator("section.agentrank-trend", has=page.locator("h2", has_text="Closed Agent X"))
+    expect(closed.locator("svg polygon")).to_have_count(0)  # same version both runs: no diamond
+    expect(closed.locator("svg text.agentrank-unknown").first).to_contain_text("—")  # price unknown, never $0
+    diamonds.first.hover()
+    shot(page, "benchmark-over-time")
+    assert page.errors == []
+
+
+def test_a_run_page_has_full_results_and_a_json_download(page, methods_server):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(f"{methods_server.url}/-/benchmark/runs/rs9/2026-11-01")
+    rows = page.locator("table.agentrank-run tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("Closed Agent X")
+    expect(rows.nth(0)).to_contain_text("price unknown")
+    acme = rows.nth(1)
+    expect(acme).to_contain_text("50.0")  # 1 of 2 counted tasks passed
+    expect(acme).to_contain_text("1 of 2 (out of fewer tasks)")
+    expect(acme).to_contain_text("87.5")  # partial credit
+    expect(acme).to_contain_text("$0.40 (lower bound)")
+    expect(rows.nth(2)).to_contain_text("— (1 of 3 tasks)")  # late/agent: listed, no rank
+    with page.expect_download() as download:
+        page.locator("a.agentrank-download").click()
+    assert download.value.suggested_filename.endswith(".json")
+    page.locator("details.agentrank-results").nth(1).locator("summary").click()
+    shot(page, "benchmark-run")
+    assert page.errors == []
+
+
+def test_the_index_page_shows_version_components_and_the_missing_suite(page, methods_server):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(f"{methods_server.url}/-/benchmark/index")
+    expect(page.locator("section.agentrank-index h2")).to_have_text("Coding Agent Index v1.5")
+    expect(page.locator("section.agentrank-index")).to_contain_text("Components, equal weights: deep, term, qna.")
+    rows = page.locator("section.agentrank-index tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0).locator("td.agentrank-value")).to_have_text("70.0")  # (60 + 70 + 80) / 3
+    expect(rows.nth(1).locator("td.agentrank-value")).to_contain_text("no counted attempt in qna")
+    shot(page, "benchmark-index")
+    assert page.errors == []
+
+
+def test_the_fitscore_page_shows_judgement_calls_and_marks_the_figure_that_does_not_recompute(page, methods_server):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(f"{methods_server.url}/-/benchmark/fitscore")
+    table = page.locator("table.agentrank-fitscores tbody tr")
+    expect(table).to_have_count(5)
+    expect(table.nth(0)).to_contain_text("Claude Code")
+    expect(table.nth(0).locator("td.agentrank-value")).to_have_text("94")
+    mismatch = page.locator("ul.agentrank-judgements li.agentrank-mismatch")
+    expect(mismatch).to_have_count(1)
+    expect(mismatch).to_contain_text("setup counted from the install")
+    expect(mismatch).to_contain_text("The published figure 77 does not recompute: the formula gives 75.")
+    expect(page.locator("ul.agentrank-judgements li", has_text="T4 claims over-broad")).to_contain_text("85")
+    shot(page, "benchmark-fitscore")
+    assert page.errors == []
+
+
+def test_a_task_page_shows_its_validation_and_the_attempts_kept_apart(page, methods_server):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(f"{methods_server.url}/-/benchmark/tasks/rs9/t4")
+    expect(page.locator("p.agentrank-mismatch")).to_contain_text("the untouched code passes 5 of 5 hidden tests")
+    expect(page.locator("tbody tr").last).to_contain_text("no: failed validation")
+    # Hostile text in an agent's name is shown as text, never run.
+    expect(page.locator("body")).to_contain_text('<img src=x onerror="window.__agentrank_xss = 3">')
+    assert page.evaluate("window.__agentrank_xss") is None
+    shot(page, "benchmark-task")
+    assert page.errors == []
