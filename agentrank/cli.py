@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from crawler.secrets import github_token, redact
 from datasette_plugins.settings import ServeConfig, SettingError
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError
+from db.runs import UNRESUMABLE_KINDS, mark_interrupted
 from db.snapshot import SnapshotError
 from db.store import open_store
 from leaderboard.ingest import AttemptFileError
@@ -72,6 +73,7 @@ class State:
         self.db_path = Path(db_path)
         self.config_path = config_path
         self._config: Config | None = None
+        self.locked = False
 
     @property
     def config(self) -> Config:
@@ -80,10 +82,20 @@ class State:
         return self._config
 
     def open(self) -> sqlite_utils.Database:
-        return open_store(self.db_path)
+        db = open_store(self.db_path)
+        if self.locked:
+            # This process holds the run lock, so a run still marked running was killed.
+            mark_interrupted(db, UNRESUMABLE_KINDS)
+        return db
 
-    def lock(self, what: str) -> AbstractContextManager[None]:
-        return run_lock(self.db_path, what)
+    @contextmanager
+    def lock(self, what: str) -> Iterator[None]:
+        with run_lock(self.db_path, what):
+            self.locked = True
+            try:
+                yield
+            finally:
+                self.locked = False
 
 
 pass_state = click.make_pass_decorator(State)
