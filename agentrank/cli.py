@@ -28,7 +28,7 @@ from agentrank.scorer import score as score_listed
 from classify.examples import ClassifyError
 from crawler.client import GitHubError
 from crawler.saved import SavedFileError
-from crawler.secrets import github_token, redact
+from crawler.secrets import TokenError, github_token, redact
 from datasette_plugins.settings import ServeConfig, SettingError
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError
@@ -52,6 +52,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     SettingError,
     SavedFileError,
     SnapshotError,
+    TokenError,
     UnknownRun,
     CorrectionsError,
     RefreshFailed,
