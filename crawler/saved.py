@@ -15,6 +15,7 @@ inside a good file that fails validation is rejected on its own later.
 from __future__ import annotations
 
 import gzip
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -88,6 +89,57 @@ def _blank(stream: BinaryIO) -> bool:
     return True
 
 
+# A surrogate pair, or a surrogate escape on its own (which the C parser cannot decode faithfully).
+_SURROGATE = re.compile(rb"\\u[dD][89aAbB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _replace_lone_surrogates(data: bytes) -> bytes:
+    """Lone surrogate escapes become ``\\ufffd`` (what ``clean_text`` makes of them anyway)."""
+
+    def fix(match: re.Match[bytes]) -> bytes:
+        text = match.group()
+        start = match.start()
+        backslashes = start - len(data[max(start - 64, 0) : start].rstrip(b"\\")) - max(start - 64, 0)
+        return b"\\ufffd" if len(text) == 6 and backslashes % 2 == 0 else text
+
+    return _SURROGATE.sub(fix, data) if b"\\u" in data else data
+
+
+class _Escaped:
+    """A byte stream with its lone surrogate escapes replaced, read chunk by chunk.
+
+    The C parser is fast but turns a lone surrogate (GitHub sends them) into "?" or fails on it.
+    """
+
+    def __init__(self, stream: BinaryIO):
+        self.stream = stream
+        self.held = b""
+        self.done = False
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:  # ijson asks for nothing to learn whether the stream gives bytes
+            return b""
+        while not self.done:
+            chunk = self.stream.read(max(size, 1 << 16) if size and size > 0 else -1)
+            data = self.held + chunk
+            if not chunk or size is None or size < 0:
+                self.done, self.held = True, b""
+                return _replace_lone_surrogates(data)
+            # Hold the tail back so that no escape, and no run of backslashes, is cut in two.
+            cut = len(data) - 64
+            backslash = data.rfind(b"\\", max(cut - 12, 0), max(cut, 0))
+            if backslash != -1:
+                cut = backslash
+            while cut > 0 and data[cut - 1] == 0x5C:
+                cut -= 1
+            if cut <= 0:
+                self.held = data
+                continue
+            self.held = data[cut:]
+            return _replace_lone_surrogates(data[:cut])
+        return b""
+
+
 def _shape(path: Path) -> _Shape:
     return _shape_with(path, ijson)
 
@@ -99,10 +151,8 @@ def _shape_with(path: Path, backend: Any) -> _Shape:
         with _open(path) as stream:
             if _blank(stream):
                 raise SavedFileError(f"{path}: the file is empty")
-            stream.seek(0)
-            if stream.read(3) != b"\xef\xbb\xbf":
-                stream.seek(0)
-            for event, value in backend.basic_parse(stream, multiple_values=True):
+        with _open(path) as stream:
+            for event, value in backend.basic_parse(_Escaped(stream), multiple_values=True):
                 if event in ("start_map", "start_array"):
                     if depth == 0:
                         shape.documents += 1
@@ -153,20 +203,20 @@ def _stream(path: Path, shape: _Shape) -> Iterator[tuple[str, Any]]:
     backend = shape.backend
     with _open(path) as stream:
         if shape.documents > 1:  # JSON Lines: each document is one item or one page
-            for number, document in enumerate(backend.items(stream, "", multiple_values=True), 1):
+            for number, document in enumerate(backend.items(_Escaped(stream), "", multiple_values=True), 1):
                 yield from _expand(document, f"{path}:{number}", True)
         elif shape.first_kind == "list":
-            for index, element in enumerate(backend.items(stream, "item")):
+            for index, element in enumerate(backend.items(_Escaped(stream), "item")):
                 if _is_page(element):
                     page_where = f"{where}[page {index}]"
                     yield from ((f"{page_where}#{i}", item) for i, item in enumerate(_page_items(element, page_where)))
                 else:
                     yield f"{where}#{index}", element
         elif shape.first_kind == "object" and "items" in shape.first_keys and "id" not in shape.first_keys:
-            for index, item in enumerate(backend.items(stream, "items.item")):
+            for index, item in enumerate(backend.items(_Escaped(stream), "items.item")):
                 yield f"{where}#{index}", item
         else:
-            document = next(backend.items(stream, ""))
+            document = next(backend.items(_Escaped(stream), ""))
             yield from _expand(document, where, False)
 
 

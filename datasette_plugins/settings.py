@@ -37,7 +37,9 @@ class ServeConfig(BaseModel):
     suggest_facets: bool = False  # suggestions cost ~20 queries per table page
     default_cache_ttl: int = Field(5, ge=0)
     # SQLite limits the plugin sets on every connection Datasette opens.
-    max_value_bytes: int = Field(250_000, ge=1000)  # SQLITE_LIMIT_LENGTH: longest string or blob
+    # SQLITE_LIMIT_LENGTH: longest string or blob. At least 100 kB: the longest repos row the import
+    # keeps (crawler.items.TEXT_LIMITS) is some 40 kB, and every page must be able to read it.
+    max_value_bytes: int = Field(250_000, ge=100_000)
     max_sql_bytes: int = Field(100_000, ge=1000)  # SQLITE_LIMIT_SQL_LENGTH: longest SQL text
     max_result_bytes: int = Field(20_000_000, ge=1000)  # text and blob bytes one query may return
     heap_limit_mb: int = Field(256, ge=0)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none

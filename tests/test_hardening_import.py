@@ -132,3 +132,10 @@ def test_the_run_lock_holds_through_a_symlink(tmp_path, run_cli, db_path):
     assert process.returncode == 1
     assert b"another agentrank run is already using" in err
     assert _rows(db_path, "select kind from runs") == [{"kind": "import"}]
+
+
+def test_lone_surrogates_in_a_saved_file_become_replacement_characters(tmp_path, run_cli, db_path):
+    # json.dumps escapes them as \ud83e; GitHub sends such text. A pair is an emoji, kept as it is.
+    items = [make_item(seed=1, id=1, description="half \ud83e, whole \U0001f916, text \\ud83e")]
+    run_cli("import", str(write_json(tmp_path / "items.json", items)))
+    assert _rows(db_path, "select description from repos") == [{"description": "half \ufffd, whole 🤖, text \\ud83e"}]
