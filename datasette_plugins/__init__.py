@@ -4,9 +4,18 @@ Datasette finds ``templates/`` and ``static/`` next to this package, which is wh
 names the package and not a submodule; the hooks live in the submodules and are gathered here.
 """
 
+from datasette_plugins.admission import asgi_wrapper, handle_exception
 from datasette_plugins.agent_page import register_routes
 from datasette_plugins.assets import extra_css_urls, extra_js_urls
 from datasette_plugins.cells import render_cell
 from datasette_plugins.limits import prepare_connection
 
-__all__ = ["extra_css_urls", "extra_js_urls", "prepare_connection", "register_routes", "render_cell"]
+__all__ = [
+    "asgi_wrapper",
+    "extra_css_urls",
+    "extra_js_urls",
+    "handle_exception",
+    "prepare_connection",
+    "register_routes",
+    "render_cell",
+]

@@ -43,6 +43,10 @@ class ServeConfig(BaseModel):
     max_sql_bytes: int = Field(100_000, ge=1000)  # SQLITE_LIMIT_SQL_LENGTH: longest SQL text
     max_result_bytes: int = Field(20_000_000, ge=1000)  # text and blob bytes one query may return
     heap_limit_mb: int = Field(256, ge=0)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none
+    # Server-wide: result bytes all large requests together may hold (SQL, big pages, CSV), and how
+    # long one waits for its turn before "503 busy, try again".
+    max_inflight_result_bytes: int = Field(20_000_000, ge=1000)
+    queue_wait_ms: int = Field(2000, ge=0)
     # Where the maker's page sends people to ask for a correction.
     source_url: str = "https://github.com/agentrank/agentrank"
 
@@ -65,6 +69,8 @@ class ServeConfig(BaseModel):
         "max_sql_bytes",
         "max_result_bytes",
         "heap_limit_mb",
+        "max_inflight_result_bytes",
+        "queue_wait_ms",
         "source_url",
     )
 
