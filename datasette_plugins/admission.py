@@ -33,8 +33,10 @@ from datasette_plugins.limits import limits
 
 RETRY_AFTER_S = 5
 DEFAULT_PAGE = 100
-# Introspection that shows the server's file paths: not published (the snapshot strips them too).
-HIDDEN_PATHS = ("/-/databases.json", "/-/databases")
+# Introspection that shows the server's file paths: the JSON is answered without them, the HTML
+# page not at all (the snapshot strips paths from the file too).
+DATABASES_JSON = "/-/databases.json"
+HIDDEN_PATHS = ("/-/databases",)
 BUSY = "the server is busy with other large queries; try again in a few seconds"
 NO_MEMORY = "the query needs more memory than the server allows at once; try again, or ask for less"
 
@@ -65,6 +67,32 @@ async def _send_plain(send: Any, status: int, message: str, headers: tuple[tuple
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def _without_paths(send: Any) -> Any:
+    """``/-/databases.json`` (a few hundred bytes) with each database's ``path`` removed."""
+    held: dict[str, Any] = {"body": b""}
+
+    async def stripped(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            held["start"] = message
+            return
+        held["body"] += message.get("body", b"")
+        if message.get("more_body", False):
+            return
+        body = held["body"]
+        try:
+            databases = json.loads(body)
+            for database in databases if isinstance(databases, list) else []:
+                database.pop("path", None)
+            body = json.dumps(databases).encode()
+        except ValueError:
+            pass
+        headers = [(k, v) for k, v in held["start"]["headers"] if k.lower() != b"content-length"]
+        await send({**held["start"], "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return stripped
 
 
 def _csv_errors(send: Any) -> Any:
@@ -103,8 +131,10 @@ def gate(app: Any, *, slots: int, wait_s: float) -> Any:
             await app(scope, receive, send)
             return
         if scope.get("path", "").rstrip("/") in HIDDEN_PATHS:
-            await _send_plain(send, 404, "not published")
+            await _send_plain(send, 404, "not published: see /-/databases.json")
             return
+        if scope.get("path", "") == DATABASES_JSON:
+            send = _without_paths(send)
         if scope.get("path", "").endswith(".csv"):
             send = _csv_errors(send)
         if not is_heavy(scope):

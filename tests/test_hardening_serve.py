@@ -134,7 +134,10 @@ def test_a_next_past_64_bits_on_a_table_is_an_empty_page(working_db):
 
 
 def test_no_local_path_is_published_from_the_working_database(working_db):
-    assert _get(working_db, "/-/databases.json").status_code == 404
+    databases = _get(working_db, "/-/databases.json")
+    assert databases.status_code == 200 and databases.json()[0]["is_mutable"] is True
+    assert "path" not in databases.json()[0] and str(working_db.parent) not in databases.text
+    assert _get(working_db, "/-/databases").status_code == 404
     for sql in (
         "select * from pragma_database_list",
         "select details, error from runs",
@@ -153,3 +156,14 @@ def test_a_snapshot_keeps_its_run_details_without_paths(working_db):
     details = {row["kind"]: row["details"] for row in response.json()}
     assert json.loads(details["import"])["reject_reasons"] == {"id": 1}
     assert str(working_db.parent) not in response.text
+
+
+def test_the_makers_page_queries_have_a_time_limit(working_db):
+    from datasette_plugins.agent_page import PageTooSlow, _context_of
+
+    conn = sqlite3.connect(working_db)
+    name = conn.execute("select full_name from agents order by rank limit 1").fetchone()[0]
+    assert _context_of(conn, name, "https://example.org", 10_000)["breakdown"]["repo"]["full_name"] == name
+    with pytest.raises(PageTooSlow):
+        _context_of(conn, name, "https://example.org", 0)  # past its deadline at the first check
+    conn.close()
