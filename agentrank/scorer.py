@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import sqlite_utils
 
 from agentrank.errors import PipelineError
-from crawler.items import format_timestamp, parse_timestamp
+from crawler.items import EARLIEST, format_timestamp, parse_timestamp
 from db.runs import latest_run, recorded_run
 from db.scores import load_score_inputs, publish, save_scores, top_of_run
 from scoring.score import compute_scores
@@ -36,11 +37,18 @@ def default_as_of(db: sqlite_utils.Database) -> str:
     return started
 
 
+LATEST_AS_OF = datetime(9000, 1, 1, tzinfo=UTC)
+
+
 def parse_as_of(value: str) -> str:
     try:
-        return format_timestamp(parse_timestamp(value))
-    except ValueError:
+        parsed = parse_timestamp(value)
+    except (ValueError, OverflowError):
         raise PipelineError(f"--as-of: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
+    # A what-if date in the future is fine, as long as the score's arithmetic can represent it.
+    if not EARLIEST <= parsed < LATEST_AS_OF:
+        raise PipelineError(f"--as-of: {value!r} is outside {EARLIEST:%Y-%m-%d} .. {LATEST_AS_OF:%Y-%m-%d}")
+    return format_timestamp(parsed)
 
 
 def score(

@@ -45,9 +45,13 @@ class ImportAttemptsResult:
     errors: list[str] = field(default_factory=list)
 
 
+MAX_LINE = 1_000  # an error line is cut here, so the run's details stay a bounded size
+
+
 def one_line(text: str) -> str:
     """Control characters shown as escapes, so one bad record is always one line of output."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    line = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "\u2026"
 
 
 def read_records(path: str | Path) -> list[Record]:
@@ -179,6 +183,6 @@ def import_attempts(db: sqlite_utils.Database, path: str | Path) -> ImportAttemp
             "updated": counts.updated,
             "rejected": len(errors),
         },
-        details={"unchanged": counts.unchanged, "entries": len(boards.entries), "errors": errors[:1000]},
+        details={"unchanged": counts.unchanged, "entries": len(boards.entries), "errors": errors[:100]},
     )
     return ImportAttemptsResult(run_id=run_id, records=len(records), counts=counts, errors=errors)
