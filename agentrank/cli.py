@@ -8,8 +8,8 @@ import os
 import re
 import socket
 import sqlite3
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +31,12 @@ from agentrank.scorer import score as score_listed
 from classify.examples import ClassifyError
 from crawler.client import GitHubError
 from crawler.saved import SavedFileError
-from crawler.secrets import github_token, redact
+from crawler.secrets import TokenError, github_token, redact
 from datasette_plugins.settings import ServeConfig, SettingError
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError
 from db.repos import count_listed
+from db.runs import UNRESUMABLE_KINDS, mark_interrupted
 from db.snapshot import SnapshotError
 from db.store import open_store
 from leaderboard.imports import LedgerFileError
@@ -57,6 +58,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     SettingError,
     SavedFileError,
     SnapshotError,
+    TokenError,
     UnknownRun,
     CorrectionsError,
     RefreshFailed,
@@ -88,6 +90,7 @@ class State:
         self.db_path = Path(db_path)
         self.config_path = config_path
         self._config: Config | None = None
+        self.locked = False
 
     @property
     def config(self) -> Config:
@@ -97,12 +100,22 @@ class State:
 
     def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
         """The database; with ``must_exist`` a missing file is one line, and nothing is created."""
-        return open_store(self.db_path, must_exist=must_exist)
+        db = open_store(self.db_path, must_exist=must_exist)
+        if self.locked:
+            # This process holds the run lock, so a run still marked running was killed.
+            mark_interrupted(db, UNRESUMABLE_KINDS)
+        return db
 
-    def lock(self, what: str, *, must_exist: bool = False) -> AbstractContextManager[None]:
+    @contextmanager
+    def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
         if must_exist:
             self.open(must_exist=True).close()  # fail before the lock file is created
-        return run_lock(self.db_path, what)
+        with run_lock(self.db_path, what):
+            self.locked = True
+            try:
+                yield
+            finally:
+                self.locked = False
 
 
 pass_state = click.make_pass_decorator(State)

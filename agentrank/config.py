@@ -24,7 +24,8 @@ class ConfigError(Exception):
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # Strict: "5" is not a number and true is not 1; a float setting still takes an integer.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
 
 
 class ClassifyConfig(_Section):
@@ -83,8 +84,12 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
             raise ConfigError(f"{file_path}: config file not found") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise ConfigError(f"{file_path}: not valid TOML: {e}") from None
+        except RecursionError:
+            raise ConfigError(f"{file_path}: not valid TOML: nested too deeply") from None
+        except OSError as e:
+            raise ConfigError(f"{file_path}: cannot read: {e.strerror or e}") from None
     try:
-        config = Config.model_validate(data)
+        config = Config.model_validate(data, strict=True)
     except ValidationError as e:
         raise ConfigError(_describe(e, file_path)) from None
     if environ.get("GITHUB_API_URL"):

@@ -39,7 +39,7 @@ import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from classify.categories import CATEGORY_IDS
-from crawler.items import ItemRejected, parse_item
+from crawler.items import ItemRejected, check_instant, parse_item
 from db.breakdown import resolve_repo
 from db.repos import relist, save_repos
 from db.runs import iso, utcnow
@@ -56,9 +56,16 @@ class CorrectionsError(ValueError):
 class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     repo: str
-    reason: str = ""
+    reason: str = Field("", max_length=1_000)
     date: dt.date | None = None
-    by: str | None = Field(None, description="who asked for it (a login or a name)")
+    by: str | None = Field(None, max_length=200, description="who asked for it (a login or a name)")
+
+    @field_validator("date")
+    @classmethod
+    def _date(cls, value: dt.date | None) -> dt.date | None:
+        if value is not None:
+            check_instant(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC))
+        return value
 
     @field_validator("repo")
     @classmethod
@@ -126,6 +133,15 @@ def _header_lines(text: str) -> dict[str, list[int]]:
     return lines
 
 
+def _table_line(text: str, kind: str) -> int:
+    """The first line naming ``kind`` as a table (``[kind]``), a key (``kind = ...``) or a dotted key."""
+    pattern = rf"^\s*(\[+\s*{re.escape(kind)}\s*[\].]|{re.escape(kind)}\s*[=.])"
+    for number, line in enumerate(text.splitlines(), 1):
+        if re.match(pattern, line):
+            return number
+    return 1
+
+
 def _key_line(text: str, start: int, key: str) -> int:
     """The line of ``key = ...`` inside the entry whose header is on line ``start``."""
     for number, line in enumerate(text.splitlines()[start:], start + 1):
@@ -142,12 +158,18 @@ def parse_corrections(text: str, source: str = "corrections.toml") -> list[Corre
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CorrectionsError(f"{source}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise CorrectionsError(f"{source}: not valid TOML: nested too deeply") from None
     headers = _header_lines(text)
     corrections: list[Correction] = []
     seen: dict[tuple[str, str], int] = {}
     for kind, entries in data.items():
-        if kind not in KINDS or not isinstance(entries, list):
-            line = (headers.get(kind) or [_key_line(text, 0, kind)])[0]
+        if kind in KINDS and not isinstance(entries, list):
+            raise CorrectionsError(
+                f"{source}:{_table_line(text, kind)}: '{kind}' must be a list of entries: write [[{kind}]], not [{kind}]"
+            )
+        if kind not in KINDS:
+            line = (headers.get(kind) or [_table_line(text, kind)])[0]
             raise CorrectionsError(
                 f"{source}:{line}: unknown entry kind '{kind}' (use [[exclude]], [[include]], [[category]] or [[claim]])"
             )

@@ -28,6 +28,7 @@ import click
 import sqlite_utils
 
 from agentrank.config import Config
+from agentrank.errors import PipelineError
 from crawler.client import GitHubClient, GitHubError, RateLimitStop
 from crawler.clock import Clock, RealClock
 from crawler.items import validate_items
@@ -325,6 +326,8 @@ class _Crawl:
         complete = summary["incomplete"] == 0
         seen = crawl_state.seen_ids(db.conn, self.run_id)
         candidates = [row for row in crawl_candidates(db.conn) if row["id"] not in seen]
+        if complete:
+            self._check_delist_share(sum(row["listed"] for row in candidates), count_listed(db.conn))
         delisted = 0
         with write_transaction(db):
             crawl_state.record_misses(db, self.run_id, [row["id"] for row in candidates], complete=complete)
@@ -393,6 +396,16 @@ class _Crawl:
             duration_s=stats["elapsed_s"],
             parts=summary,
         )
+
+    def _check_delist_share(self, would_delist: int, listed: int) -> None:
+        """Refuse to finish a crawl that would delist more than ``crawl.max_delist_share`` of the listing."""
+        share = self.config.crawl.max_delist_share
+        if listed and would_delist / listed > share:
+            raise PipelineError(
+                f"crawl run {self.run_id} would delist {would_delist} of {listed} listed repos "
+                f"({would_delist / listed:.0%}, more than crawl.max_delist_share {share:.0%}): stopped before "
+                "delisting or publishing anything; check [crawl] topics and keywords, or raise the share"
+            )
 
     def _end(self, status: str, error: str) -> None:
         """Record how the run stopped; its checkpoint stays for the next ``agentrank crawl``."""

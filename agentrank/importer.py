@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import json
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import sqlite_utils
 
 from agentrank.errors import PipelineError
 from crawler.items import ItemRejected, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
+from db.connection import write_transaction
 from db.repos import SaveCounts, newest_snapshot_after, save_rejects, save_repos
 from db.runs import iso, recorded_run, utcnow
 
 BATCH = 500
+MAX_CONFLICTS_SHOWN = 20
 
 
 @dataclass
@@ -26,6 +31,7 @@ class ImportResult:
     counts: SaveCounts
     rejected: int
     reasons: dict[str, int] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)  # the same id twice with different data
 
 
 def save_items(
@@ -71,6 +77,50 @@ def parse_observed_at(value: str | datetime) -> datetime:
         raise PipelineError(f"--observed-at: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
 
 
+@dataclass
+class _Validated:
+    """Phase one of an import: every item validated, the good records spooled to a temporary file."""
+
+    spool: IO[str]
+    records: int = 0
+    items: int = 0
+    rejects: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+
+def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
+    """Read every file incrementally and validate every item, keeping compact records on disk only."""
+    result = _Validated(spool=spool)
+    seen: dict[int, tuple[str, bytes]] = {}  # id -> (first reference, digest of its record)
+    for ref, raw in iter_saved_items(paths):
+        result.items += 1
+        try:
+            record = parse_item(raw)
+        except ItemRejected as e:
+            result.rejects.append({"item_ref": ref, "repo_id": e.repo_id, "full_name": e.full_name, "reason": e.reason})
+            continue
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        digest = hashlib.blake2b(line.encode("utf-8"), digest_size=16).digest()
+        first = seen.setdefault(record["id"], (ref, digest))
+        if first[1] != digest and len(result.conflicts) < MAX_CONFLICTS_SHOWN:
+            result.conflicts.append(f"id {record['id']}: {ref} differs from {first[0]} (the later one is kept)")
+        result.spool.write(line + "\n")
+        result.records += 1
+    result.spool.seek(0)
+    return result
+
+
+def _spooled(spool: IO[str]) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for line in spool:
+        batch.append(json.loads(line))
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def import_files(
     db: sqlite_utils.Database,
     paths: list[str | Path],
@@ -86,8 +136,12 @@ def import_files(
     History is appended, never rewritten: an instant earlier than the newest stored snapshot is
     refused before anything is written (the scores' default ``as_of`` is the latest import's time,
     so every repo's history must run forward together).
+
+    All or nothing: every file is read and every item validated first (streamed, so memory stays
+    bounded), then everything is written in one transaction. A process killed while writing
+    leaves the database as it was, and its ``running`` run is marked ``interrupted`` by the next
+    command that takes the run lock.
     """
-    items = list(iter_saved_items(paths))  # every file is read and checked before anything is written
     if observed_at is None:
         started = utcnow()
     else:
@@ -98,20 +152,46 @@ def import_files(
                 f"--observed-at {iso(started)} is earlier than the stored snapshot of {later[0]} observed at "
                 f"{later[1]}: history is appended, never rewritten (import older saves first)"
             )
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        validated = _validate(paths, spool)
+        return _import(db, paths, validated, started=started, min_stars=min_stars, parent_id=parent_id)
+
+
+def _import(
+    db: sqlite_utils.Database,
+    paths: list[str | Path],
+    validated: _Validated,
+    *,
+    started: datetime,
+    min_stars: int,
+    parent_id: int | None,
+) -> ImportResult:
     details = {"files": [str(p) for p in paths]}
     with recorded_run(
         db, "import", parent_id=parent_id, started_at=started, as_of=iso(started), details=details
     ) as run:
-        counts, rejects = save_items(
-            db, items, run_id=run.id, min_stars=min_stars, source="import", seen_at=iso(started)
-        )
+        counts = SaveCounts(items=validated.items - validated.records)
+        with write_transaction(db):
+            for batch in _spooled(validated.spool):
+                counts.add(
+                    save_repos(db, batch, run_id=run.id, seen_at=iso(started), min_stars=min_stars, source="import")
+                )
+            save_rejects(db, run.id, validated.rejects)
+        counts.items = validated.items
         reasons: dict[str, int] = {}
-        for r in rejects:
+        for r in validated.rejects:
             field_name = r["reason"].split(":", 1)[0]
             reasons[field_name] = reasons.get(field_name, 0) + 1
-        run.counts = {**counts.as_dict(), "rejected": len(rejects)}
-        run.details = {"reject_reasons": reasons}
-    return ImportResult(run_id=run.id, files=len(paths), counts=counts, rejected=len(rejects), reasons=reasons)
+        run.counts = {**counts.as_dict(), "rejected": len(validated.rejects)}
+        run.details = {"reject_reasons": reasons, "conflicting_duplicates": validated.conflicts}
+    return ImportResult(
+        run_id=run.id,
+        files=len(paths),
+        counts=counts,
+        rejected=len(validated.rejects),
+        reasons=reasons,
+        conflicts=validated.conflicts,
+    )
 
 
 def format_summary(result: ImportResult) -> str:
@@ -122,4 +202,6 @@ def format_summary(result: ImportResult) -> str:
     )
     if result.reasons:
         line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(result.reasons.items()))
+    for conflict in result.conflicts:
+        line += f"\nduplicate with different data: {conflict}"
     return line

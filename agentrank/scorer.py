@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
 import sqlite_utils
 
 from agentrank.errors import InputRefused, PipelineError
-from crawler.items import format_timestamp, parse_timestamp
+from crawler.items import EARLIEST, format_timestamp, parse_timestamp
 from db.runs import latest_run, recorded_run, utcnow
 from db.scores import growth, load_score_inputs, publish, published_score_run, save_scores, top_of_run, weekly_stars
 from db.validation import classifier_accuracy, crawl_coverage, run_ranks, save_validation
@@ -46,13 +46,20 @@ def default_as_of(db: sqlite_utils.Database) -> str:
 
 # How far ahead of this machine's clock an --as-of may be (another machine's clock may run fast).
 CLOCK_SKEW = timedelta(minutes=5)
+# The latest instant the score's arithmetic represents (a what-if date may be far ahead with --force).
+LATEST_AS_OF = datetime(9000, 1, 1, tzinfo=UTC)
 
 
 def parse_as_of(value: str) -> str:
     try:
-        return format_timestamp(parse_timestamp(value))
-    except ValueError:
+        parsed = parse_timestamp(value)
+    except (ValueError, OverflowError):
         raise InputRefused(f"--as-of {value!r}: not an ISO 8601 instant; give one like 2026-11-30T06:00:00Z") from None
+    if not EARLIEST <= parsed < LATEST_AS_OF:
+        raise InputRefused(
+            f"--as-of {value!r}: outside {EARLIEST:%Y-%m-%d} .. {LATEST_AS_OF:%Y-%m-%d}, which the score can represent"
+        )
+    return format_timestamp(parsed)
 
 
 def check_as_of(db: sqlite_utils.Database, value: str, *, now: datetime | None = None) -> str:

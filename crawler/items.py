@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError, field_validator
@@ -20,6 +20,31 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # Lenient on purpose: any "owner/name" without whitespace, control characters or a second slash.
 _FULL_NAME = re.compile(r"^[^/\s]{1,100}/[^/\s]{1,200}$")
 MAX_INT = 2**63 - 1
+# The span of time the score and SQL can represent: GitHub was founded in 2008, so an earlier
+# date is a broken value; a date more than a day ahead of the clock is one too.
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+FUTURE_SLACK = timedelta(days=1)
+# The longest text kept per field, in characters (GitHub's own limits as the guide: names 100,
+# topics 20 of 50 characters, descriptions 350 in its web form). Longer text is cut at the limit
+# and ends with an ellipsis; a longer URL is dropped (a cut URL would point somewhere else). With
+# these, the longest repos row is some 40 kB, far under the server's longest value (100 kB at least).
+TEXT_LIMITS = {
+    "description": 1_000,
+    "name": 100,
+    "language": 100,
+    "node_id": 100,
+    "default_branch": 255,
+    "owner_login": 100,
+    "owner_type": 50,
+    "license_key": 100,
+    "license_name": 200,
+    "license_spdx": 100,
+}
+URL_LIMIT = 2_000
+MAX_TOPICS = 20
+MAX_TOPIC_LENGTH = 50
+# Deeper JSON than this is not a search item; refused before it reaches recursive code.
+MAX_NESTING = 16
 
 
 class ItemRejected(ValueError):
@@ -58,15 +83,60 @@ def parse_timestamp(value: str) -> datetime:
     return parsed.astimezone(UTC)
 
 
+def check_instant(value: datetime, now: datetime | None = None) -> datetime:
+    """``value`` if it lies between 2000-01-01 and a day after ``now``, else a ValueError saying so."""
+    latest = (now or datetime.now(UTC)) + FUTURE_SLACK
+    if value < EARLIEST or value > latest:
+        raise ValueError(f"{value.isoformat()} is outside {EARLIEST:%Y-%m-%d} .. {latest:%Y-%m-%d}")
+    return value
+
+
+def parse_instant(value: str) -> datetime:
+    """An ISO 8601 timestamp inside the representable span; ValueError otherwise (one line)."""
+    try:
+        parsed = parse_timestamp(value)
+    except (ValueError, OverflowError):
+        raise ValueError("not a valid ISO 8601 timestamp") from None
+    return check_instant(parsed)
+
+
 def _timestamp(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
         raise ValueError("expected an ISO 8601 timestamp string")
-    try:
-        return format_timestamp(parse_timestamp(value))
-    except (ValueError, OverflowError):
-        raise ValueError("not a valid ISO 8601 timestamp") from None
+    return format_timestamp(parse_instant(value))
+
+
+def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
+    """How deeply lists and objects nest in ``value``, counted without recursion, up to ``limit + 1``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, (list, dict)):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, depth + 1) for v in (current.values() if isinstance(current, dict) else current))
+    return deepest
+
+
+def _cut(value: str | None, limit: int) -> str | None:
+    if value is None or len(value) <= limit:
+        return value
+    return value[: limit - 1] + "\u2026"
+
+
+def _url(value: str | None) -> str | None:
+    return value if value is None or len(value) <= URL_LIMIT else None
+
+
+def json_int(value: Any) -> int | None:
+    """``value`` if it is an integer SQLite can store, else None (for naming a rejected item)."""
+    if isinstance(value, int) and not isinstance(value, bool) and -MAX_INT - 1 <= value <= MAX_INT:
+        return value
+    return None
 
 
 class _Model(BaseModel):
@@ -152,9 +222,16 @@ def parse_item(raw: Any) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ItemRejected(f"item: expected a JSON object, got {type(raw).__name__}")
     # Only the fields we read are cleaned: a search item carries some 80 keys, mostly URLs.
-    raw = clean_text({key: value for key, value in raw.items() if key in _FIELDS})
-    repo_id = raw.get("id") if isinstance(raw.get("id"), int) and not isinstance(raw.get("id"), bool) else None
+    raw = {key: value for key, value in raw.items() if key in _FIELDS}
+    repo_id = json_int(raw.get("id"))
     full_name = raw.get("full_name") if isinstance(raw.get("full_name"), str) else None
+    if full_name is not None and len(full_name) > 400:
+        full_name = full_name[:400]
+    if nesting_depth(raw) > MAX_NESTING:
+        raise ItemRejected(f"item: nested deeper than {MAX_NESTING} levels", repo_id, full_name)
+    raw = clean_text(raw)
+    if full_name is not None:
+        full_name = clean_text(full_name)
     try:
         item = SearchItem.model_validate(raw)
     except ValidationError as e:
@@ -165,12 +242,13 @@ def parse_item(raw: Any) -> dict[str, Any]:
     licence = item.license
     topics_raw = item.topics or []
     # Topics are strings on GitHub; anything else in the list cannot be a topic and is dropped.
-    topics = [t for t in topics_raw if isinstance(t, str)]
+    # GitHub allows 20 topics of at most 50 characters; a longer one cannot be a topic.
+    topics = [t for t in topics_raw if isinstance(t, str) and len(t) <= MAX_TOPIC_LENGTH][:MAX_TOPICS]
     try:
         updated_at = _timestamp(item.updated_at)
     except ValueError:
         updated_at = None  # not a score input: an unreadable value is dropped, not fatal
-    return {
+    record: dict[str, Any] = {
         "id": item.id,
         "node_id": item.node_id,
         "full_name": item.full_name,
@@ -178,10 +256,10 @@ def parse_item(raw: Any) -> dict[str, Any]:
         "owner_login": owner_login,
         "owner_id": owner.id,
         "owner_type": owner.type,
-        "owner_avatar_url": owner.avatar_url,
-        "html_url": item.html_url or f"https://github.com/{item.full_name}",
+        "owner_avatar_url": _url(owner.avatar_url),
+        "html_url": _url(item.html_url) or f"https://github.com/{item.full_name}",
         "description": item.description,
-        "homepage": item.homepage,
+        "homepage": _url(item.homepage),
         "language": item.language,
         "topics": json.dumps(topics, ensure_ascii=False),
         "license_key": licence.key if licence else None,
@@ -198,6 +276,9 @@ def parse_item(raw: Any) -> dict[str, Any]:
         "archived": int(item.archived),
         "fork": int(item.fork),
     }
+    for column, limit in TEXT_LIMITS.items():
+        record[column] = _cut(record[column], limit)
+    return record
 
 
 def validate_items(raw_items: Iterable[tuple[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -15,14 +15,22 @@ inside a good file that fails validation is rejected on its own later.
 from __future__ import annotations
 
 import gzip
-import json
+import re
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+import ijson
 
 
 class SavedFileError(ValueError):
     """A file is not saved search results; the message names the file and the problem."""
+
+
+# Deeper JSON than this is not saved search results (an item is 3 levels deep).
+MAX_FILE_NESTING = 64
 
 
 def _is_page(value: Any) -> bool:
@@ -36,68 +44,206 @@ def _page_items(page: dict[str, Any], where: str) -> list[Any]:
     return items
 
 
-def _read_text(path: Path) -> str:
+@contextmanager
+def _open(path: Path) -> Iterator[BinaryIO]:
+    """The file's bytes (through gzip when compressed), past a UTF-8 byte-order mark."""
     try:
-        data = path.read_bytes()
+        raw = path.open("rb")
     except OSError as e:
         raise SavedFileError(f"{path}: cannot read: {e.strerror or e}") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise SavedFileError(f"{path}: broken gzip file: {e}") from None
+    with raw:
+        stream: BinaryIO = raw
+        if raw.read(2) == b"\x1f\x8b":
+            raw.seek(0)
+            stream = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]
+        else:
+            raw.seek(0)
+        if stream.read(3) != b"\xef\xbb\xbf":
+            stream.seek(0)
+        yield stream
+
+
+def _error(path: Path, e: BaseException) -> SavedFileError:
+    if isinstance(e, (OSError, EOFError)) and not isinstance(e, ijson.JSONError):
+        return SavedFileError(f"{path}: broken gzip file: {e}")
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if "utf" in text.lower() or isinstance(e, UnicodeDecodeError):
+        return SavedFileError(f"{path}: not UTF-8 text ({text})")
+    return SavedFileError(f"{path}: not valid JSON ({text})")
+
+
+@dataclass
+class _Shape:
+    """What a file holds, found by one streaming pass over it (nothing is kept but this)."""
+
+    documents: int = 0
+    backend: Any = None  # the ijson backend that reads it
+    first_kind: str = ""  # "list", "object" or a scalar type
+    first_keys: set[str] = field(default_factory=set)
+
+
+def _blank(stream: BinaryIO) -> bool:
+    while chunk := stream.read(65536):
+        if chunk.strip():
+            return False
+    return True
+
+
+# A surrogate pair, or a surrogate escape on its own (which the C parser cannot decode faithfully).
+_SURROGATE = re.compile(rb"\\u[dD][89aAbB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _replace_lone_surrogates(data: bytes) -> bytes:
+    """Lone surrogate escapes become ``\\ufffd`` (what ``clean_text`` makes of them anyway)."""
+
+    def fix(match: re.Match[bytes]) -> bytes:
+        text = match.group()
+        start = match.start()
+        backslashes = start - len(data[max(start - 64, 0) : start].rstrip(b"\\")) - max(start - 64, 0)
+        return b"\\ufffd" if len(text) == 6 and backslashes % 2 == 0 else text
+
+    return _SURROGATE.sub(fix, data) if b"\\u" in data else data
+
+
+class _Escaped:
+    """A byte stream with its lone surrogate escapes replaced, read chunk by chunk.
+
+    The C parser is fast but turns a lone surrogate (GitHub sends them) into "?" or fails on it.
+    """
+
+    def __init__(self, stream: BinaryIO):
+        self.stream = stream
+        self.held = b""
+        self.done = False
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:  # ijson asks for nothing to learn whether the stream gives bytes
+            return b""
+        while not self.done:
+            chunk = self.stream.read(max(size, 1 << 16) if size and size > 0 else -1)
+            data = self.held + chunk
+            if not chunk or size is None or size < 0:
+                self.done, self.held = True, b""
+                return _replace_lone_surrogates(data)
+            # Hold the tail back so that no escape, and no run of backslashes, is cut in two.
+            cut = len(data) - 64
+            backslash = data.rfind(b"\\", max(cut - 12, 0), max(cut, 0))
+            if backslash != -1:
+                cut = backslash
+            while cut > 0 and data[cut - 1] == 0x5C:
+                cut -= 1
+            if cut <= 0:
+                self.held = data
+                continue
+            self.held = data[cut:]
+            return _replace_lone_surrogates(data[:cut])
+        return b""
+
+
+def _shape(path: Path) -> _Shape:
+    return _shape_with(path, ijson)
+
+
+def _shape_with(path: Path, backend: Any) -> _Shape:
+    shape = _Shape(backend=backend)
+    depth = 0
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise SavedFileError(f"{path}: not UTF-8 text (byte {e.start})") from None
+        with _open(path) as stream:
+            if _blank(stream):
+                raise SavedFileError(f"{path}: the file is empty")
+        with _open(path) as stream:
+            for event, value in backend.basic_parse(_Escaped(stream), multiple_values=True):
+                if event in ("start_map", "start_array"):
+                    if depth == 0:
+                        shape.documents += 1
+                        if shape.documents == 1:
+                            shape.first_kind = "object" if event == "start_map" else "list"
+                    depth += 1
+                    if depth > MAX_FILE_NESTING:
+                        raise SavedFileError(f"{path}: JSON nested deeper than {MAX_FILE_NESTING} levels")
+                elif event in ("end_map", "end_array"):
+                    depth -= 1
+                elif depth == 0:  # a bare number, string, ... as a whole document
+                    shape.documents += 1
+                    if shape.documents == 1:
+                        shape.first_kind = type(value).__name__
+                elif event == "map_key" and depth == 1 and shape.documents == 1:
+                    shape.first_keys.add(value)
+    except SavedFileError:
+        raise
+    except (ijson.JSONError, OSError, EOFError, UnicodeDecodeError, ValueError) as e:
+        raise _error(path, e) from None
+    if shape.documents == 0:
+        raise SavedFileError(f"{path}: the file is empty")
+    return shape
+
+
+def _expand(document: Any, where: str, json_lines: bool) -> Iterator[tuple[str, Any]]:
+    if _is_page(document):
+        yield from ((f"{where}#{i}", item) for i, item in enumerate(_page_items(document, where)))
+    elif isinstance(document, list):
+        if document and all(_is_page(element) for element in document):
+            for page_number, page in enumerate(document):
+                page_where = f"{where}[page {page_number}]"
+                yield from ((f"{page_where}#{i}", item) for i, item in enumerate(_page_items(page, page_where)))
+        else:
+            yield from ((f"{where}#{i}", item) for i, item in enumerate(document))
+    elif isinstance(document, dict) and (json_lines or "id" in document):
+        yield where, document
+    else:
+        raise SavedFileError(
+            f"{where}: expected a list of search items or a search response page with 'items', "
+            f"got {type(document).__name__ if not isinstance(document, dict) else 'an object without items'}"
+        )
+
+
+def _stream(path: Path, shape: _Shape) -> Iterator[tuple[str, Any]]:
+    """The items of one checked file, read incrementally: at most one page is in memory at a time."""
+    where = str(path)
+    backend = shape.backend
+    with _open(path) as stream:
+        if shape.documents > 1:  # JSON Lines: each document is one item or one page
+            for number, document in enumerate(backend.items(_Escaped(stream), "", multiple_values=True), 1):
+                yield from _expand(document, f"{path}:{number}", True)
+        elif shape.first_kind == "list":
+            for index, element in enumerate(backend.items(_Escaped(stream), "item")):
+                if _is_page(element):
+                    page_where = f"{where}[page {index}]"
+                    yield from ((f"{page_where}#{i}", item) for i, item in enumerate(_page_items(element, page_where)))
+                else:
+                    yield f"{where}#{index}", element
+        elif shape.first_kind == "object" and "items" in shape.first_keys and "id" not in shape.first_keys:
+            for index, item in enumerate(backend.items(_Escaped(stream), "items.item")):
+                yield f"{where}#{index}", item
+        else:
+            document = next(backend.items(_Escaped(stream), ""))
+            yield from _expand(document, where, False)
+
+
+def check_saved_file(path: str | Path) -> _Shape:
+    """Refuse a file that is not saved search results, reading it once without keeping it."""
+    path = Path(path)
+    shape = _shape(path)
+    if shape.documents > 1 or shape.first_kind == "list":
+        return shape
+    if shape.first_kind == "object" and ("items" in shape.first_keys or "id" in shape.first_keys):
+        return shape
+    got = "an object without items" if shape.first_kind == "object" else shape.first_kind
+    raise SavedFileError(f"{path}: expected a list of search items or a search response page with 'items', got {got}")
 
 
 def read_saved_items(path: str | Path) -> list[tuple[str, Any]]:
     """Every raw item in a saved file as ``(reference, item)``; the reference names file and position."""
-    path = Path(path)
-    text = _read_text(path)
-    if not text.strip():
-        raise SavedFileError(f"{path}: the file is empty")
-    try:
-        documents = [json.loads(text)]
-        json_lines = False
-    except json.JSONDecodeError as first_error:
-        # Not one JSON document: perhaps JSON Lines.
-        documents = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                documents.append(json.loads(line))
-            except json.JSONDecodeError as line_error:
-                # Earlier lines parsed: JSON Lines with one bad line. Otherwise one broken document.
-                error, at = (line_error, number) if documents else (first_error, first_error.lineno)
-                raise SavedFileError(f"{path}: not valid JSON (line {at}, column {error.colno}: {error.msg})") from None
-        json_lines = True
-    items: list[tuple[str, Any]] = []
-    for doc_number, document in enumerate(documents, 1):
-        where = f"{path}:{doc_number}" if json_lines else str(path)
-        if _is_page(document):
-            items.extend((f"{where}#{i}", item) for i, item in enumerate(_page_items(document, where)))
-        elif isinstance(document, list):
-            if document and all(_is_page(element) for element in document):
-                for page_number, page in enumerate(document):
-                    page_where = f"{where}[page {page_number}]"
-                    items.extend((f"{page_where}#{i}", item) for i, item in enumerate(_page_items(page, page_where)))
-            else:
-                items.extend((f"{where}#{i}", item) for i, item in enumerate(document))
-        elif isinstance(document, dict) and (json_lines or "id" in document):
-            items.append((where, document))
-        else:
-            raise SavedFileError(
-                f"{where}: expected a list of search items or a search response page with 'items', "
-                f"got {type(document).__name__ if not isinstance(document, dict) else 'an object without items'}"
-            )
-    return items
+    return list(iter_saved_items([path]))
 
 
 def iter_saved_items(paths: list[str | Path]) -> Iterator[tuple[str, Any]]:
-    """All items of all files, each file checked in full before any item is yielded."""
-    loaded = [read_saved_items(p) for p in paths]
-    for items in loaded:
-        yield from items
+    """All items of all files, streamed; every file is checked in full before any item is yielded."""
+    shapes = [(Path(p), check_saved_file(p)) for p in paths]
+    for path, shape in shapes:
+        try:
+            yield from _stream(path, shape)
+        except SavedFileError:
+            raise
+        except (ijson.JSONError, OSError, EOFError, UnicodeDecodeError, ValueError) as e:
+            raise _error(path, e) from None

@@ -81,8 +81,15 @@ def install_redaction(token: str | None = None) -> None:
     logging.setLogRecordFactory(factory)
 
 
+class TokenError(ValueError):
+    """GITHUB_TOKEN is set to something that cannot be a token."""
+
+
 def github_token() -> str | None:
     """The token from GITHUB_TOKEN (optional), registered for redaction before anything can log it."""
     token = os.environ.get("GITHUB_TOKEN", "").strip() or None
     install_redaction(token)
+    if token is not None and (not token.isascii() or not token.isprintable() or " " in token):
+        # An HTTP header carries ASCII only; say so without ever showing the value.
+        raise TokenError("GITHUB_TOKEN is not a usable token: it holds non-ASCII, space or control characters")
     return token

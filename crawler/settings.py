@@ -6,7 +6,7 @@ and an unknown key is an error that names it.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DEFAULT_TOPICS = [
     "ai-agent",
@@ -20,7 +20,8 @@ DEFAULT_TOPICS = [
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # Strict: "5" is not a number and true is not 1; a float setting still takes an integer.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
 
 
 class GitHubConfig(_Section):
@@ -38,3 +39,12 @@ class CrawlConfig(_Section):
     topics: list[str] = Field(default_factory=lambda: list(DEFAULT_TOPICS))
     keywords: list[str] = Field(default_factory=lambda: ["autonomous agent"])
     min_stars: int = Field(200, ge=0)
+    # A complete crawl that would delist more than this share of the listed repos stops instead
+    # (a broken query list or a GitHub outage, not a real change).
+    max_delist_share: float = Field(0.2, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _can_list_something(self) -> CrawlConfig:
+        if not any(t.strip() for t in self.topics) and not any(k.strip() for k in self.keywords):
+            raise ValueError("topics and keywords are both empty: the crawl could not list anything")
+        return self

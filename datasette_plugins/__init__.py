@@ -8,6 +8,7 @@ names the package and not a submodule; the hooks live in the submodules and are 
 from datasette import hookimpl
 
 from datasette_plugins import agent_page, badges, feeds, pages
+from datasette_plugins.admission import asgi_wrapper, handle_exception
 from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls
 from datasette_plugins.cells import render_cell
 from datasette_plugins.formatting import prepare_jinja2_environment
@@ -21,10 +22,12 @@ def register_routes():
 
 
 __all__ = [
+    "asgi_wrapper",
     "extra_body_script",
     "extra_css_urls",
     "extra_js_urls",
     "extra_template_vars",
+    "handle_exception",
     "prepare_connection",
     "prepare_jinja2_environment",
     "register_routes",

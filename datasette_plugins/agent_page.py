@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote, urlencode
 
 import numpy as np
 from datasette import Response, hookimpl
+from datasette.utils import sqlite_timelimit
 from markupsafe import escape
 
 from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
@@ -25,6 +26,8 @@ from leaderboard.views import agent_methods
 from scoring.explain import flag_sentences, likely_rank_phrase
 
 HISTOGRAM_BINS = 24
+# The page runs a dozen small queries; together they get this many times one query's time limit.
+PAGE_TIME_FACTOR = 2
 
 
 def agent_path(full_name: str, json: bool = False) -> str:
@@ -162,9 +165,21 @@ def agent_context(
     return context
 
 
-def _context_of(conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str) -> dict[str, Any] | None:
-    with plain_rows(conn):
-        return agent_context(conn, full_name, source_url, public_url)
+class PageTooSlow(Exception):
+    """The maker's page's queries ran past the server's time limit."""
+
+
+def _context_of(
+    conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str, limit_ms: int
+) -> dict[str, Any] | None:
+    # The page's own queries get the same time limit as anyone's SQL (execute_fn sets none).
+    try:
+        with plain_rows(conn), sqlite_timelimit(conn, limit_ms):
+            return agent_context(conn, full_name, source_url, public_url)
+    except sqlite3.OperationalError as e:
+        if "interrupted" in str(e):
+            raise PageTooSlow(full_name) from None
+        raise
 
 
 async def _agentrank_database(datasette: Any):
@@ -200,7 +215,17 @@ async def agent_page(datasette: Any, request: Any) -> Response:
     for name, as_json in candidates:
         if database is None:
             break
-        context = await database.execute_fn(lambda conn, name=name: _context_of(conn, name, source_url, public_url))
+        limit_ms = PAGE_TIME_FACTOR * datasette.setting("sql_time_limit_ms")
+        try:
+            context = await database.execute_fn(
+                lambda conn, name=name, limit_ms=limit_ms: _context_of(conn, name, source_url, public_url, limit_ms)
+            )
+        except PageTooSlow:
+            message = "the page took too long to build; try again in a few seconds"
+            headers = {"Retry-After": "5"}
+            if as_json:
+                return Response.json({"ok": False, "error": message, "status": 503}, status=503, headers=headers)
+            return Response.text(message, status=503, headers=headers)
         if context is None:
             continue
         if as_json:

@@ -39,6 +39,29 @@ _PRINTF_SPEC = re.compile(r"%([-+ 0#,!]*)(\*|\d+)?(?:\.(\*|\d+))?(?:ll|l)?(.)", 
 _TRUNCATING = set("sqQwz%")  # a precision on these cuts the text short instead of padding it
 
 
+# Values that hold local file paths read as NULL in every query: the server's own file always, and
+# on the working database (`agentrank serve` without a snapshot: it still has the crawl's private
+# tables) the operator-side run details and errors, which `agentrank snapshot` strips of paths.
+PRIVATE_COLUMNS = frozenset({("rejects", "item_ref"), ("pragma_database_list", "file")})
+WORKING_COLUMNS = frozenset({("runs", "details"), ("runs", "error")})
+
+
+def _authorizer(hidden: frozenset[tuple[str, str]]) -> Any:
+    def hide(action: int, table: str | None, column: str | None, _db: str | None, _source: str | None) -> int:
+        if action == sqlite3.SQLITE_READ and (table, column) in hidden:
+            return sqlite3.SQLITE_IGNORE
+        return sqlite3.SQLITE_OK
+
+    return hide
+
+
+def _is_working_database(conn: sqlite3.Connection) -> bool:
+    return (
+        conn.execute("select 1 from sqlite_master where name like 'crawl\\_%' escape '\\' limit 1").fetchone()
+        is not None
+    )
+
+
 class ResultTooLarge(sqlite3.OperationalError):
     """Raised while fetching rows once a statement has returned more than its budget."""
 
@@ -139,7 +162,12 @@ def bound_connection(conn: sqlite3.Connection, settings: ServeConfig, *, attach:
     conn.create_function("printf", -1, printf, deterministic=True)
     conn.create_function("format", -1, printf, deterministic=True)
     _budget_rows(conn, settings.max_result_bytes)
+    working = not attach and _is_working_database(conn)
+    conn.set_authorizer(_authorizer(PRIVATE_COLUMNS | WORKING_COLUMNS if working else PRIVATE_COLUMNS))
     if settings.heap_limit_mb:
+        # Sorts and materialized CTEs in memory, where the heap limit bounds them (a temporary
+        # file on disk is bounded by nothing, and on many hosts /tmp is memory anyway).
+        conn.execute("PRAGMA temp_store = MEMORY")
         # Both pragmas only ever lower a limit already set in this process.
         conn.execute(f"PRAGMA hard_heap_limit = {settings.heap_limit_mb * 1024 * 1024}")
         conn.execute(f"PRAGMA soft_heap_limit = {settings.heap_limit_mb * 1024 * 1024 // 2}")

@@ -37,10 +37,16 @@ class ServeConfig(BaseModel):
     suggest_facets: bool = False  # suggestions cost ~20 queries per table page
     default_cache_ttl: int = Field(5, ge=0)
     # SQLite limits the plugin sets on every connection Datasette opens.
-    max_value_bytes: int = Field(250_000, ge=1000)  # SQLITE_LIMIT_LENGTH: longest string or blob
+    # SQLITE_LIMIT_LENGTH: longest string or blob. At least 100 kB: the longest repos row the import
+    # keeps (crawler.items.TEXT_LIMITS) is some 40 kB, and every page must be able to read it.
+    max_value_bytes: int = Field(250_000, ge=100_000)
     max_sql_bytes: int = Field(100_000, ge=1000)  # SQLITE_LIMIT_SQL_LENGTH: longest SQL text
     max_result_bytes: int = Field(20_000_000, ge=1000)  # text and blob bytes one query may return
     heap_limit_mb: int = Field(256, ge=0)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none
+    # Server-wide: result bytes all large requests together may hold (SQL, big pages, CSV), and how
+    # long one waits for its turn before "503 busy, try again".
+    max_inflight_result_bytes: int = Field(20_000_000, ge=1000)
+    queue_wait_ms: int = Field(2000, ge=0)
     # Where the maker's page sends people to ask for a correction.
     source_url: str = "https://github.com/agentrank/agentrank"
     # Where the directory is served, for absolute links: feeds, badges and the export's page_url and badge_url.
@@ -65,6 +71,8 @@ class ServeConfig(BaseModel):
         "max_sql_bytes",
         "max_result_bytes",
         "heap_limit_mb",
+        "max_inflight_result_bytes",
+        "queue_wait_ms",
         "source_url",
         "public_url",
     )

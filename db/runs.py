@@ -15,6 +15,8 @@ from crawler.items import format_timestamp as iso  # the one stored time format:
 from db.connection import write_transaction
 
 RUN_COUNT_COLUMNS = ("items", "saved", "new", "updated", "rejected", "listed")
+# Runs a killed process leaves 'running' that nothing resumes (a crawl resumes its own).
+UNRESUMABLE_KINDS = ("refresh", "corrections", "classify", "score", "export", "import", "import-attempts")
 
 
 def utcnow() -> datetime:

@@ -22,7 +22,8 @@ PRIVATE_TABLE_PREFIXES = ("crawl_",)
 # Operator-side details that say nothing about the data: local file paths.
 _SCRUB_SQL = (
     "update rejects set item_ref = null",
-    "update runs set details = json_remove(details, '$.files', '$.path') where json_valid(details)",
+    "update runs set details = json_remove(details, '$.files', '$.path', '$.conflicting_duplicates') "
+    "where json_valid(details)",
 )
 
 

@@ -13,6 +13,7 @@ import json
 import math
 import re
 import sys
+from datetime import UTC, datetime
 from functools import cached_property
 from importlib.resources import files
 from pathlib import Path
@@ -29,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from crawler.items import check_instant
 from db.runs import iso
 
 Tier = Literal["verified", "community"]
@@ -93,7 +95,14 @@ def _scalar(value: Any) -> Any:
 
 
 Scalar = Annotated[Any, PlainValidator(_scalar), WithJsonSchema({"type": ["string", "number", "boolean"]})]
-Count = Annotated[int, Field(ge=0, le=MAX_INT)]
+# Plausible ranges: anything past these is a broken measurement, refused at the edge, so the
+# figures (sums and means over every attempt) always stay finite.
+MAX_COUNT = 10**12  # a trillion tokens, tests or interventions
+MAX_WALL_SECONDS = 30 * 24 * 3600.0  # thirty days
+MAX_COST_USD = 100_000.0
+MAX_SETTINGS = 50
+MAX_SETTING_TEXT = 1_000
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 
 
 class Tokens(BaseModel):
@@ -132,7 +141,7 @@ class Attempt(BaseModel):
         default_factory=dict, description="the agent's other settings (reasoning effort, turn limit, ...)"
     )
     task_id: str = Field(min_length=1, max_length=200, description="the benchmark task")
-    attempt: int = Field(ge=1, le=MAX_INT, description="1 for the first attempt of this task by this entry, 2, ...")
+    attempt: int = Field(ge=1, le=MAX_COUNT, description="1 for the first attempt of this task by this entry, 2, ...")
     date: AwareDatetime = Field(description="when the attempt started (RFC 3339 with a UTC offset)")
     tier: Tier = Field(
         description="'verified': run by the site with a published log; 'community': submitted, score re-checked, "
@@ -140,10 +149,14 @@ class Attempt(BaseModel):
     )
     tests_passed: Count | None = Field(None, description="hidden tests passed; null only with the infra-error flag")
     tests_total: int | None = Field(
-        None, ge=1, le=MAX_INT, description="hidden tests run; null only with the infra-error flag"
+        None, ge=1, le=MAX_COUNT, description="hidden tests run; null only with the infra-error flag"
     )
-    wall_seconds: float | None = Field(None, ge=0, description="wall-clock seconds; null when not measured")
-    cost_usd: float | None = Field(None, ge=0, description="cost in US dollars; null when not measured")
+    wall_seconds: float | None = Field(
+        None, ge=0, le=MAX_WALL_SECONDS, description="wall-clock seconds (at most 30 days); null when not measured"
+    )
+    cost_usd: float | None = Field(
+        None, ge=0, le=MAX_COST_USD, description="cost in US dollars (at most 100,000); null when not measured"
+    )
     cost_source: CostSource | None = Field(None, description="where cost_usd comes from; null exactly when it is null")
     tokens: Tokens | None = Field(None, description="token counts; null when none are known")
     human_interventions: Count | None = Field(
@@ -195,6 +208,25 @@ class Attempt(BaseModel):
             raise ValueError("an agent with '/' must be a GitHub repository 'owner/repo'")
         if not value.strip():
             raise ValueError("must not be blank")
+        return value
+
+    @field_validator("date")
+    @classmethod
+    def _date_in_range(cls, value: datetime) -> datetime:
+        try:
+            check_instant(value.astimezone(UTC))
+            return value
+        except OverflowError:
+            raise ValueError("outside the dates the ledger can represent") from None
+
+    @field_validator("settings")
+    @classmethod
+    def _bounded_settings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if len(value) > MAX_SETTINGS:
+            raise ValueError(f"at most {MAX_SETTINGS} settings")
+        for key, setting in value.items():
+            if len(key) > 100 or (isinstance(setting, str) and len(setting) > MAX_SETTING_TEXT):
+                raise ValueError(f"a setting name is at most 100 characters and a value {MAX_SETTING_TEXT}")
         return value
 
     @field_validator("flags")

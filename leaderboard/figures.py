@@ -66,18 +66,29 @@ def result_of(row: Mapping[str, Any]) -> Result:
     return Scored.of(row).result
 
 
+# A stored measurement past this is not one (the import refuses far smaller values); the figures
+# treat it as unknown, so one bad row can never make a sum overflow and wedge the ledger.
+_IMPLAUSIBLE = 1e15
+
+
+def _measured(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return value if abs(value) <= _IMPLAUSIBLE else None
+    return None
+
+
 def mean(values: Iterable[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
+    known = [m for m in map(_measured, values) if m is not None]
     return math.fsum(known) / len(known) if known else None
 
 
 def median(values: Iterable[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
+    known = [m for m in map(_measured, values) if m is not None]
     return float(statistics.median(known)) if known else None
 
 
 def _total(values: list[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
+    known = [m for m in map(_measured, values) if m is not None]
     if not values or len(known) < len(values):
         return None
     return math.fsum(known)
@@ -145,8 +156,8 @@ def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
     counted = [a for a in attempts if a.result.counted]
     tasks = [t for t in task_results(counted) if t["attempts"]]
     solved = sum(1 for a in counted if a.result.solved)
-    costs = [a.row.get("cost_usd") for a in counted]
-    walls = [a.row.get("wall_seconds") for a in counted]
+    costs = [_measured(a.row.get("cost_usd")) for a in counted]
+    walls = [_measured(a.row.get("wall_seconds")) for a in counted]
     total_cost = _total(costs)
     reason = _cost_null_reason(solved, sum(1 for c in costs if c is None), len(counted))
     return {

@@ -17,7 +17,7 @@ from typing import Any
 import sqlite_utils
 from pydantic import ValidationError
 
-from crawler.items import clean_text
+from crawler.items import MAX_NESTING, clean_text, nesting_depth
 from db.runs import finish_run, start_run
 from leaderboard.attempt import Attempt
 from leaderboard.store import AttemptCounts, refresh_boards, save_attempts
@@ -45,9 +45,13 @@ class ImportAttemptsResult:
     errors: list[str] = field(default_factory=list)
 
 
+MAX_LINE = 1_000  # an error line is cut here, so the run's details stay a bounded size
+
+
 def one_line(text: str) -> str:
     """Control characters shown as escapes, so one bad record is always one line of output."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    line = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "\u2026"
 
 
 def read_records(path: str | Path) -> list[Record]:
@@ -65,7 +69,11 @@ def read_records(path: str | Path) -> list[Record]:
         document = json.loads(text)
     except json.JSONDecodeError as whole:
         return _json_lines(path, text, whole)
+    except RecursionError:
+        raise AttemptFileError(f"{path}: JSON nested too deeply to be attempts") from None
     if isinstance(document, list):
+        if not document:
+            raise AttemptFileError(f"{path}: the file holds no attempts (an empty list)")
         return [Record(f"record {i}", raw) for i, raw in enumerate(document, 1)]
     if isinstance(document, dict):
         return [Record("record 1", document)]
@@ -82,6 +90,8 @@ def _json_lines(path: Path, text: str, whole: json.JSONDecodeError) -> list[Reco
             continue
         try:
             records.append(Record(f"line {number}", json.loads(line)))
+        except RecursionError:
+            records.append(Record(f"line {number}", None, "JSON nested too deeply to be an attempt"))
         except json.JSONDecodeError as e:
             if not records:
                 raise AttemptFileError(
@@ -133,6 +143,9 @@ def validate_records(path: str | Path, records: list[Record]) -> tuple[list[Atte
         if not isinstance(record.raw, dict):
             errors.append(one_line(f"{prefix}: expected an attempt object, got {type(record.raw).__name__}"))
             continue
+        if nesting_depth(record.raw) > MAX_NESTING:
+            errors.append(one_line(f"{prefix}: nested deeper than {MAX_NESTING} levels"))
+            continue
         raw = clean_text(record.raw)
         prefix += _identity(raw)
         try:
@@ -171,6 +184,6 @@ def import_attempts(db: sqlite_utils.Database, path: str | Path) -> ImportAttemp
             "updated": counts.updated,
             "rejected": len(errors),
         },
-        details={"unchanged": counts.unchanged, "entries": len(boards.entries), "errors": errors[:1000]},
+        details={"unchanged": counts.unchanged, "entries": len(boards.entries), "errors": errors[:100]},
     )
     return ImportAttemptsResult(run_id=run_id, records=len(records), counts=counts, errors=errors)

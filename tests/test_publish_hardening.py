@@ -132,7 +132,7 @@ def test_bounded_printf_formats_like_sqlite_below_the_limit():
 
     plain = sqlite3.connect(":memory:")
     bounded = sqlite3.connect(":memory:")
-    bound_connection(bounded, ServeConfig(heap_limit_mb=0, max_value_bytes=10_000))
+    bound_connection(bounded, ServeConfig(heap_limit_mb=0, max_value_bytes=100_000))
     for query in (
         "printf('%5.2f|%-4d|%s|%%|%q', 3.14159, 7, 'ok', 'it''s')",
         "format('%*d', 6, 42)",
@@ -141,15 +141,15 @@ def test_bounded_printf_formats_like_sqlite_below_the_limit():
         "printf('%,d', 1234567)",
         "printf(NULL)",
         "printf('%s')",
-        "printf('%.20000s', 'short')",
+        "printf('%.200000s', 'short')",
     ):
         assert tuple(bounded.execute(f"select {query}").fetchone()) == plain.execute(f"select {query}").fetchone(), (
             query
         )
     for query in (
-        "printf('%.*c', 20000, 'x')",
-        "printf('%20000d', 1)",
-        "printf('%.20000f', 1.5)",
-        "format('%*s', 20000, 'x')",
+        "printf('%.*c', 200000, 'x')",
+        "printf('%200000d', 1)",
+        "printf('%.200000f', 1.5)",
+        "format('%*s', 200000, 'x')",
     ):
         assert tuple(bounded.execute(f"select {query}").fetchone()) == (None,), query

@@ -141,7 +141,8 @@ def _random_items(rng: np.random.Generator, n: int) -> list[dict]:
     items = []
     for i in range(n):
         created = AS_OF - timedelta(days=int(rng.choice([5, 10, 30, 45, 400, 900])))
-        pushed = AS_OF - timedelta(days=float(rng.choice([-2, 0, 3, 7, 7.5, 30, 89, 200, 366, 1000])))
+        # -0.5: pushed after as_of (within the day of slack a future date is allowed)
+        pushed = AS_OF - timedelta(days=float(rng.choice([-0.5, 0, 3, 7, 7.5, 30, 89, 200, 366, 1000])))
         items.append(
             make_item(
                 seed=i % 5 + 1,

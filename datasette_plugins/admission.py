@@ -1,0 +1,201 @@
+"""Server-wide bounds: what many queries at once may cost, on top of the per-query limits.
+
+The per-query limits (``limits.py``) bound one query; sixty at once could still hold sixty
+results in memory while their responses wait to be written. So requests that can return a lot
+(arbitrary SQL, ``_size`` above the default page, CSV) go through one gate:
+
+- a global budget of result bytes in flight, ``max_inflight_result_bytes``: at most
+  ``max_inflight_result_bytes // max_result_bytes`` such requests run at once, and never more
+  than ``num_sql_threads - 1``, so one SQL thread is always left for normal pages;
+- a short queue: a request that cannot start within ``queue_wait_ms`` gets ``503`` with
+  ``Retry-After`` ("busy, try again"), never an unbounded wait;
+- every other page (table pages of the default size, rows, the maker's page, the home page)
+  bypasses the gate, so normal pages are served while heavy requests queue.
+
+Temporary storage (sorts, materialized CTEs) is kept in memory (``PRAGMA temp_store``, set in
+``limits.py``) where the heap limit bounds it; a query that hits that limit, or any other
+``MemoryError``, answers ``503`` with ``Retry-After``; a request Datasette cannot parse
+(a ``_next`` past 64 bits, an over-long value) answers ``400``, never ``500``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from typing import Any
+from urllib.parse import parse_qs
+
+from datasette import Response, hookimpl
+from datasette.views.base import DatasetteError
+
+from datasette_plugins.limits import limits
+
+RETRY_AFTER_S = 5
+DEFAULT_PAGE = 100
+# Introspection that shows the server's file paths: the JSON is answered without them, the HTML
+# page not at all (the snapshot strips paths from the file too).
+DATABASES_JSON = "/-/databases.json"
+HIDDEN_PATHS = ("/-/databases",)
+BUSY = "the server is busy with other large queries; try again in a few seconds"
+NO_MEMORY = "the query needs more memory than the server allows at once; try again, or ask for less"
+
+
+def is_heavy(scope: dict[str, Any]) -> bool:
+    """Can this request return much more than a default page? (SQL, a big ``_size``, CSV)."""
+    path: str = scope.get("path", "")
+    if path.endswith(".csv"):
+        return True
+    params = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    if "sql" in params or "_stream" in params:
+        return True
+    return any(not size.isdigit() or int(size) > DEFAULT_PAGE for size in params.get("_size", []))
+
+
+def slots(max_inflight_result_bytes: int, max_result_bytes: int, sql_threads: int) -> int:
+    """How many heavy requests may run at once: the budget's share, leaving one SQL thread for pages."""
+    return max(1, min(max_inflight_result_bytes // max_result_bytes, sql_threads - 1))
+
+
+async def _send_plain(send: Any, status: int, message: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    body = json.dumps({"ok": False, "error": message, "status": status}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json; charset=utf-8"), *headers],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _without_paths(send: Any) -> Any:
+    """``/-/databases.json`` (a few hundred bytes) with each database's ``path`` removed."""
+    held: dict[str, Any] = {"body": b""}
+
+    async def stripped(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            held["start"] = message
+            return
+        held["body"] += message.get("body", b"")
+        if message.get("more_body", False):
+            return
+        body = held["body"]
+        try:
+            databases = json.loads(body)
+            for database in databases if isinstance(databases, list) else []:
+                database.pop("path", None)
+            body = json.dumps(databases).encode()
+        except ValueError:
+            pass
+        headers = [(k, v) for k, v in held["start"]["headers"] if k.lower() != b"content-length"]
+        await send({**held["start"], "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return stripped
+
+
+def _csv_errors(send: Any) -> Any:
+    """A CSV whose query failed has no header row: answer 400 instead of 200 with an empty body."""
+    held: dict[str, Any] = {}
+    decided = False
+
+    async def checked(message: dict[str, Any]) -> None:
+        nonlocal decided
+        if decided:
+            await send(message)
+        elif message["type"] == "http.response.start":
+            held["start"] = message
+        else:
+            held["body"] = held.get("body", b"") + message.get("body", b"")
+            more = message.get("more_body", False)
+            if not held["body"].strip() and more:
+                return  # nothing written yet: keep waiting for the header row
+            decided = True
+            if held["start"]["status"] == 200 and not held["body"].strip():
+                await _send_plain(send, 400, "the query failed: run it as .json to see why")
+                return
+            await send(held["start"])
+            await send({**message, "body": held["body"]})
+
+    return checked
+
+
+def gate(app: Any, *, slots: int, wait_s: float) -> Any:
+    """The ASGI app with heavy requests limited to ``slots`` at once, each waiting at most ``wait_s``."""
+    semaphore: asyncio.Semaphore | None = None
+
+    async def gated(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        nonlocal semaphore
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        if scope.get("path", "").rstrip("/") in HIDDEN_PATHS:
+            await _send_plain(send, 404, "not published: see /-/databases.json")
+            return
+        if scope.get("path", "") == DATABASES_JSON:
+            send = _without_paths(send)
+        if scope.get("path", "").endswith(".csv"):
+            send = _csv_errors(send)
+        if not is_heavy(scope):
+            await app(scope, receive, send)
+            return
+        if semaphore is None:
+            semaphore = asyncio.Semaphore(slots)
+        try:
+            await asyncio.wait_for(semaphore.acquire(), wait_s)
+        except TimeoutError:
+            await _send_plain(send, 503, BUSY, ((b"retry-after", str(RETRY_AFTER_S).encode()),))
+            return
+        try:
+            await app(scope, receive, send)
+        finally:
+            semaphore.release()
+
+    return gated
+
+
+@hookimpl
+def asgi_wrapper(datasette: Any) -> Any:
+    def wrap(app: Any) -> Any:
+        settings = limits(datasette)
+        return gate(
+            app,
+            slots=slots(
+                settings.max_inflight_result_bytes, settings.max_result_bytes, datasette.setting("num_sql_threads")
+            ),
+            wait_s=settings.queue_wait_ms / 1000,
+        )
+
+    return wrap
+
+
+def _status_of(exception: BaseException) -> tuple[int, str] | None:
+    if isinstance(exception, DatasetteError) and exception.status == 500 and str(exception).startswith("Cannot"):
+        return 400, str(exception)  # "Cannot sort table by nonexistent" and the like: the request's fault
+    if isinstance(exception, sqlite3.IntegrityError) and "datatype mismatch" in str(exception):
+        return 400, "bad request: a value in the request does not fit (for example a _next past 64 bits)"
+    if isinstance(exception, MemoryError):
+        return 503, NO_MEMORY
+    if isinstance(exception, sqlite3.Error) and "out of memory" in str(exception).lower():
+        return 503, NO_MEMORY
+    if isinstance(exception, OverflowError):
+        return 400, "a number in the request is too large"
+    if isinstance(exception, sqlite3.DataError) or (
+        isinstance(exception, sqlite3.Error)
+        and any(text in str(exception) for text in ("too big", "too long", "no such column", "too many"))
+    ):
+        return 400, f"bad request: {exception}"
+    return None
+
+
+@hookimpl
+def handle_exception(datasette: Any, request: Any, exception: BaseException) -> Any:
+    found = _status_of(exception)
+    if found is None:
+        return None
+    status, message = found
+    headers = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else {}
+    if request.path.endswith(".json"):
+        return Response.json({"ok": False, "error": message, "status": status}, status=status, headers=headers)
+    return Response.text(message, status=status, headers=headers)

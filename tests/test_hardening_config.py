@@ -1,0 +1,77 @@
+"""Issue 13: configuration that cannot work is refused at load time with one line; a crawl that
+would delist most of the listing stops before it publishes anything."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentrank.errors import PipelineError
+from tests.crawl_helpers import crawl_config, emulated, listed_ids, population, run_crawl
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('[github]\nmax_retries = "5"\n', "bad value for 'github.max_retries'"),
+        ("[crawl]\nmin_stars = true\n", "bad value for 'crawl.min_stars'"),
+        ('[serve]\nport = "8001"\n', "bad value for 'serve.port'"),
+        ("[crawl]\ntopics = []\nkeywords = []\n", "topics and keywords are both empty"),
+        ('[crawl]\ntopics = [" "]\nkeywords = []\n', "topics and keywords are both empty"),
+        ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+    ],
+)
+def test_a_config_that_cannot_work_is_one_line(tmp_path, run_cli, body, message):
+    path = tmp_path / "agentrank.toml"
+    path.write_text(body)
+    result = run_cli("--config", str(path), "score", expect=1)
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_float_setting_still_takes_an_integer(tmp_path, run_cli):
+    path = tmp_path / "agentrank.toml"
+    path.write_text("[github]\nmin_interval_s = 2\n[crawl]\nmax_delist_share = 1\n")
+    result = run_cli("--config", str(path), "export", "--out", str(tmp_path / "x.json"), expect=None)
+    assert "bad value" not in result.stderr and "nothing" in result.stderr  # refused for the empty db only
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "message"),
+    [
+        ('# corrections\n\n[exclude]\nrepo = "a/b"\nreason = "spam"\n', 3, "write [[exclude]], not [exclude]"),
+        ('\n[[exclude]]\nrepo = "a/b"\nreason = "r"\ndate = 0001-01-01\n', 5, "date:"),
+        ("x = " + "[" * 5000 + "]" * 5000 + "\n", None, "nested too deeply"),
+    ],
+)
+def test_corrections_errors_name_the_right_line(tmp_path, run_cli, body, line, message):
+    corrections = tmp_path / "corrections.toml"
+    corrections.write_text(body)
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[corrections]\npath = "{corrections}"\n')
+    saved = tmp_path / "items.json"
+    saved.write_text("[]")
+    result = run_cli("--config", str(config), "refresh", "--from-file", str(saved), expect=1)
+    where = f"{corrections}:{line}:" if line else f"{corrections}:"
+    assert where in result.stderr and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_non_ascii_token_is_one_line_without_the_token(run_cli):
+    token = "ghp_caf\u00e9" + "0" * 30
+    result = run_cli("crawl", "--api-url", "http://127.0.0.1:9", env={"GITHUB_TOKEN": token}, expect=1)
+    assert "GITHUB_TOKEN is not a usable token" in result.stderr and token not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_crawl_that_would_delist_most_of_the_listing_stops(db):
+    repos = population(300)
+    topic = "ai-agent"
+    with emulated(repos) as emulator:
+        first = run_crawl(db, emulator, crawl_config(topics=[topic], keywords=[]))
+        listed = listed_ids(db)
+        assert first.complete and listed
+        # A query that matches nothing: complete, but it would delist everything.
+        with pytest.raises(PipelineError, match=r"would delist \d+ of \d+ listed repos .*max_delist_share 20%"):
+            run_crawl(db, emulator, crawl_config(topics=["no-such-topic-anywhere"], keywords=[]), fresh=True)
+    assert listed_ids(db) == listed
+    run = db.execute("select status, error from runs order by id desc limit 1").fetchone()
+    assert run[0] == "failed" and "max_delist_share" in run[1]

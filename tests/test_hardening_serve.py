@@ -1,0 +1,169 @@
+"""Issue 13: the server bounds heavy requests server-wide, answers bad requests with 4xx (never
+500), and publishes no local file path, even when it serves the working database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from agentrank.serve import build_datasette
+from datasette_plugins.admission import gate, handle_exception, is_heavy
+from datasette_plugins.settings import ServeConfig
+from tests.conftest import make_item, write_json
+
+
+async def _call(app, path: str, query: str = "") -> tuple[int, dict[str, str], bytes]:
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "path": path, "query_string": query.encode(), "method": "GET", "headers": []}
+    await app(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    headers = {k.decode(): v.decode() for k, v in start["headers"]}
+    return start["status"], headers, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+def test_heavy_requests_queue_briefly_then_get_503_while_normal_pages_pass():
+    release = asyncio.Event()
+
+    async def slow_app(scope, receive, send):
+        if "sql=" in scope["query_string"].decode():
+            await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    app = gate(slow_app, slots=1, wait_s=0.05)
+
+    async def scenario():
+        heavy = [asyncio.create_task(_call(app, "/db.json", "sql=select+1")) for _ in range(5)]
+        await asyncio.sleep(0.2)  # every heavy request but the first has waited past wait_s
+        normal = await _call(app, "/db/agents")
+        release.set()
+        return normal, await asyncio.gather(*heavy)
+
+    normal, heavy = asyncio.run(scenario())
+    assert normal[0] == 200
+    statuses = sorted(status for status, _, _ in heavy)
+    assert statuses == [200, 503, 503, 503, 503]
+    busy = next(h for h in heavy if h[0] == 503)
+    assert busy[1]["retry-after"] == "5" and b"busy" in busy[2]
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "heavy"),
+    [
+        ("/db.json", "sql=select+1", True),
+        ("/db/repos.json", "_size=max", True),
+        ("/db/repos.json", "_size=1000", True),
+        ("/db/repos.csv", "", True),
+        ("/db/repos", "_size=50", False),
+        ("/db/agents", "", False),
+        ("/-/agent/a/b", "", False),
+    ],
+)
+def test_what_counts_as_heavy(path, query, heavy):
+    assert is_heavy({"path": path, "query_string": query.encode()}) is heavy
+
+
+def test_memory_errors_are_503_with_retry_after():
+    class Request:
+        path = "/db.json"
+
+    response = handle_exception(None, Request(), MemoryError())
+    assert response.status == 503 and response.headers["Retry-After"] == "5"
+    assert handle_exception(None, Request(), sqlite3.OperationalError("out of memory")).status == 503
+    assert handle_exception(None, Request(), ValueError("anything else")) is None  # Datasette's own handler
+
+
+@pytest.fixture(scope="module")
+def working_db(tmp_path_factory) -> Path:
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    tmp = tmp_path_factory.mktemp("working")
+    db_path = tmp / "agentrank.db"
+    items = [make_item(seed=i, id=i, stargazers_count=300 + i) for i in range(1, 30)] + [{"id": "bad"}]
+    runner = CliRunner()
+    for args in (["import", str(write_json(tmp / "items.json", items))], ["classify"], ["score"]):
+        result = runner.invoke(cli, ["--db", str(db_path), *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["--db", str(db_path), "snapshot", "--out", str(tmp / "snap.db")])
+    assert result.exit_code == 0, result.output
+    return db_path
+
+
+def _get(db_path: Path, path: str, settings: ServeConfig | None = None):
+    datasette = build_datasette(db_path, settings or ServeConfig())
+
+    async def fetch():
+        return await datasette.client.get(path.replace("/DB", "/" + db_path.stem, 1))
+
+    return asyncio.run(fetch())
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/DB/repos?_sort=nonexistent",
+        "/DB/agents?_sort=nonexistent",
+        "/DB/agents.json?_sort_desc=nonexistent",
+        "/DB/agents?_next=" + "9" * 40,
+        "/DB/repos.json?_where=description+%3D+%27" + "x" * 5000 + "%27",
+        "/DB.csv?sql=select+no_such_column",
+        "/DB.csv?sql=select+hex(zeroblob(200000))+from+repos",
+    ],
+)
+def test_bad_requests_are_4xx_not_500(working_db, path):
+    response = _get(working_db, path, ServeConfig(max_sql_bytes=4000))
+    assert 400 <= response.status_code < 500, (response.status_code, response.text[:200])
+
+
+def test_a_next_past_64_bits_on_a_table_is_an_empty_page(working_db):
+    response = _get(working_db, "/DB/repos.json?_next=" + "9" * 40)
+    assert response.status_code == 200 and response.json()["rows"] == []
+
+
+def test_no_local_path_is_published_from_the_working_database(working_db):
+    databases = _get(working_db, "/-/databases.json")
+    assert databases.status_code == 200 and databases.json()[0]["is_mutable"] is True
+    assert "path" not in databases.json()[0] and str(working_db.parent) not in databases.text
+    assert _get(working_db, "/-/databases").status_code == 404
+    for sql in (
+        "select * from pragma_database_list",
+        "select details, error from runs",
+        "select item_ref from rejects",
+    ):
+        response = _get(working_db, "/DB.json?_shape=array&sql=" + sql.replace(" ", "+"))
+        assert response.status_code == 200 and response.json(), sql
+        assert str(working_db.parent) not in response.text, (sql, response.text[:300])
+    page = _get(working_db, "/DB/runs")
+    assert page.status_code == 200 and str(working_db.parent) not in page.text
+
+
+def test_a_snapshot_keeps_its_run_details_without_paths(working_db):
+    snapshot = working_db.parent / "snap.db"
+    response = _get(snapshot, "/DB.json?_shape=array&sql=select+kind,+details+from+runs")
+    details = {row["kind"]: row["details"] for row in response.json()}
+    assert json.loads(details["import"])["reject_reasons"] == {"id": 1}
+    assert str(working_db.parent) not in response.text
+
+
+def test_the_makers_page_queries_have_a_time_limit(working_db):
+    from datasette_plugins.agent_page import PageTooSlow, _context_of
+
+    conn = sqlite3.connect(working_db)
+    name = conn.execute("select full_name from agents order by rank limit 1").fetchone()[0]
+    assert _context_of(conn, name, "https://example.org", 10_000)["breakdown"]["repo"]["full_name"] == name
+    with pytest.raises(PageTooSlow):
+        _context_of(conn, name, "https://example.org", 0)  # past its deadline at the first check
+    conn.close()
