@@ -163,7 +163,10 @@ def test_the_makers_page_queries_have_a_time_limit(working_db):
 
     conn = sqlite3.connect(working_db)
     name = conn.execute("select full_name from agents order by rank limit 1").fetchone()[0]
-    assert _context_of(conn, name, "https://example.org", "https://example.org", 10_000)["breakdown"]["repo"]["full_name"] == name
+    assert (
+        _context_of(conn, name, "https://example.org", "https://example.org", 10_000)["breakdown"]["repo"]["full_name"]
+        == name
+    )
     with pytest.raises(PageTooSlow):
         _context_of(conn, name, "https://example.org", "https://example.org", 0)  # past its deadline at the first check
     conn.close()
