@@ -155,6 +155,48 @@ def _segment(text: str, feats: list[str], surfaces: dict[str, str], *, bigrams: 
         feats.extend([f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)])
 
 
+# The taxonomy's tie-break rules that wording can show, as features the model weighs (name: what a
+# maker is told, pattern over the lower-case name and description, how far into it to look).
+RULES: dict[str, tuple[str, re.Pattern[str], int]] = {
+    "coding-agent": (
+        "calls itself a coding agent (rule 2)",
+        re.compile(r"(?<!for )(?<!for ai )\b(?:coding|code|swe|programming|software[- ]engineering|dev) agents?\b"),
+        200,
+    ),
+    "for-coding-agents": (
+        "a component for coding agents (rule 2)",
+        re.compile(r"\bfor (?:\w+ )?(?:coding|code|swe) agents?\b"),
+        1000,
+    ),
+    "for-agents": (
+        "a component for agents, not an agent (rules 4-6)",
+        re.compile(r"\b(?:for|to) (?:ai |llm |your |autonomous )?agents\b"),
+        1000,
+    ),
+    "multi-agent-first": (
+        "multi-agent is its core identity (rule 3)",
+        re.compile(r"multi[- ]?agents?|\bswarms?\b|\bcrews?\b|agent teams?|teams of agents"),
+        60,
+    ),
+    "framework-first": (
+        "presents itself as a library or SDK",
+        re.compile(r"^(?:\S+ ){0,7}(?:framework|sdk|library|toolkit|package)\b"),
+        120,
+    ),
+    "list-of-links": (
+        "a list of links, tutorials or examples (rule 9)",
+        re.compile(r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of)\b"),
+        120,
+    ),
+}
+
+
+def _rules(text: str, feats: list[str]) -> None:
+    for key, (_, pattern, reach) in RULES.items():
+        if pattern.search(text, 0, reach):
+            feats.append("r:" + key)
+
+
 _TOPIC_CACHE: dict[str, tuple[list[str], tuple[tuple[str, str], ...]]] = {}
 
 
@@ -177,7 +219,9 @@ def featurize(repo: RepoText) -> tuple[list[str], dict[str, str]]:
     name = split_name(repo.name)
     feats.extend(["n:" + w for w in ((_WORD_CACHE.get(r) or _word(r))[1] for r in _RAW.findall(name)) if w])
     _segment(name, feats, surfaces, bigrams=True)
-    _segment(repo.description[:MAX_DESCRIPTION].lower(), feats, surfaces, bigrams=True)
+    description = repo.description[:MAX_DESCRIPTION].lower()
+    _segment(description, feats, surfaces, bigrams=True)
+    _rules(name + " " + description, feats)
     for topic in repo.topics:
         own, hits = _TOPIC_CACHE.get(topic) or _topic(topic)
         feats.extend(own)
@@ -196,7 +240,7 @@ def featurize(repo: RepoText) -> tuple[list[str], dict[str, str]]:
 
 # Feature name prefix → block.
 BLOCKS = ("words", "name", "topics", "keywords")
-_BLOCK_OF = {"w": 0, "b": 0, "c": 0, "n": 1, "t": 2, "k": 3, "kc": 3}
+_BLOCK_OF = {"w": 0, "b": 0, "c": 0, "n": 1, "t": 2, "k": 3, "kc": 3, "r": 3}
 
 
 def block_of(feature: str) -> int:
@@ -208,6 +252,8 @@ def describe(feature: str, surfaces: dict[str, str]) -> tuple[str, str] | None:
     kind, _, text = feature.partition(":")
     if kind == "k":
         return ("phrase", surfaces.get(feature, ""))
+    if kind == "r":
+        return ("rule", RULES[text][0])
     return {
         "w": ("word", text),
         "b": ("words", text),
