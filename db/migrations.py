@@ -507,6 +507,13 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
     db.table("benchmark_tasks").create_index(["task_id"])
 
 
+@migrations()
+def m015_category_reason(db: sqlite_utils.Database) -> None:
+    # Why the classifier chose a category: JSON {"text", "because": [[kind, text], ...], "runner_up"}
+    # (null for rows classified before this migration and for corrections).
+    db.table("repo_categories").add_column("reason", str)
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
     if migrations.pending(db):
