@@ -156,44 +156,52 @@ def _segment(text: str, feats: list[str], surfaces: dict[str, str], *, bigrams: 
 
 
 # The taxonomy's tie-break rules that wording can show, as features the model weighs (name: what a
-# maker is told, pattern over the lower-case name and description, how far into it to look).
-RULES: dict[str, tuple[str, re.Pattern[str], int]] = {
+# maker is told, pattern over the lower-case name and description, how far into it to look, and
+# text one of which a match must contain: a cheap test first).
+RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
     "coding-agent": (
         "calls itself a coding agent (rule 2)",
         re.compile(r"(?<!for )(?<!for ai )\b(?:coding|code|swe|programming|software[- ]engineering|dev) agents?\b"),
         200,
+        (" agent",),
     ),
     "for-coding-agents": (
         "a component for coding agents (rule 2)",
         re.compile(r"\bfor (?:\w+ )?(?:coding|code|swe) agents?\b"),
         1000,
+        ("for ",),
     ),
     "for-agents": (
         "a component for agents, not an agent (rules 4-6)",
         re.compile(r"\b(?:for|to) (?:ai |llm |your |autonomous )?agents\b"),
         1000,
+        ("agents",),
     ),
     "multi-agent-first": (
         "multi-agent is its core identity (rule 3)",
         re.compile(r"multi[- ]?agents?|\bswarms?\b|\bcrews?\b|agent teams?|teams of agents"),
         60,
+        ("multi", "swarm", "crew", "team"),
     ),
     "framework-first": (
         "presents itself as a library or SDK",
         re.compile(r"^(?:\S+ ){0,7}(?:framework|sdk|library|toolkit|package)\b"),
         120,
+        ("framework", "sdk", "librar", "toolkit", "package"),
     ),
     "list-of-links": (
         "a list of links, tutorials or examples (rule 9)",
         re.compile(r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of)\b"),
         120,
+        ("list of", "curated", "collection", "tutorial", "course", "cookbook", "example"),
     ),
 }
 
 
 def _rules(text: str, feats: list[str]) -> None:
-    for key, (_, pattern, reach) in RULES.items():
-        if pattern.search(text, 0, reach):
+    for key, (_, pattern, reach, needs) in RULES.items():
+        head = text[:reach]
+        if any(n in head for n in needs) and pattern.search(head):
             feats.append("r:" + key)
 
 

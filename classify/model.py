@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import repeat
 
 import numpy as np
 import sklearn
@@ -84,18 +85,22 @@ class _Encoder:
 
     def encode(self, docs: Sequence[list[str]]) -> sparse.csr_matrix:
         get = self.vocabulary.get
+        unknown = repeat(-1)
         indices: list[int] = []
         indptr = [0]
         for feats in docs:
-            indices.extend(i for i in map(get, feats) if i is not None)
+            indices.extend(map(get, feats, unknown))
             indptr.append(len(indices))
-        cols = np.asarray(indices, dtype=np.int64)
+        found = np.asarray(indices, dtype=np.int64)
         rows = np.repeat(np.arange(len(docs)), np.diff(indptr))
+        known = found >= 0
+        cols, rows = found[known], rows[known]
         # Each block of each row scaled to unit length (the features are 0/1), then weighted.
         key = rows * len(BLOCKS) + self.block[cols]
         counts = np.bincount(key, minlength=len(docs) * len(BLOCKS))
         data = self.weight[cols] / np.sqrt(counts[key]) if len(cols) else np.zeros(0)
-        return sparse.csr_matrix((data, cols, np.asarray(indptr)), shape=(len(docs), len(self.names)))
+        pointers = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(docs)))])
+        return sparse.csr_matrix((data, cols, pointers), shape=(len(docs), len(self.names)))
 
 
 def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
@@ -206,7 +211,7 @@ class CategoryModel:
         margins = X.data * (self._coef[first[rows], X.indices] - self._coef[second[rows], X.indices])
         order = np.lexsort((np.arange(len(rows)), -margins, rows))
         rank = np.arange(len(order)) - X.indptr[rows[order]]
-        keep = order[(rank < 2 * REASONS) & (margins[order] > 0)]
+        keep = order[(rank < REASONS + 2) & (margins[order] > 0)]
         top: dict[int, list[str]] = {}
         names = self._encoder.names
         for row, column in zip(rows[keep].tolist(), X.indices[keep].tolist(), strict=True):
@@ -220,7 +225,7 @@ class CategoryModel:
         if repo.topics or repo.name[:7].lower() == "awesome":
             settled = settling_categories(repo)
             if first in settled and second not in settled:
-                topic = next((t for t in repo.topics if t in _settling_topics(first)), None)
+                topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
                 found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
         for feature in features:
             described = describe(feature, surfaces)
@@ -229,10 +234,6 @@ class CategoryModel:
                 if len(found) >= REASONS:
                     break
         return tuple(found)
-
-
-def _settling_topics(category: str) -> set[str]:
-    return {t for t, c in TOPIC_LEXICON.items() if c == category}
 
 
 def training_set(examples: Iterable[Example], settings: Settings) -> tuple[list[RepoText], list[str]]:
