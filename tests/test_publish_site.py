@@ -219,7 +219,7 @@ async def test_makers_page_says_why_the_category_and_the_close_second(published_
     page = html.unescape((await datasette.client.get(f"/-/agent/{top}")).text)
     assert f"Category: {category['category_name']} — {reason['text']}" in page
     # Each deciding word or topic is named as the maker wrote it.
-    for kind, text in reason["because"]:
+    for _kind, text in reason["because"]:
         assert text in page
 
 
