@@ -229,7 +229,7 @@ class CategoryModel:
                 found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
         for feature in features:
             described = describe(feature, surfaces)
-            if described and described[1] and described not in found:
+            if described and described[1] and described[1] not in {text for _, text in found}:
                 found.append(described)
                 if len(found) >= REASONS:
                     break

@@ -217,7 +217,8 @@ async def test_makers_page_says_why_the_category_and_the_close_second(published_
     runner_up_name = conn.execute("select name from categories where id = ?", [reason["runner_up"]]).fetchone()[0]
     assert reason["text"].endswith(f"; close second: {runner_up_name}")
     page = html.unescape((await datasette.client.get(f"/-/agent/{top}")).text)
-    assert f"Category: {category['category_name']} — {reason['text']}" in page
+    shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page))
+    assert f"Category: {category['category_name']} — {reason['text']}" in shown
     # Each deciding word or topic is named as the maker wrote it.
     for _kind, text in reason["because"]:
         assert text in page
