@@ -24,6 +24,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax, softmax
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
 
 from classify.categories import CATEGORY_IDS
 from classify.examples import Example
@@ -114,7 +115,10 @@ def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
 
 
 def _fit(X: sparse.csr_matrix, labels: Sequence[str], settings: Settings) -> LogisticRegression:
-    return LogisticRegression(C=settings.C, max_iter=2000).fit(X, labels)
+    # One BLAS thread: the problem is small, and on a shared machine extra threads only spin
+    # (ten times slower on the 2-core development machine).
+    with threadpool_limits(limits=1):
+        return LogisticRegression(C=settings.C, max_iter=2000).fit(X, labels)
 
 
 def _scores(model: LogisticRegression, X: sparse.csr_matrix) -> np.ndarray:
