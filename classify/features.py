@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from classify.categories import CATEGORY_IDS
-from classify.lexicon import KEYWORDS, alternatives
+from classify.lexicon import KEYWORDS, alternatives, settling_categories
 from classify.text import MAX_DESCRIPTION, RepoText, singular, split_name
 
 _RAW = re.compile(r"[a-z0-9]+(?:[+#][a-z0-9+#]*)?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
@@ -269,3 +269,17 @@ def describe(feature: str, surfaces: dict[str, str]) -> tuple[str, str] | None:
         "n": ("name", text),
         "t": ("topic", text),
     }.get(kind)
+
+
+def lexicon_category(name: str, description: str | None, topics: list[str]) -> str | None:
+    """The category settled by topics or name, else the one with the most keyword hits (None if none)."""
+    repo = RepoText(name, description or "", tuple(t.lower() for t in topics))
+    settled = settling_categories(repo)
+    if settled:
+        return settled[0]
+    _, surfaces = featurize(repo)
+    counts = [0] * len(CATEGORY_IDS)
+    for key in surfaces:
+        counts[CATEGORY_IDS.index(PHRASES[int(key[2:])].category)] += 1
+    best = max(range(len(counts)), key=lambda i: (counts[i], -i))
+    return CATEGORY_IDS[best] if counts[best] else None

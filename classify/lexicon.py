@@ -411,22 +411,6 @@ def boosts(repo: RepoText) -> np.ndarray | None:
     return factors
 
 
-def lexicon_category(name: str, description: str | None, topics: list[str]) -> str | None:
-    """The category settled by topics or name, else the one with the most keyword hits (None if none)."""
-    from classify.features import PHRASES, featurize
-
-    repo = RepoText(name, description or "", tuple(t.lower() for t in topics))
-    settled = settling_categories(repo)
-    if settled:
-        return settled[0]
-    _, surfaces = featurize(repo)
-    counts = [0] * len(CATEGORY_IDS)
-    for key in surfaces:
-        counts[CATEGORY_IDS.index(PHRASES[int(key[2:])].category)] += 1
-    best = max(range(len(counts)), key=lambda i: (counts[i], -i))
-    return CATEGORY_IDS[best] if counts[best] else None
-
-
 def lexicon_fingerprint() -> str:
     """Everything above that changes predictions, as text, for the model version."""
     parts = [
