@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from typing import Any
 
 import sqlite_utils
 
-from classify.categories import CATEGORY_IDS
+from classify.categories import CATEGORY_IDS, CATEGORY_NAMES
 from classify.examples import ClassifyError, Example, load_training_examples
 from classify.model import Prediction, trained
 from classify.text import RepoText, normalise_topics
@@ -98,6 +99,26 @@ def _correction_examples(db: sqlite_utils.Database, corrections: dict[int, str])
     ]
 
 
+def _shown(kind: str, text: str) -> str:
+    if kind == "topic":
+        return f"topic `{text}`"
+    if kind == "name":
+        return f"name word '{text}'"
+    if kind == "rule":
+        return text
+    return f"'{text}'"
+
+
+def category_reason(prediction: Prediction) -> dict[str, Any]:
+    """Why the model chose the category: the features and rules that put it ahead of the runner-up,
+    as stored in ``repo_categories.reason`` and exported as ``category_reason``."""
+    parts = [_shown(kind, text) for kind, text in prediction.because]
+    text = "because: " + ", ".join(parts) if parts else "no single word decided it"
+    if prediction.runner_up:
+        text += f"; close second: {CATEGORY_NAMES.get(prediction.runner_up, prediction.runner_up)}"
+    return {"text": text, "because": [list(pair) for pair in prediction.because], "runner_up": prediction.runner_up}
+
+
 def _model_row(repo_id: int, prediction: Prediction, uncertain_below: float) -> dict[str, Any]:
     return {
         "repo_id": repo_id,
@@ -107,6 +128,7 @@ def _model_row(repo_id: int, prediction: Prediction, uncertain_below: float) -> 
         "runner_up_probability": prediction.runner_up_probability,
         "uncertain": int(prediction.probability < uncertain_below),
         "source": "model",
+        "reason": json.dumps(category_reason(prediction), ensure_ascii=False),
     }
 
 
@@ -126,6 +148,7 @@ def _correction_row(repo_id: int, category: str, guess: Prediction | None) -> di
         "runner_up_probability": runner_up_probability,
         "uncertain": 0,
         "source": "correction",
+        "reason": None,
     }
 
 

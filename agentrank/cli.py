@@ -379,17 +379,26 @@ def import_assessments(state: State, file: str) -> None:
 )
 @click.option("--cross-validate", is_flag=True, help="k-fold cross-validation on the bundled training set")
 @click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Folds for --cross-validate")
+@click.option(
+    "--held-out", is_flag=True, help="Score the model on the bundled held-out examples (never trained on); no database"
+)
 @pass_state
-def classify(state: State, only_changed: bool, evaluate_path: str | None, cross_validate: bool, folds: int) -> None:
+def classify(
+    state: State, only_changed: bool, evaluate_path: str | None, cross_validate: bool, folds: int, held_out: bool
+) -> None:
     "Assign a category to every listed repo, or evaluate the classifier"
-    if evaluate_path or cross_validate:
+    if evaluate_path or cross_validate or held_out:
         from classify import evaluate as ev
 
         uncertain_below = state.config.classify.uncertain_below
         if evaluate_path:
             click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below))
-        if cross_validate:
+        if held_out:
             if evaluate_path:
+                click.echo("")
+            click.echo(ev.held_out_report(uncertain_below=uncertain_below))
+        if cross_validate:
+            if evaluate_path or held_out:
                 click.echo("")
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return

@@ -67,6 +67,20 @@ def _web_url(value: str | None) -> str | None:
     return None
 
 
+def _category_reason(stored: str | None) -> dict[str, Any] | None:
+    """The classifier's stored reason (text, the features that decided it, runner-up), or None for
+    corrections and older rows."""
+    try:
+        found = json.loads(stored) if stored else None
+    except ValueError:
+        return None
+    if not isinstance(found, dict) or not isinstance(found.get("text"), str):
+        return None
+    because = [[str(k), str(t)] for k, t in found.get("because") or [] if isinstance(k, str) and isinstance(t, str)]
+    runner_up = found.get("runner_up") if isinstance(found.get("runner_up"), str) else None
+    return {"text": found["text"], "because": because, "runner_up": runner_up}
+
+
 def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None, public_url: str) -> dict[str, Any]:
     owner_login = row["owner_login"] or row["full_name"].split("/", 1)[0]
     page_url = public_url.rstrip("/") + agent_path(row["full_name"])
@@ -83,6 +97,7 @@ def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None, public_url: st
         "category_source": row["category_source"],
         "category_probability": row["category_probability"],
         "category_uncertain": bool(row["category_uncertain"]) or row["category"] is None,
+        "category_reason": _category_reason(row.get("category_reason")),
         "topics": json.loads(row["topics"] or "[]"),
         "language": row["language"],
         "license_spdx": row["license_spdx"],

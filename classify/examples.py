@@ -13,6 +13,7 @@ from classify.categories import CATEGORY_IDS
 from classify.text import RepoText
 
 TRAINING_FILE = "training.csv"
+HELD_OUT_FILE = "holdout.csv"
 REQUIRED_COLUMNS = ("full_name", "description", "category")
 
 
@@ -38,6 +39,13 @@ def training_fingerprint() -> str:
 def load_training_examples() -> list[Example]:
     """The project's own labelled set (real agent repos described in the project's words)."""
     return parse_labelled_csv(training_bytes().decode("utf-8"), f"classify/data/{TRAINING_FILE}")
+
+
+def load_held_out_examples() -> list[Example]:
+    """Examples written like the training set but never trained on: an honest check of the wording
+    the model has not seen."""
+    data = resources.files("classify").joinpath("data", HELD_OUT_FILE).read_text(encoding="utf-8")
+    return parse_labelled_csv(data, f"classify/data/{HELD_OUT_FILE}")
 
 
 def read_labelled_csv(path: str | Path) -> list[Example]:

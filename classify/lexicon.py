@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from scipy import sparse
 
 from classify.categories import CATEGORY_IDS
-from classify.text import RepoText, full_text
+from classify.text import RepoText
 
 # Topic → category. Only topics that say on their own what a repo is belong here.
 TOPIC_LEXICON: dict[str, str] = {
@@ -171,7 +170,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bbuild(?:ing)? (?:\w+ ){0,2}agents\b",
         r"\bagent (?:framework|sdk|development)",
         r"\bfew lines of code\b",
-        r"\b(?:python|typescript|java|golang|rust|c#|\.net) (?:library|framework|sdk)",
+        r"\bpython (?:library|framework|sdk)|\btypescript (?:library|framework|sdk)|\bjava (?:library|framework|sdk)"
+        r"|\bgolang (?:library|framework|sdk)|\brust (?:library|framework|sdk)|\bc# (?:library|framework|sdk)",
         r"\bagentic (?:apps|applications)\b",
         r"\bllm (?:apps|applications|powered applications)\b",
         r"\bproduction[- ]ready\b",
@@ -190,7 +190,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bcollaborat",
         r"\bsimulat(?:ion|e|es|or|ing)\b",
         r"\bsociet(?:y|ies)\b|\bsocial\b",
-        r"\b(?:multiple|several|many|specialist|specialized|hundreds of|thousands of) (?:\w+ )?agents\b",
+        r"\bmultiple (?:\w+ )?agents\b|\bseveral (?:\w+ )?agents\b|\bmany (?:\w+ )?agents\b"
+        r"|\bspeciali[sz]\w* (?:\w+ )?agents\b|\bhundreds of (?:\w+ )?agents\b|\bthousands of (?:\w+ )?agents\b",
         r"\bagents? (?:that )?(?:debate|converse|communicate|cooperate)\b",
         r"\bhand ?offs?\b|\bdelegat",
         r"\bhierarch",
@@ -368,7 +369,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _alternatives(pattern: str) -> list[str]:
+def alternatives(pattern: str) -> list[str]:
     """The top-level ``|`` branches of a regular expression."""
     branches, current, depth, in_class, i = [], "", 0, False, 0
     while i < len(pattern):
@@ -390,30 +391,6 @@ def _alternatives(pattern: str) -> list[str]:
     return [*branches, current]
 
 
-def _required_prefixes(pattern: str) -> tuple[str, ...] | None:
-    """Literal text one of which any match must start with, or None when a branch has none.
-
-    Testing ``prefix in text`` first is exact and about three times faster than searching every
-    phrase in every description (it matters at 100k repos)."""
-    prefixes = []
-    for branch in _alternatives(pattern):
-        branch = re.sub(r"^(?:\\b|\^)+", "", branch)
-        literal = ""
-        for j, c in enumerate(branch):
-            if not re.fullmatch(r"[a-z0-9 -]", c) or branch[j + 1 : j + 2] in ("?", "*", "+", "{"):
-                break
-            literal += c
-        if len(literal) < 2:
-            return None
-        prefixes.append(literal)
-    return tuple(prefixes)
-
-
-_PATTERNS: tuple[tuple[tuple[re.Pattern[str], tuple[str, ...] | None], ...], ...] = tuple(
-    tuple((re.compile(p), _required_prefixes(p)) for p in KEYWORDS[category]) for category in CATEGORY_IDS
-)
-
-
 def settling_categories(repo: RepoText) -> tuple[str, ...]:
     """The categories the repo's topics (and an ``awesome-`` name) settle, in order of first mention."""
     found = [TOPIC_LEXICON[t] for t in repo.topics if t in TOPIC_LEXICON]
@@ -432,33 +409,6 @@ def boosts(repo: RepoText) -> np.ndarray | None:
     for category in settled:
         factors[CATEGORY_IDS.index(category)] = FINAL_BOOST if category in FINAL_CATEGORIES else TOPIC_BOOST
     return factors
-
-
-def keyword_features(texts: list[str]) -> sparse.csr_matrix:
-    """One row per text: first, per category (in ``CATEGORY_IDS`` order), log(1 + its phrases found);
-    then one 0/1 column per phrase, so the model can weigh phrases one by one."""
-    width = sum(len(p) for p in _PATTERNS)
-    counts = np.zeros((len(texts), len(CATEGORY_IDS)))
-    hits = np.zeros((len(texts), width))
-    for i, text in enumerate(texts):
-        k = 0
-        for j, patterns in enumerate(_PATTERNS):
-            for pattern, prefixes in patterns:
-                if (prefixes is None or any(p in text for p in prefixes)) and pattern.search(text):
-                    counts[i, j] += 1
-                    hits[i, k] = 1
-                k += 1
-    return sparse.csr_matrix(np.hstack([np.log1p(counts), hits]))
-
-
-def lexicon_category(name: str, description: str | None, topics: list[str]) -> str | None:
-    """The category settled by topics or name, else the one with the most keyword hits (None if none)."""
-    repo = RepoText(name, description or "", tuple(t.lower() for t in topics))
-    settled = settling_categories(repo)
-    if settled:
-        return settled[0]
-    counts = keyword_features([full_text(repo)]).toarray()[0, : len(CATEGORY_IDS)]
-    return CATEGORY_IDS[int(counts.argmax())] if counts.max() > 0 else None
 
 
 def lexicon_fingerprint() -> str:

@@ -48,7 +48,7 @@ def split_name(name: str) -> str:
     return " ".join(part.lower() for part in _SEPARATORS.split(_CAMEL.sub(" ", name)) if part)
 
 
-def _singular(token: str) -> str:
+def singular(token: str) -> str:
     if len(token) > 4 and token.endswith("ies"):
         return token[:-3] + "y"
     if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
@@ -58,7 +58,7 @@ def _singular(token: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens with plurals folded (``agents`` and ``agent`` are one feature)."""
-    return [_singular(t) for t in _TOKEN.findall(text.lower())]
+    return [singular(t) for t in _TOKEN.findall(text.lower())]
 
 
 def topic_words(topics: tuple[str, ...]) -> str:

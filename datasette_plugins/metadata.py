@@ -325,6 +325,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "category": "The category",
             "probability": "Classifier's probability for it (empty for corrections and rules)",
             "runner_up": "Second most likely category",
+            "reason": "Why the classifier chose it (JSON: text, the deciding features, runner-up)",
             "runner_up_probability": "Its probability",
             "uncertain": "1 when the classifier was not confident; shown as uncertain",
             "source": "model or correction",
@@ -374,6 +375,23 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
 REWEIGHT_SQL = _reweight_sql()
 
 QUERIES: dict[str, dict[str, Any]] = {
+    "category_review": {
+        "title": "Category review queue",
+        "description": "Listed repositories whose category the classifier is unsure of, most visible first "
+        "(best rank, then most stars): confirm or correct them with a [[category]] entry in the corrections "
+        "file, and the correction becomes a training example.",
+        "sql": """
+select a.rank, r.full_name, r.stars, c.category, round(c.probability, 2) as probability, c.runner_up,
+       round(c.runner_up_probability, 2) as runner_up_probability, json_extract(c.reason, '$.text') as reason,
+       r.description, r.topics
+from repo_categories c
+join repos r on r.id = c.repo_id
+left join agents a on a.repo_id = c.repo_id
+where c.uncertain = 1 and c.source = 'model' and r.listed = 1
+order by a.rank is null, a.rank, r.stars desc, r.full_name
+limit 1000
+""".strip(),
+    },
     "top_agents": {
         "title": "Top agents per category",
         "description": "The best-ranked repositories in each category (per_category: how many, default 10; "

@@ -6,6 +6,7 @@ Written against a plain ``sqlite3`` connection so that Datasette's maker's page 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import date
 from typing import Any
@@ -40,6 +41,22 @@ def _category_name(conn: sqlite3.Connection, category: str) -> str | None:
     return found[0] if found else None
 
 
+def _parsed_reason(stored: str | None) -> dict[str, Any] | None:
+    """``repo_categories.reason`` (JSON) as a dict, or None."""
+    try:
+        found = json.loads(stored) if stored else None
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _reason(current: dict[str, Any] | None, category: str, source: str | None) -> dict[str, Any] | None:
+    """The stored reason of the classifier, when the current classification is the one published."""
+    if not current or current.get("category") != category or source != "model":
+        return None
+    return current.get("reason")
+
+
 def published_run_id(conn: sqlite3.Connection) -> int | None:
     row = conn.execute("select score_run_id from published where id = 1").fetchone()
     return row[0] if row else None
@@ -72,7 +89,7 @@ def load_breakdown(conn: sqlite3.Connection, full_name: str, run_id: int | None 
             "listed": bool(repo["listed"]),
             "unlisted_reason": repo["unlisted_reason"],
         },
-        "category": category[0] if category else None,
+        "category": {**category[0], "reason": _parsed_reason(category[0].get("reason"))} if category else None,
     }
     row = None
     if run_id is not None:
@@ -88,6 +105,7 @@ def load_breakdown(conn: sqlite3.Connection, full_name: str, run_id: int | None 
             "source": row["category_source"],
             "probability": row["category_probability"],
             "uncertain": row["category_uncertain"],
+            "reason": _reason(base["category"], row["category"], row["category_source"]),
         }
     population = conn.execute("select stars, forks, stars_per_day from scores where run_id = ?", [run_id]).fetchall()
     arrays = np.asarray(population, dtype=float).T

@@ -17,10 +17,13 @@ def load_export_rows(conn: sqlite3.Connection, run_id: int) -> list[dict[str, An
         conn.execute(
             """
             select s.*, r.html_url, r.description, r.homepage, r.owner_login, r.owner_avatar_url, r.topics,
-                   r.language, cat.name as category_name
+                   r.language, cat.name as category_name, rc.reason as category_reason
             from scores s
             join repos r on r.id = s.repo_id
             left join categories cat on cat.id = s.category
+            left join repo_categories rc
+              on rc.repo_id = s.repo_id and rc.category = s.category and s.category_source = 'model'
+                 and rc.source = 'model'
             where s.run_id = ?
             order by s.rank
             """,

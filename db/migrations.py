@@ -566,6 +566,13 @@ def m012_demo_marker(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations()
+def m015_category_reason(db: sqlite_utils.Database) -> None:
+    # Why the classifier chose a category: JSON {"text", "because": [[kind, text], ...], "runner_up"}
+    # (null for rows classified before this migration and for corrections).
+    db.table("repo_categories").add_column("reason", str)
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
     if migrations.pending(db):

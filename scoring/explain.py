@@ -322,6 +322,8 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
     if category:
         note = " (uncertain)" if category.get("uncertain") else ""
         lines.append(f"category: {category['category']}{note}, from the {category['source']}")
+        if (category.get("reason") or {}).get("text"):
+            lines.append(f"  {category['reason']['text']}")
     if breakdown.get("score") is None:
         reason = repo.get("unlisted_reason") or "not in the scored run"
         lines.append(f"not scored in run {breakdown.get('run_id')}: {reason}")

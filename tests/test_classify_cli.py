@@ -39,8 +39,46 @@ def test_evaluate_prints_accuracy_macro_f1_per_category_and_confusion_matrix(run
     assert "confusion matrix (rows: labelled, columns: predicted)" in out
     matrix_header = out.split("confusion matrix (rows: labelled, columns: predicted)\n")[1].splitlines()[0]
     assert matrix_header.split() == ["codin", "data", "voice", "memor", "evalu", "resou"]
-    assert "uncertain (probability < 0.45)" in out
+    assert "lenient   1.000" in out
+    # The calibration table: every prediction falls in one probability bucket, and the uncertain and
+    # certain predictions are counted apart with their share right.
+    table = out.split("calibration (predicted probability → share right)\n")[1].splitlines()
+    buckets = [line.split() for line in table[1:7]]
+    assert [b[0] for b in buckets] == ["0.00–0.30", "0.30–0.45", "0.45–0.60", "0.60–0.80", "0.80–0.95", "0.95–1.00"]
+    assert sum(int(b[1]) for b in buckets) == 6
+    assert all(b[2] in ("-", "1.000") for b in buckets)
+    uncertain, certain = table[7], table[8]
+    assert uncertain.startswith("uncertain (< 0.45)") and certain.startswith("certain (≥ 0.45)")
+    assert int(uncertain.split()[3]) + int(certain.split()[3]) == 6
     assert not db_path.exists()  # evaluating needs no database
+
+
+def test_evaluate_counts_the_runner_up_as_lenient_and_reports_repos_seen_in_training_apart(run_cli, tmp_path):
+    # A repo labelled with a category the model ranks second is wrong but leniently right; a repo
+    # of the bundled training set is reported apart from the unseen ones.
+    rows = [
+        ("someone/recallstack", "Long-term memory layer for AI agents", "memory", "infrastructure"),
+        ("someone/pr-fixer", "Coding agent that fixes failing tests and opens pull requests", "", "coding"),
+        ("OSU-NLP-Group/HippoRAG", "Memory for language models", "", "memory"),
+    ]
+    out = run_cli("classify", "--evaluate", str(write_csv(tmp_path / "l.csv", rows))).output
+    accuracy, lenient = (float(line.split()[1]) for line in out.splitlines()[1:3])
+    assert accuracy == pytest.approx(2 / 3, abs=0.001)
+    assert lenient >= accuracy
+    assert "also in the training set (same name or near-duplicate wording): 1 repos; on the other 2:" in out
+
+
+def test_held_out_examples_are_scored_and_never_trained_on(run_cli):
+    from classify.examples import load_held_out_examples, load_training_examples
+
+    training = {e.full_name.lower() for e in load_training_examples()}
+    held_out = load_held_out_examples()
+    assert held_out and not any(e.full_name.lower() in training for e in held_out)
+    out = run_cli("classify", "--held-out").output
+    assert f"held-out examples (holdout.csv): {len(held_out)} labelled repos" in out
+    accuracy = float(next(line for line in out.splitlines() if line.startswith("accuracy")).split()[1])
+    assert accuracy >= 0.7
+    assert "calibration (predicted probability → share right)" in out
 
 
 def test_evaluate_counts_mistakes_and_works_without_a_topics_column(run_cli, tmp_path):

@@ -6,7 +6,8 @@ import pytest
 
 from classify.categories import CATEGORY_IDS
 from classify.examples import load_training_examples
-from classify.lexicon import lexicon_category, settling_categories
+from classify.features import lexicon_category
+from classify.lexicon import settling_categories
 from classify.model import train
 from classify.text import RepoText, normalise_topics, split_name
 

@@ -10,6 +10,7 @@ from agentrank.config import load_config
 from agentrank.exporter import export_schema
 from db.breakdown import load_breakdown
 from db.runs import start_run
+from db.store import open_store
 from tests.conftest import make_item, write_json
 
 
@@ -124,6 +125,32 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     assert next(a for a in on_disk["agents"] if a["full_name"] == "maker1/agent1")["license_spdx"] is None
     assert sum(c["count"] for c in on_disk["categories"]) == 20 and len(on_disk["categories"]) == 15
     assert os.listdir(out.parent) == ["export.json"]  # no temp file left behind
+
+
+def test_explain_and_export_say_why_the_category(tmp_path, run_cli, db_path):
+    run_cli("import", str(write_json(tmp_path / "i.json", _population(12))))
+    run_cli("classify")
+    run_cli("score")
+    data = json.loads(run_cli("explain", "maker5/agent5", "--json").output)
+    reason = data["category"]["reason"]
+    assert reason["text"].startswith("because: ") and "; close second: " in reason["text"]
+    assert reason["because"] and reason["runner_up"] not in (None, data["category"]["category"])
+    assert f"  {reason['text']}" in run_cli("explain", "maker5/agent5").output.splitlines()
+    out = tmp_path / "export.json"
+    run_cli("export", "--out", str(out))
+    document = json.loads(out.read_text())
+    jsonschema.validate(document, export_schema())
+    agent = next(a for a in document["agents"] if a["full_name"] == "maker5/agent5")
+    assert agent["category_reason"] == reason
+    # A maintainer's correction replaces the model's reason: none is shown for it.
+    store = open_store(db_path)
+    classifier.apply_category_corrections(store, {"maker5/agent5": "other"})
+    store.conn.close()
+    run_cli("score")
+    run_cli("export", "--out", str(out))
+    agent = next(a for a in json.loads(out.read_text())["agents"] if a["full_name"] == "maker5/agent5")
+    assert (agent["category"], agent["category_source"], agent["category_reason"]) == ("other", "correction", None)
+    assert "because:" not in run_cli("explain", "maker5/agent5").output
 
 
 def test_export_before_anything_is_published_is_a_clear_error(run_cli, tmp_path, db_path):

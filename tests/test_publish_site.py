@@ -208,6 +208,37 @@ async def test_makers_page_shows_the_breakdown_of_explain(published_db, datasett
 
 
 @pytest.mark.asyncio
+async def test_makers_page_says_why_the_category_and_the_close_second(published_db, datasette):
+    conn = sqlite3.connect(published_db.path)
+    top = published_db.top_name
+    category = load_breakdown(conn, top)["category"]
+    reason = category["reason"]
+    assert reason["text"].startswith("because: ") and reason["because"]
+    runner_up_name = conn.execute("select name from categories where id = ?", [reason["runner_up"]]).fetchone()[0]
+    assert reason["text"].endswith(f"; close second: {runner_up_name}")
+    page = html.unescape((await datasette.client.get(f"/-/agent/{top}")).text)
+    shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page))
+    assert f"Category: {category['category_name']} — {reason['text']}" in shown
+    # Each deciding word or topic is named as the maker wrote it.
+    for _kind, text in reason["because"]:
+        assert text in page
+
+
+@pytest.mark.asyncio
+async def test_category_review_queue_lists_uncertain_predictions_most_visible_first(published_db, datasette):
+    conn = sqlite3.connect(published_db.path)
+    expected = conn.execute(
+        "select r.full_name from repo_categories c join repos r on r.id = c.repo_id "
+        "where c.uncertain = 1 and c.source = 'model' and r.listed = 1"
+    ).fetchall()
+    result = rows(await datasette.client.get("/agentrank/category_review.json?_shape=array"))
+    assert expected and sorted(r["full_name"] for r in result) == sorted(n for (n,) in expected)
+    ranked = [r["rank"] for r in result if r["rank"] is not None]
+    assert ranked == sorted(ranked) and result[: len(ranked)] == [r for r in result if r["rank"] is not None]
+    assert all(r["probability"] < 0.45 and r["reason"].startswith(("because: ", "no single")) for r in result)
+
+
+@pytest.mark.asyncio
 async def test_makers_page_json_is_the_same_context(published_db, datasette):
     top = published_db.top_name
     data = rows(await datasette.client.get(f"/-/agent/{top}.json"))

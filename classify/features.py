@@ -1,0 +1,285 @@
+"""What the classifier reads of a repo, as a short list of named binary features, in one fast pass.
+
+Four blocks, each later scaled to unit length and weighted (see :mod:`classify.model`):
+
+- ``w:`` word unigrams and ``b:`` bigrams of the name and description (plurals folded, stop words
+  dropped), plus topic words and ``c:`` character bigrams of Chinese/Japanese/Korean text;
+- ``n:`` the name's own words (``AgentPilot`` → ``agent``, ``pilot``);
+- ``t:`` one indicator per topic;
+- ``k:`` the lexicon's keyword phrases (``k:<phrase id>``), and ``kc:<category>:<n>`` when at least
+  n phrases of a category occur.
+
+Keyword phrases are regular expressions; instead of searching every phrase in every text they are
+indexed by the literal text they start with and tried only at the words that can start them, and
+what each word can start is cached. That keeps the whole pass to a few microseconds per repo.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from classify.categories import CATEGORY_IDS
+from classify.lexicon import KEYWORDS, alternatives, settling_categories
+from classify.text import MAX_DESCRIPTION, RepoText, singular, split_name
+
+_RAW = re.compile(r"[a-z0-9]+(?:[+#][a-z0-9+#]*)?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_CJK_START = "\u3040"
+WINDOW = 4  # keyword phrases span at most this many words
+_CACHE_LIMIT = 200_000
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "with",
+        "your",
+        "you",
+        "by",
+        "from",
+        "as",
+        "at",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "or",
+        "into",
+        "via",
+        "using",
+        "use",
+        "uses",
+        "built",
+        "based",
+        "open",
+        "source",
+        "opensource",
+        "any",
+        "all",
+        "more",
+        "most",
+        "one",
+        "new",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Phrase:
+    id: int
+    category: str
+    pattern: re.Pattern[str]
+
+
+PHRASES: tuple[Phrase, ...] = tuple(
+    Phrase(i, category, re.compile(pattern))
+    for i, (category, pattern) in enumerate((c, p) for c in CATEGORY_IDS for p in KEYWORDS[c])
+)
+
+
+def _prefix(branch: str) -> str:
+    """The literal text every match of one alternative starts with ('' when it has none)."""
+    branch = re.sub(r"^(?:\\b|\^)+", "", branch)
+    literal = ""
+    for j, c in enumerate(branch):
+        if not re.fullmatch(r"[a-z0-9 #+-]", c) or branch[j + 1 : j + 2] in ("?", "*", "+", "{"):
+            break
+        literal += c
+    return literal.replace("-", " ")
+
+
+_STARTS: dict[str, tuple[tuple[str, int], ...]] = {}
+for _phrase in PHRASES:
+    for _branch in alternatives(_phrase.pattern.pattern):
+        _start = _prefix(_branch)
+        _STARTS[_start[:1]] = (*_STARTS.get(_start[:1], ()), (_start, _phrase.id))
+
+# raw word → (its features, its folded form unless a stop word, the phrases found in the word alone
+# as (feature, text), the phrases that may start at it and need the following words to tell)
+_Entry = tuple[tuple[str, ...], str | None, tuple[tuple[str, str], ...], tuple[int, ...]]
+_WORD_CACHE: dict[str, _Entry] = {}
+
+
+def _word(raw: str) -> _Entry:
+    if raw[0] >= _CJK_START:
+        found: _Entry = (tuple("c:" + raw[j : j + 2] for j in range(max(1, len(raw) - 1))), None, (), ())
+    else:
+        folded = singular(raw)
+        starts = sorted(
+            {
+                pid
+                for prefix, pid in _STARTS.get(raw[0], ())
+                if raw.startswith(prefix) or (prefix.startswith(raw) and prefix[len(raw)] == " ")
+            }
+        )
+        alone = {pid: PHRASES[pid].pattern.match(raw) for pid in starts}
+        hits = tuple((f"k:{pid}", m.group(0)) for pid, m in alone.items() if m)
+        longer = tuple(pid for pid, m in alone.items() if not m)
+        stop = folded in STOP_WORDS or raw in STOP_WORDS
+        found = ((), None, hits, longer) if stop else (("w:" + folded,), folded, hits, longer)
+    if len(_WORD_CACHE) >= _CACHE_LIMIT:
+        _WORD_CACHE.clear()
+    _WORD_CACHE[raw] = found
+    return found
+
+
+def _segment(text: str, feats: list[str], surfaces: dict[str, str], *, bigrams: bool) -> None:
+    words: list[str] = []
+    raws = _RAW.findall(text)
+    cache = _WORD_CACHE
+    for i, raw in enumerate(raws):
+        own, folded, hits, longer = cache.get(raw) or _word(raw)
+        if own:
+            feats.extend(own)
+        if folded:
+            words.append(folded)
+        for key, found in hits:
+            surfaces.setdefault(key, found)
+        if longer:
+            window = " ".join(raws[i : i + WINDOW])
+            for pid in longer:
+                match = PHRASES[pid].pattern.match(window)
+                if match:
+                    surfaces.setdefault(f"k:{pid}", match.group(0).strip())
+    if bigrams and len(words) > 1:
+        feats.extend([f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)])
+
+
+# The taxonomy's tie-break rules that wording can show, as features the model weighs (name: what a
+# maker is told, pattern over the lower-case name and description, how far into it to look, and
+# text one of which a match must contain: a cheap test first).
+RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
+    "coding-agent": (
+        "calls itself a coding agent (rule 2)",
+        re.compile(r"(?<!for )(?<!for ai )\b(?:coding|code|swe|programming|software[- ]engineering|dev) agents?\b"),
+        200,
+        (" agent",),
+    ),
+    "for-coding-agents": (
+        "a component for coding agents (rule 2)",
+        re.compile(r"\bfor (?:\w+ )?(?:coding|code|swe) agents?\b"),
+        1000,
+        ("for ",),
+    ),
+    "for-agents": (
+        "a component for agents, not an agent (rules 4-6)",
+        re.compile(r"\b(?:for|to) (?:ai |llm |your |autonomous )?agents\b"),
+        1000,
+        ("agents",),
+    ),
+    "multi-agent-first": (
+        "multi-agent is its core identity (rule 3)",
+        re.compile(r"multi[- ]?agents?|\bswarms?\b|\bcrews?\b|agent teams?|teams of agents"),
+        60,
+        ("multi", "swarm", "crew", "team"),
+    ),
+    "framework-first": (
+        "presents itself as a library or SDK",
+        re.compile(r"^(?:\S+ ){0,7}(?:framework|sdk|library|toolkit|package)\b"),
+        120,
+        ("framework", "sdk", "librar", "toolkit", "package"),
+    ),
+    "list-of-links": (
+        "a list of links, tutorials or examples (rule 9)",
+        re.compile(r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of)\b"),
+        120,
+        ("list of", "curated", "collection", "tutorial", "course", "cookbook", "example"),
+    ),
+}
+
+
+def _rules(text: str, feats: list[str]) -> None:
+    for key, (_, pattern, reach, needs) in RULES.items():
+        head = text[:reach]
+        if any(n in head for n in needs) and pattern.search(head):
+            feats.append("r:" + key)
+
+
+_TOPIC_CACHE: dict[str, tuple[list[str], tuple[tuple[str, str], ...]]] = {}
+
+
+def _topic(topic: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
+    """A topic's indicator, its words and the phrases in them, cached (topics repeat a lot)."""
+    feats = ["t:" + topic]
+    surfaces: dict[str, str] = {}
+    _segment(split_name(topic), feats, surfaces, bigrams=False)
+    if len(_TOPIC_CACHE) >= _CACHE_LIMIT:
+        _TOPIC_CACHE.clear()
+    found = _TOPIC_CACHE[topic] = (feats, tuple(surfaces.items()))
+    return found
+
+
+def featurize(repo: RepoText) -> tuple[list[str], dict[str, str]]:
+    """The repo's features (a word said twice counts twice) and, per keyword feature, the text
+    that matched it (for the reasons shown to makers)."""
+    feats: list[str] = []
+    surfaces: dict[str, str] = {}
+    name = split_name(repo.name)
+    feats.extend(["n:" + w for w in ((_WORD_CACHE.get(r) or _word(r))[1] for r in _RAW.findall(name)) if w])
+    _segment(name, feats, surfaces, bigrams=True)
+    description = repo.description[:MAX_DESCRIPTION].lower()
+    _segment(description, feats, surfaces, bigrams=True)
+    _rules(name + " " + description, feats)
+    for topic in repo.topics:
+        own, hits = _TOPIC_CACHE.get(topic) or _topic(topic)
+        feats.extend(own)
+        for key, text in hits:
+            surfaces.setdefault(key, text)
+    if surfaces:
+        counts: dict[str, int] = {}
+        for key in surfaces:
+            category = PHRASES[int(key[2:])].category
+            counts[category] = counts.get(category, 0) + 1
+        feats.extend(surfaces)
+        for category, n in counts.items():
+            feats.extend(f"kc:{category}:{k}" for k in range(1, min(n, 3) + 1))
+    return feats, surfaces
+
+
+# Feature name prefix → block.
+BLOCKS = ("words", "name", "topics", "keywords")
+_BLOCK_OF = {"w": 0, "b": 0, "c": 0, "n": 1, "t": 2, "k": 3, "kc": 3, "r": 3}
+
+
+def block_of(feature: str) -> int:
+    return _BLOCK_OF[feature.split(":", 1)[0]]
+
+
+def describe(feature: str, surfaces: dict[str, str]) -> tuple[str, str] | None:
+    """(kind, text) of a feature as a maker would recognise it, or None for the counting features."""
+    kind, _, text = feature.partition(":")
+    if kind == "k":
+        return ("phrase", surfaces.get(feature, ""))
+    if kind == "r":
+        return ("rule", RULES[text][0])
+    return {
+        "w": ("word", text),
+        "b": ("words", text),
+        "c": ("text", text),
+        "n": ("name", text),
+        "t": ("topic", text),
+    }.get(kind)
+
+
+def lexicon_category(name: str, description: str | None, topics: list[str]) -> str | None:
+    """The category settled by topics or name, else the one with the most keyword hits (None if none)."""
+    repo = RepoText(name, description or "", tuple(t.lower() for t in topics))
+    settled = settling_categories(repo)
+    if settled:
+        return settled[0]
+    _, surfaces = featurize(repo)
+    counts = [0] * len(CATEGORY_IDS)
+    for key in surfaces:
+        counts[CATEGORY_IDS.index(PHRASES[int(key[2:])].category)] += 1
+    best = max(range(len(counts)), key=lambda i: (counts[i], -i))
+    return CATEGORY_IDS[best] if counts[best] else None
