@@ -43,6 +43,10 @@ class ServeConfig(BaseModel):
     heap_limit_mb: int = Field(256, ge=0)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none
     # Where the maker's page sends people to ask for a correction.
     source_url: str = "https://github.com/agentrank/agentrank"
+    # Pages that follow the published run (datasette_plugins/cache.py): how long a browser, CDN or
+    # proxy may keep them before revalidating with their ETag, and the in-process page cache.
+    cache_max_age: int = Field(300, ge=0)
+    page_cache_mb: int = Field(64, ge=0)
 
     # Which of the fields above are Datasette settings, passed through unchanged.
     DATASETTE_SETTINGS: ClassVar[tuple[str, ...]] = (
@@ -64,6 +68,8 @@ class ServeConfig(BaseModel):
         "max_result_bytes",
         "heap_limit_mb",
         "source_url",
+        "cache_max_age",
+        "page_cache_mb",
     )
 
     def datasette_settings(self) -> dict[str, Any]:

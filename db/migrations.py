@@ -507,6 +507,15 @@ def m402_leaderboard_figures(db: sqlite_utils.Database) -> None:
     db.table("benchmark_tasks").create_index(["task_id"])
 
 
+@migrations()
+def m017_agents_table(db: sqlite_utils.Database) -> None:
+    # The published ranking becomes a table refreshed at publish, with an index per facet and sort;
+    # its definition stays as the view published_ranking (db/agents.py).
+    from db.agents import make_agents_table
+
+    make_agents_table(db)
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
     if migrations.pending(db):

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
+from db.agents import refresh_agents
 from db.connection import write_transaction
 from db.runs import iso, utcnow
 from scoring.licenses import SPDX_LIST_VERSION, is_osi_approved
@@ -164,6 +165,7 @@ def publish(
     row = {"id": 1, "score_run_id": score_run_id, "refresh_run_id": refresh_run_id, "published_at": at or iso(utcnow())}
     with write_transaction(db):
         db.table("published").upsert(row, pk="id")
+        refresh_agents(db)
 
 
 def published_score_run(db: sqlite_utils.Database) -> int | None:

@@ -1,0 +1,65 @@
+"""The published ranking as a table: ``agents``, refreshed by :func:`db.scores.publish`.
+
+The ranking's definition is the view ``published_ranking`` (the published score run joined to each
+repo's details, migration m002's SQL). Datasette used to run that join, and its four facets and
+count over it, on every page view; the table holds its rows once per publish instead, with an
+index for each facet and sort the pages use. Keeping the name ``agents`` keeps every link and
+query that points at it.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import sqlite_utils
+
+SOURCE_VIEW = "published_ranking"
+TABLE = "agents"
+# The columns the public pages facet, sort or look up on (metadata.py's agents options).
+INDEXED = ("category", "license", "language", "activity_bucket", "owner", "score", "stars", "full_name", "repo_id")
+
+
+def _columns(conn: sqlite3.Connection, name: str) -> list[tuple[str, str]]:
+    return [(row[1], row[2]) for row in conn.execute(f"pragma table_info([{name}])").fetchall()]
+
+
+def _create(conn: sqlite3.Connection, columns: list[tuple[str, str]]) -> None:
+    # rank is unique in a score run, so it is the rowid: the default order costs nothing.
+    definitions = ", ".join(
+        f'"{name}" INTEGER PRIMARY KEY' if name == "rank" else f'"{name}" {kind}'.rstrip() for name, kind in columns
+    )
+    conn.execute(f"create table {TABLE} ({definitions})")
+    names = {name for name, _ in columns}
+    for column in INDEXED:
+        if column in names:
+            conn.execute(f'create index idx_{TABLE}_{column} on {TABLE}("{column}")')
+
+
+def refresh_agents(db: sqlite_utils.Database) -> int:
+    """Replace the rows of ``agents`` with the published ranking; call it inside the publishing
+    transaction. Recreates the table when the view's columns changed (a later migration)."""
+    conn = db.conn
+    wanted = _columns(conn, SOURCE_VIEW)
+    if not wanted:
+        return 0
+    if _columns(conn, TABLE) != wanted:
+        conn.execute(f"drop table if exists {TABLE}")
+        _create(conn, wanted)
+    else:
+        conn.execute(f"delete from {TABLE}")
+    names = ", ".join(f'"{name}"' for name, _ in wanted)
+    cursor = conn.execute(f"insert into {TABLE} ({names}) select {names} from {SOURCE_VIEW}")
+    return cursor.rowcount
+
+
+def make_agents_table(db: sqlite_utils.Database) -> None:
+    """Turn the ``agents`` view into ``published_ranking`` plus the ``agents`` table (migration m017)."""
+    conn = db.conn
+    found = conn.execute("select sql from sqlite_master where type = 'view' and name = ?", [TABLE]).fetchall()
+    if not found:
+        return
+    select = re.sub(r"^\s*create\s+view\s+\S+\s+as\s", "", found[0][0], count=1, flags=re.I)
+    conn.execute(f"drop view {TABLE}")
+    conn.execute(f"create view {SOURCE_VIEW} as {select}")
+    refresh_agents(db)
