@@ -53,51 +53,62 @@ def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[Scor
     return inputs, raw
 
 
+# The newest snapshot of each repo observed at or before a cutoff: the baseline of its growth.
 _BASELINE_SQL = """
 select repo_id, stars, forks from (
   select repo_id, stars, forks,
          row_number() over (partition by repo_id order by observed_at desc, run_id desc) as newest
-  from snapshots where observed_at <= ?
+  from snapshots where observed_at <= {cutoff}
 ) where newest = 1
 """
 
+# What scoring computed (and the inputs it read), one row per repo, bound from Python in chunks.
+_COMPUTED = (
+    "repo_id",
+    "full_name",
+    "stars",
+    "forks",
+    "created_at",
+    "pushed_at",
+    "license_spdx",
+    "license_osi",
+    "age_days",
+    "days_since_push",
+    "stars_per_day",
+    "popularity",
+    "adoption",
+    "activity",
+    "momentum",
+    "openness",
+    "score",
+    "rank",
+)
+WRITE_CHUNK = 50_000
 
-def _baseline(db: sqlite_utils.Database, as_of: str, days: float) -> dict[int, tuple[int, int]]:
-    cutoff = iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
-    return {repo_id: (stars, forks) for repo_id, stars, forks in db.execute(_BASELINE_SQL, [cutoff])}
+# The score rows: the computed columns, the run's constants, and, joined in SQL, each repo's
+# current category and its growth since the week-old and four-week-old baselines.
+_SAVE_SQL = """
+with week as ({week}), month as ({month})
+insert into scores (run_id, as_of, method_version, spdx_list_version, {computed},
+  category, category_source, category_probability, category_uncertain,
+  stars_delta_7d, stars_delta_28d, forks_delta_7d)
+select :run_id, :as_of, :method_version, :spdx_list_version, {computed_s},
+  c.category, c.source, c.probability,
+  case when c.category is null then null else coalesce(c.uncertain, 0) != 0 end,
+  s.stars - w.stars, s.stars - m.stars, s.forks - w.forks
+from temp.score_rows s
+left join repo_categories c on c.repo_id = s.repo_id
+left join week w on w.repo_id = s.repo_id
+left join month m on m.repo_id = s.repo_id
+order by s.repo_id
+"""
+# Page cache for the bulk write (KiB, as PRAGMA cache_size takes it when negative): the three
+# indexes of a million-row run stay in memory instead of being re-read for each row.
+WRITE_CACHE_KIB = 256 * 1024
 
 
-def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], forks: list[int]):
-    """Stars gained over about a week and four weeks, forks over a week, from the snapshots.
-
-    The baseline is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a weekly
-    crawl that starts a few minutes later than last week still compares with last week. None when
-    there is no snapshot that old.
-    """
-    week, month = _baseline(db, as_of, 6), _baseline(db, as_of, 27)
-    out: dict[str, list[int | None]] = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
-    for repo_id, s, f in zip(repo_ids, stars, forks, strict=False):
-        w, m = week.get(repo_id), month.get(repo_id)
-        out["stars_delta_7d"].append(None if w is None else s - w[0])
-        out["forks_delta_7d"].append(None if w is None else f - w[1])
-        out["stars_delta_28d"].append(None if m is None else s - m[0])
-    return out
-
-
-def current_categories(db: sqlite_utils.Database, repo_ids: list[int]) -> dict[str, list[Any]]:
-    """Each repo's current category, to be kept with its score row."""
-    found = {
-        row[0]: row[1:]
-        for row in db.execute("select repo_id, category, source, probability, uncertain from repo_categories")
-    }
-    empty = (None, None, None, None)
-    values = [found.get(repo_id, empty) for repo_id in repo_ids]
-    return {
-        "category": [v[0] for v in values],
-        "category_source": [v[1] for v in values],
-        "category_probability": [v[2] for v in values],
-        "category_uncertain": [None if v[0] is None else int(bool(v[3])) for v in values],
-    }
+def _cutoff(as_of: str, days: float) -> str:
+    return iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
 
 
 def save_scores(
@@ -110,48 +121,79 @@ def save_scores(
 ) -> int:
     """Write one score row per repo with every input, so the row alone recomputes the score.
 
-    The row also keeps the repo's category and recent growth as they were at scoring time.
+    The row also keeps the repo's category and recent growth as they were at scoring time: the
+    baseline of growth is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a
+    weekly crawl that starts a few minutes later than last week still compares with last week
+    (empty when there is no snapshot that old).
+
+    Written for a million rows: the computed columns go into a temporary table in chunks of
+    tuples built from the arrays (bounded memory, no per-row dicts), then one ``insert … select``
+    in SQLite adds the constants, categories and growth and writes the rows in key order, all in
+    one transaction, with a large page cache.
     """
     n = len(inputs)
-    repo_ids = inputs.repo_id.tolist()
-    pushed_nan = np.isnan(result["days_since_push"])
-    columns = {
-        "run_id": [run_id] * n,
-        "repo_id": repo_ids,
-        "full_name": inputs.full_name.tolist(),
-        "as_of": [as_of] * n,
-        "method_version": [METHOD_VERSION] * n,
-        "stars": inputs.stars.tolist(),
-        "forks": inputs.forks.tolist(),
+    # NaN (no push) is bound as a float, which SQLite stores as NULL.
+    columns: dict[str, Any] = {
+        "repo_id": inputs.repo_id,
+        "full_name": inputs.full_name,
+        "stars": inputs.stars,
+        "forks": inputs.forks,
         "created_at": raw["created_at"],
         "pushed_at": raw["pushed_at"],
         "license_spdx": raw["license_spdx"],
-        "license_osi": inputs.osi.astype(int).tolist(),
-        "spdx_list_version": [SPDX_LIST_VERSION] * n,
-        "age_days": result["age_days"].tolist(),
-        "days_since_push": [
-            None if missing else d for missing, d in zip(pushed_nan, result["days_since_push"].tolist(), strict=False)
-        ],
-        "stars_per_day": result["stars_per_day"].tolist(),
-        "popularity": result["popularity"].tolist(),
-        "adoption": result["adoption"].tolist(),
-        "activity": result["activity"].tolist(),
-        "momentum": result["momentum"].tolist(),
-        "openness": result["openness"].tolist(),
-        "score": result["score"].tolist(),
-        "rank": result["rank"].tolist(),
-        **current_categories(db, repo_ids),
-        **growth(db, as_of, repo_ids, inputs.stars.tolist(), inputs.forks.tolist()),
+        "license_osi": inputs.osi.astype(np.int64),
+        **{name: result[name] for name in _COMPUTED[8:]},
     }
-    names = list(columns)
-    sql = "insert into scores ({}) values ({})".format(
-        ", ".join(f'"{c}"' for c in names), ", ".join("?" for _ in names)
-    )
-    with write_transaction(db):
-        db.execute("delete from scores where run_id = ?", [run_id])
-        # executemany over column tuples: a million rows go in several times faster than dicts.
-        db.conn.executemany(sql, zip(*columns.values(), strict=False))
+    conn = db.conn
+    cache_size = conn.execute("pragma cache_size").fetchall()[0][0]
+    foreign_keys = conn.execute("pragma foreign_keys").fetchall()[0][0]
+    conn.execute(f"pragma cache_size = -{WRITE_CACHE_KIB}")
+    if not conn.in_transaction:
+        # Every row's run is the one being recorded and its repo was just read from repos: the
+        # per-row foreign-key lookups would only cost time (a quarter of the write). A no-op
+        # inside a caller's transaction.
+        conn.execute("pragma foreign_keys = off")
+    try:
+        _write_rows(db, run_id, as_of, columns, n)
+    finally:
+        conn.execute(f"pragma cache_size = {cache_size}")
+        conn.execute(f"pragma foreign_keys = {foreign_keys}")
     return n
+
+
+def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dict[str, Any], n: int) -> None:
+    conn = db.conn
+    with write_transaction(db):
+        conn.execute("delete from scores where run_id = ?", [run_id])
+        conn.execute("drop table if exists temp.score_rows")
+        conn.execute(f"create temp table score_rows ({', '.join(_COMPUTED)})")
+        insert = f"insert into temp.score_rows values ({', '.join('?' for _ in _COMPUTED)})"
+        for start in range(0, n, WRITE_CHUNK):
+            chunk = [
+                column[start : start + WRITE_CHUNK].tolist()
+                if isinstance(column, np.ndarray)
+                else column[start : start + WRITE_CHUNK]
+                for column in columns.values()
+            ]
+            conn.executemany(insert, zip(*chunk, strict=True))
+        baseline = _BASELINE_SQL.replace("{cutoff}", "{}")
+        conn.execute(
+            _SAVE_SQL.format(
+                week=baseline.format(":week"),
+                month=baseline.format(":month"),
+                computed=", ".join(_COMPUTED),
+                computed_s=", ".join(f"s.{c}" for c in _COMPUTED),
+            ),
+            {
+                "run_id": run_id,
+                "as_of": as_of,
+                "method_version": METHOD_VERSION,
+                "spdx_list_version": SPDX_LIST_VERSION,
+                "week": _cutoff(as_of, 6),
+                "month": _cutoff(as_of, 27),
+            },
+        )
+        conn.execute("drop table temp.score_rows")
 
 
 def publish(
