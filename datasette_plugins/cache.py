@@ -21,6 +21,8 @@ Pages that follow the published run: the home page, the published tables (``agen
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import sqlite3
 import threading
@@ -63,6 +65,9 @@ DATASETTE_PAGES = frozenset(
 # Query parameters that make a page depend on more than the published run.
 UNCACHED_PARAMS = frozenset({"sql", "_stream"})
 MAX_ENTRY_BYTES = 4_000_000  # bigger pages get an ETag but are not kept in memory
+# A page rendered while a facet timed out is served but not kept (the next request tries again).
+DEGRADED_MARKERS = (b'<p class="facets-timed-out">', b'"facets_timed_out": ["')
+COALESCE_TIMEOUT_S = 30.0  # how long a request waits for the same page being rendered by another
 
 
 def _published_token(conn: sqlite3.Connection) -> str | None:
@@ -200,6 +205,8 @@ def published_cache(app: Any, datasette: Any) -> Any:
     pages = PageCache(settings.page_cache_mb * 1024 * 1024)
     control = cache_control(settings.cache_max_age)
     last_token: list[str | None] = [None]
+    # Pages being rendered now: a spike of requests for a page not cached yet renders it once.
+    rendering: dict[tuple[str, ...], asyncio.Event] = {}
 
     async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") != "http" or scope.get("method") not in ("GET", "HEAD"):
@@ -228,36 +235,63 @@ def published_cache(app: Any, datasette: Any) -> Any:
             return
         personal = bool(_header(scope, b"authorization")) or "ds_actor" in _header(scope, b"cookie")
         key = (token, scope.get("method", "GET"), _header(scope, b"host"), path, query)
-        hit = None if personal or pages.max_bytes == 0 else pages.get(key)
+        shared = not personal and pages.max_bytes > 0
+        if shared and key in rendering:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(rendering[key].wait(), COALESCE_TIMEOUT_S)
+        hit = pages.get(key) if shared else None
         if hit is not None:
             status, headers, body = hit
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
-
-        started: dict[str, Any] = {}
-        chunks: list[bytes] = []
-        size = 0
-
-        async def capture(message: dict[str, Any]) -> None:
-            nonlocal size
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                started.update(status=message["status"], headers=headers)
-                if message["status"] == 200:
-                    message = {**message, "headers": _with_cache_headers(headers, etag, control)}
-                    started["headers"] = message["headers"]
-            elif message["type"] == "http.response.body" and size <= MAX_ENTRY_BYTES:
-                chunks.append(message.get("body", b""))
-                size += len(chunks[-1])
-            await send(message)
-
-        await app(scope, receive, capture)
-        cookie = any(k.lower() == b"set-cookie" for k, _ in started.get("headers", []))
-        if started.get("status") == 200 and not personal and not cookie and size <= MAX_ENTRY_BYTES:
-            pages.put(key, 200, started["headers"], b"".join(chunks))
+        done = asyncio.Event()
+        if shared:
+            rendering.setdefault(key, done)
+        try:
+            await _render_and_keep(app, scope, receive, send, etag, control, pages if shared else None, key)
+        finally:
+            if rendering.get(key) is done:
+                del rendering[key]
+            done.set()
 
     return wrapped
+
+
+async def _render_and_keep(
+    app: Any,
+    scope: dict[str, Any],
+    receive: Any,
+    send: Any,
+    etag: str,
+    control: str,
+    pages: PageCache | None,
+    key: tuple[str, ...],
+) -> None:
+    """Render the page through Datasette, adding the cache headers to a 200, and keep it."""
+    started: dict[str, Any] = {}
+    chunks: list[bytes] = []
+    size = 0
+
+    async def capture(message: dict[str, Any]) -> None:
+        nonlocal size
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            started.update(status=message["status"], headers=headers)
+            if message["status"] == 200:
+                message = {**message, "headers": _with_cache_headers(headers, etag, control)}
+                started["headers"] = message["headers"]
+        elif message["type"] == "http.response.body" and size <= MAX_ENTRY_BYTES:
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+        await send(message)
+
+    await app(scope, receive, capture)
+    cookie = any(k.lower() == b"set-cookie" for k, _ in started.get("headers", []))
+    if pages is not None and started.get("status") == 200 and not cookie and size <= MAX_ENTRY_BYTES:
+        body = b"".join(chunks)
+        if not any(marker in body for marker in DEGRADED_MARKERS):
+            pages.put(key, 200, started["headers"], body)
 
 
 @hookimpl

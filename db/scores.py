@@ -15,42 +15,63 @@ from db.runs import iso, utcnow
 from scoring.licenses import SPDX_LIST_VERSION, is_osi_approved
 from scoring.score import METHOD_VERSION, ScoreInputs
 
-_INPUTS_SQL = """
-select id, full_name, stars, forks, created_at, pushed_at, license_spdx
-from repos where listed = 1
+# The listed set is copied once into a temporary table: scoring reads its numbers from there and
+# the score rows take their stored inputs (name, timestamps, licence) from the same copy, so what
+# is written is exactly what was scored, without a million strings passing through Python.
+_INPUTS_TABLE_SQL = """
+create temp table score_inputs (
+  repo_id integer primary key, full_name, stars, forks, created_at, pushed_at, license_spdx
+)
 """
+_COPY_INPUTS_SQL = """
+insert into temp.score_inputs
+select id, full_name, stars, forks, created_at, pushed_at, license_spdx from repos where listed = 1 order by id
+"""
+_EPOCH = "unixepoch({})" if sqlite3.sqlite_version_info >= (3, 38, 0) else "cast(strftime('%s', {}) as integer)"
+_INPUTS_SQL = f"""
+select repo_id, full_name, stars, forks, {_EPOCH.format("created_at")}, {_EPOCH.format("pushed_at")}, license_spdx
+from temp.score_inputs order by rowid
+"""
+READ_CHUNK = 100_000
 
 
-def _epochs(timestamps: list[str | None]) -> np.ndarray:
-    """UTC epoch seconds of stored 'YYYY-MM-DDTHH:MM:SSZ' timestamps, NaN for None.
-
-    numpy parses a million of these in a fraction of the time SQLite's strftime takes.
-    """
-    present = np.array([t is not None for t in timestamps], dtype=bool)
-    parsed = np.array([t[:19] for t in timestamps if t is not None], dtype="datetime64[s]").astype(np.int64)
-    out = np.full(len(timestamps), np.nan)
-    out[present] = parsed
-    return out
-
-
-def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[ScoreInputs, dict[str, list[Any]]]:
-    """The listed repos as score inputs, plus the raw columns the score rows keep."""
-    rows = db.execute(_INPUTS_SQL).fetchall()
-    columns = list(zip(*rows, strict=False)) if rows else [()] * 7
-    ids, names, stars, forks, created, pushed, licences = columns
-    osi_of = {spdx: is_osi_approved(spdx) for spdx in set(licences)}
+def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[ScoreInputs, dict[str, Any]]:
+    """The listed repos as score inputs; the second value names where their stored columns wait
+    for :func:`save_scores` (a temporary table of this connection)."""
+    conn = db.conn
+    outside = not conn.in_transaction
+    conn.execute("drop table if exists temp.score_inputs")
+    conn.execute(_INPUTS_TABLE_SQL)
+    conn.execute(_COPY_INPUTS_SQL)
+    if outside and conn.in_transaction:
+        conn.commit()  # the INSERT opened a (read) transaction on main: end it
+    parts: list[list[np.ndarray]] = [[] for _ in range(7)]
+    osi_of: dict[str | None, bool] = {}
+    cursor = conn.execute(_INPUTS_SQL)
+    while chunk := cursor.fetchmany(READ_CHUNK):
+        ids, names, stars, forks, created, pushed, licences = zip(*chunk, strict=True)
+        for spdx in set(licences) - osi_of.keys():
+            osi_of[spdx] = is_osi_approved(spdx)
+        parts[0].append(np.asarray(ids, dtype=np.int64))
+        parts[1].append(np.asarray(names, dtype=str))
+        parts[2].append(np.asarray(stars, dtype=np.int64))
+        parts[3].append(np.asarray(forks, dtype=np.int64))
+        parts[4].append(np.asarray(created, dtype=float))  # None (never for created_at) -> NaN
+        parts[5].append(np.asarray(pushed, dtype=float))  # no push -> NaN
+        parts[6].append(np.asarray([osi_of[spdx] for spdx in licences], dtype=bool))
+    empty = [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str)] + [np.zeros(0)] * 4 + [np.zeros(0, dtype=bool)]
+    arrays = [np.concatenate(p) if p else e for p, e in zip(parts, empty, strict=True)]
     inputs = ScoreInputs(
-        repo_id=np.asarray(ids, dtype=np.int64),
-        full_name=np.asarray(names, dtype=str),
-        stars=np.asarray(stars, dtype=np.int64),
-        forks=np.asarray(forks, dtype=np.int64),
-        created_epoch=_epochs(list(created)).astype(np.int64),
-        pushed_epoch=_epochs(list(pushed)),
-        osi=np.asarray([osi_of[spdx] for spdx in licences], dtype=bool),
+        repo_id=arrays[0],
+        full_name=arrays[1],
+        stars=arrays[2],
+        forks=arrays[3],
+        created_epoch=arrays[4].astype(np.int64),
+        pushed_epoch=arrays[5],
+        osi=arrays[6],
         as_of_epoch=as_of_epoch,
     )
-    raw = {"created_at": list(created), "pushed_at": list(pushed), "license_spdx": list(licences)}
-    return inputs, raw
+    return inputs, {"table": "temp.score_inputs"}
 
 
 # The newest snapshot of each repo observed at or before a cutoff: the baseline of its growth.
@@ -65,12 +86,6 @@ select repo_id, stars, forks from (
 # What scoring computed (and the inputs it read), one row per repo, bound from Python in chunks.
 _COMPUTED = (
     "repo_id",
-    "full_name",
-    "stars",
-    "forks",
-    "created_at",
-    "pushed_at",
-    "license_spdx",
     "license_osi",
     "age_days",
     "days_since_push",
@@ -89,14 +104,17 @@ WRITE_CHUNK = 50_000
 # current category and its growth since the week-old and four-week-old baselines.
 _SAVE_SQL = """
 with week as ({week}), month as ({month})
-insert into scores (run_id, as_of, method_version, spdx_list_version, {computed},
+insert into scores (run_id, as_of, method_version, spdx_list_version,
+  full_name, stars, forks, created_at, pushed_at, license_spdx, {computed},
   category, category_source, category_probability, category_uncertain,
   stars_delta_7d, stars_delta_28d, forks_delta_7d)
-select :run_id, :as_of, :method_version, :spdx_list_version, {computed_s},
+select :run_id, :as_of, :method_version, :spdx_list_version,
+  i.full_name, i.stars, i.forks, i.created_at, i.pushed_at, i.license_spdx, {computed_s},
   c.category, c.source, c.probability,
   case when c.category is null then null else coalesce(c.uncertain, 0) != 0 end,
-  s.stars - w.stars, s.stars - m.stars, s.forks - w.forks
+  i.stars - w.stars, i.stars - m.stars, i.forks - w.forks
 from temp.score_rows s
+join temp.score_inputs i on i.repo_id = s.repo_id
 left join repo_categories c on c.repo_id = s.repo_id
 left join week w on w.repo_id = s.repo_id
 left join month m on m.repo_id = s.repo_id
@@ -116,7 +134,7 @@ def save_scores(
     run_id: int,
     as_of: str,
     inputs: ScoreInputs,
-    raw: dict[str, list[Any]],
+    raw: dict[str, Any],
     result: dict[str, np.ndarray],
 ) -> int:
     """Write one score row per repo with every input, so the row alone recomputes the score.
@@ -135,14 +153,8 @@ def save_scores(
     # NaN (no push) is bound as a float, which SQLite stores as NULL.
     columns: dict[str, Any] = {
         "repo_id": inputs.repo_id,
-        "full_name": inputs.full_name,
-        "stars": inputs.stars,
-        "forks": inputs.forks,
-        "created_at": raw["created_at"],
-        "pushed_at": raw["pushed_at"],
-        "license_spdx": raw["license_spdx"],
         "license_osi": inputs.osi.astype(np.int64),
-        **{name: result[name] for name in _COMPUTED[8:]},
+        **{name: result[name] for name in _COMPUTED[2:]},
     }
     conn = db.conn
     cache_size = conn.execute("pragma cache_size").fetchall()[0][0]
@@ -166,7 +178,7 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
     with write_transaction(db):
         conn.execute("delete from scores where run_id = ?", [run_id])
         conn.execute("drop table if exists temp.score_rows")
-        conn.execute(f"create temp table score_rows ({', '.join(_COMPUTED)})")
+        conn.execute(f"create temp table score_rows (repo_id integer primary key, {', '.join(_COMPUTED[1:])})")
         insert = f"insert into temp.score_rows values ({', '.join('?' for _ in _COMPUTED)})"
         for start in range(0, n, WRITE_CHUNK):
             chunk = [
@@ -194,6 +206,7 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
             },
         )
         conn.execute("drop table temp.score_rows")
+        conn.execute("drop table temp.score_inputs")
 
 
 def publish(

@@ -6,11 +6,13 @@ that the test re-publishes while it serves.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agentrank.config import ServeConfig
 from agentrank.serve import build_datasette
-from datasette_plugins.cache import follows_published_run
+from datasette_plugins.cache import follows_published_run, published_cache
 from db.scores import publish
 from db.store import open_store
 from tests.publish_helpers import build_published_db
@@ -78,3 +80,38 @@ def test_which_pages_follow_the_published_run():
     assert not follows_published_run("/agentrank.json", "sql=select+1", names)
     assert not follows_published_run("/agentrank/scores", "", names)
     assert not follows_published_run("/-/static/app.css", "", names)
+
+
+async def _get(app, path: str) -> tuple[int, bytes]:
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": b"", "headers": [(b"host", b"test")]}
+    await app(scope, receive, send)
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.asyncio
+async def test_a_spike_on_a_page_not_cached_yet_renders_it_once_and_a_degraded_page_is_not_kept(served):
+    _, datasette = served
+    renders: list[str] = []
+
+    async def slow_page(scope, receive, send) -> None:
+        renders.append(scope["path"])
+        await asyncio.sleep(0.2)
+        timed_out = b'<p class="facets-timed-out">' if "categories" in scope["path"] else b""
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/html")]})
+        await send({"type": "http.response.body", "body": b"<html>page" + timed_out})
+
+    app = published_cache(slow_page, datasette)
+    answers = await asyncio.gather(*(_get(app, "/agentrank/agents") for _ in range(20)))
+    assert renders == ["/agentrank/agents"]  # twenty visitors at once, one render
+    assert set(answers) == {(200, b"<html>page")}
+    for _ in range(2):
+        await _get(app, "/agentrank/categories")
+    assert renders.count("/agentrank/categories") == 2  # the facet timed out: tried again next time
