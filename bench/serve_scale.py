@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
                 }
                 for page, target in pages.items():
                     first = first_render(target)
+                    httpx.get(target, timeout=60)  # the page itself, once, before the load
                     r = load(target, args.seconds, args.connections)
                     figures = {"first": first, "rps": r["rps"], "p99": r["p99"]}
                     base.setdefault(page, figures)

@@ -16,8 +16,22 @@ import sqlite_utils
 
 SOURCE_VIEW = "published_ranking"
 TABLE = "agents"
-# The columns the public pages facet, sort or look up on (metadata.py's agents options).
-INDEXED = ("category", "license", "language", "activity_bucket", "owner", "score", "stars", "full_name", "repo_id")
+# The columns the public pages facet, sort or look up on (metadata.py's agents options), and the
+# other facets within a category (a category page counts them over its own rows only).
+INDEXED: tuple[tuple[str, ...], ...] = (
+    ("category",),
+    ("license",),
+    ("language",),
+    ("activity_bucket",),
+    ("owner",),
+    ("score",),
+    ("stars",),
+    ("full_name",),
+    ("repo_id",),
+    ("category", "license"),
+    ("category", "language"),
+    ("category", "activity_bucket"),
+)
 
 
 def _columns(conn: sqlite3.Connection, name: str) -> list[tuple[str, str]]:
@@ -31,9 +45,10 @@ def _create(conn: sqlite3.Connection, columns: list[tuple[str, str]]) -> None:
     )
     conn.execute(f"create table {TABLE} ({definitions})")
     names = {name for name, _ in columns}
-    for column in INDEXED:
-        if column in names:
-            conn.execute(f'create index idx_{TABLE}_{column} on {TABLE}("{column}")')
+    for indexed in INDEXED:
+        if set(indexed) <= names:
+            quoted = ", ".join(f'"{column}"' for column in indexed)
+            conn.execute(f"create index idx_{TABLE}_{'_'.join(indexed)} on {TABLE}({quoted})")
 
 
 def refresh_agents(db: sqlite_utils.Database) -> int:
