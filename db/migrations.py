@@ -516,6 +516,14 @@ def m017_agents_table(db: sqlite_utils.Database) -> None:
     make_agents_table(db)
 
 
+@migrations()
+def m017b_name_lookup_indexes(db: sqlite_utils.Database) -> None:
+    # The maker's page finds a repo by name case-insensitively (db.breakdown.resolve_repo), three
+    # times per page: without these each lookup read every row of repos.
+    db.execute("create index idx_repos_full_name_nocase on repos(full_name collate nocase)")
+    db.execute("create index idx_repo_names_full_name_nocase on repo_names(full_name collate nocase)")
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
     if migrations.pending(db):
