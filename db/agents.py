@@ -44,7 +44,9 @@ def _create(conn: sqlite3.Connection, columns: list[tuple[str, str]]) -> None:
         f'"{name}" INTEGER PRIMARY KEY' if name == "rank" else f'"{name}" {kind}'.rstrip() for name, kind in columns
     )
     conn.execute(f"create table {TABLE} ({definitions})")
-    names = {name for name, _ in columns}
+
+
+def _index(conn: sqlite3.Connection, names: set[str]) -> None:
     for indexed in INDEXED:
         if set(indexed) <= names:
             quoted = ", ".join(f'"{column}"' for column in indexed)
@@ -52,19 +54,21 @@ def _create(conn: sqlite3.Connection, columns: list[tuple[str, str]]) -> None:
 
 
 def refresh_agents(db: sqlite_utils.Database) -> int:
-    """Replace the rows of ``agents`` with the published ranking; call it inside the publishing
-    transaction. Recreates the table when the view's columns changed (a later migration)."""
+    """Replace ``agents`` with the published ranking; call it inside the publishing transaction.
+
+    The table is rebuilt whole: rows appended in rank order (the rowid), then each index built
+    once by sorting, which at a million rows is many times faster than keeping twelve indexes up
+    to date row by row. It follows the view's columns should a later migration change them.
+    """
     conn = db.conn
     wanted = _columns(conn, SOURCE_VIEW)
     if not wanted:
         return 0
-    if _columns(conn, TABLE) != wanted:
-        conn.execute(f"drop table if exists {TABLE}")
-        _create(conn, wanted)
-    else:
-        conn.execute(f"delete from {TABLE}")
+    conn.execute(f"drop table if exists {TABLE}")
+    _create(conn, wanted)
     names = ", ".join(f'"{name}"' for name, _ in wanted)
-    cursor = conn.execute(f"insert into {TABLE} ({names}) select {names} from {SOURCE_VIEW}")
+    cursor = conn.execute(f'insert into {TABLE} ({names}) select {names} from {SOURCE_VIEW} order by "rank"')
+    _index(conn, {name for name, _ in wanted})
     return cursor.rowcount
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import sqlite_utils
 
 from db.agents import refresh_agents
-from db.connection import write_transaction
+from db.connection import bulk_cache, write_transaction
 from db.runs import iso, utcnow
 from scoring.licenses import SPDX_LIST_VERSION, is_osi_approved
 from scoring.score import METHOD_VERSION, ScoreInputs
@@ -120,9 +120,6 @@ left join week w on w.repo_id = s.repo_id
 left join month m on m.repo_id = s.repo_id
 order by s.repo_id
 """
-# Page cache for the bulk write (KiB, as PRAGMA cache_size takes it when negative): the three
-# indexes of a million-row run stay in memory instead of being re-read for each row.
-WRITE_CACHE_KIB = 256 * 1024
 
 
 def _cutoff(as_of: str, days: float) -> str:
@@ -157,18 +154,16 @@ def save_scores(
         **{name: result[name] for name in _COMPUTED[2:]},
     }
     conn = db.conn
-    cache_size = conn.execute("pragma cache_size").fetchall()[0][0]
     foreign_keys = conn.execute("pragma foreign_keys").fetchall()[0][0]
-    conn.execute(f"pragma cache_size = -{WRITE_CACHE_KIB}")
     if not conn.in_transaction:
         # Every row's run is the one being recorded and its repo was just read from repos: the
         # per-row foreign-key lookups would only cost time (a quarter of the write). A no-op
         # inside a caller's transaction.
         conn.execute("pragma foreign_keys = off")
     try:
-        _write_rows(db, run_id, as_of, columns, n)
+        with bulk_cache(db):
+            _write_rows(db, run_id, as_of, columns, n)
     finally:
-        conn.execute(f"pragma cache_size = {cache_size}")
         conn.execute(f"pragma foreign_keys = {foreign_keys}")
     return n
 
@@ -218,7 +213,7 @@ def publish(
     and its ranking together.
     """
     row = {"id": 1, "score_run_id": score_run_id, "refresh_run_id": refresh_run_id, "published_at": at or iso(utcnow())}
-    with write_transaction(db):
+    with write_transaction(db), bulk_cache(db):
         db.table("published").upsert(row, pk="id")
         refresh_agents(db)
 
