@@ -28,6 +28,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
@@ -101,10 +102,11 @@ class PublishedRun:
             if self._conn is not None:
                 continue
             mode = "mode=ro" if database.is_mutable else "immutable=1"
-            conn = sqlite3.connect(f"file:{database.path}?{mode}", uri=True, check_same_thread=False)
+            uri = f"{Path(database.path).resolve().as_uri()}?{mode}"
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             if (
                 _published_token(conn) is None
-                and not conn.execute("select 1 from sqlite_master where name = 'published'").fetchone()
+                and not conn.execute("select 1 from sqlite_master where name = 'published'").fetchall()
             ):
                 conn.close()
                 continue
