@@ -17,7 +17,7 @@ from datasette import Response, hookimpl
 
 from datasette_plugins.cache import per_run
 from datasette_plugins.limits import limits, plain_rows
-from db.breakdown import UnknownRun, load_breakdown, load_change, run_population
+from db.breakdown import UnknownRun, load_breakdown, load_change, run_identity, run_population
 from leaderboard.summary import benchmark_summary
 
 HISTOGRAM_BINS = 24
@@ -74,9 +74,7 @@ def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
 
 def _run_key(conn: sqlite3.Connection, run_id: int, what: str) -> tuple[Any, ...]:
     """What names a score run's rows for :func:`per_run`: the file, the run and when it started."""
-    file = next((row[2] for row in conn.execute("pragma database_list") if row[1] == "main"), "")
-    started = conn.execute("select started_at from runs where id = ?", [run_id]).fetchall()
-    return (what, file, run_id, started[0][0] if started else None)
+    return (what, *run_identity(conn, run_id))
 
 
 def cached_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:

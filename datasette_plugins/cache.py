@@ -35,6 +35,7 @@ from urllib.parse import parse_qsl
 from datasette import hookimpl
 
 from datasette_plugins.limits import limits
+from db.breakdown import has_published_table, published_stamp
 
 T = TypeVar("T")
 
@@ -72,15 +73,10 @@ COALESCE_TIMEOUT_S = 30.0  # how long a request waits for the same page being re
 
 
 def _published_token(conn: sqlite3.Connection) -> str | None:
-    try:
-        # fetchall, not fetchone: a statement left unfinished would hold its read snapshot open.
-        rows = conn.execute("select score_run_id, published_at from published where id = 1").fetchall()
-    except sqlite3.Error:
+    stamp = published_stamp(conn)
+    if stamp is None:
         return None
-    if not rows or rows[0][0] is None:
-        return None
-    row = rows[0]
-    return f"{row[0]}.{hashlib.sha1(str(row[1]).encode()).hexdigest()[:8]}"
+    return f"{stamp[0]}.{hashlib.sha1(stamp[1].encode()).hexdigest()[:8]}"
 
 
 class PublishedRun:
@@ -104,10 +100,7 @@ class PublishedRun:
             mode = "mode=ro" if database.is_mutable else "immutable=1"
             uri = f"{Path(database.path).resolve().as_uri()}?{mode}"
             conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            if (
-                _published_token(conn) is None
-                and not conn.execute("select 1 from sqlite_master where name = 'published'").fetchall()
-            ):
+            if not has_published_table(conn):
                 conn.close()
                 continue
             self._conn = conn

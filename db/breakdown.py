@@ -56,6 +56,30 @@ def run_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarra
 Population = Callable[[sqlite3.Connection, int], dict[str, np.ndarray]]
 
 
+def has_published_table(conn: sqlite3.Connection) -> bool:
+    return bool(conn.execute("select 1 from sqlite_master where type = 'table' and name = 'published'").fetchall())
+
+
+def published_stamp(conn: sqlite3.Connection) -> tuple[int, str] | None:
+    """The published score run and when it was published (None before anything is).
+
+    Reads with ``fetchall``: a statement left unfinished would hold its read snapshot open, and a
+    long-lived connection would then never see the next publish.
+    """
+    try:
+        rows = conn.execute("select score_run_id, published_at from published where id = 1").fetchall()
+    except sqlite3.OperationalError:
+        return None
+    return (rows[0][0], str(rows[0][1])) if rows and rows[0][0] is not None else None
+
+
+def run_identity(conn: sqlite3.Connection, run_id: int) -> tuple[str, int, str | None]:
+    """What names a score run's rows across files and rebuilds: the file, the run and its start."""
+    file = next((row[2] for row in conn.execute("pragma database_list").fetchall() if row[1] == "main"), "")
+    started = conn.execute("select started_at from runs where id = ?", [run_id]).fetchall()
+    return (file, run_id, started[0][0] if started else None)
+
+
 def published_run_id(conn: sqlite3.Connection) -> int | None:
     row = conn.execute("select score_run_id from published where id = 1").fetchone()
     return row[0] if row else None
