@@ -103,7 +103,7 @@ def score(
         result = compute_scores(inputs)
         deltas = growth(db, as_of, inputs.repo_id.tolist(), inputs.stars.tolist(), inputs.forks.tolist())
         extra, judgement = trust_columns(db, as_of, inputs, result, deltas)
-        saved = save_scores(db, run.id, as_of, inputs, raw, result, deltas=deltas, extra=extra)
+        saved = save_scores(db, run.id, as_of, inputs, raw, result, extra=extra)
         figures, details = validation_figures(db, inputs, result, extra, judgement, previous_run)
         save_validation(db, run.id, figures, details)
         run.counts = {"items": saved, "saved": saved}

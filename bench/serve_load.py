@@ -1,8 +1,10 @@
 """Load on the published directory: requests/s and latency, then the server's memory under hostile SQL.
 
 Builds the demo database through the pipeline, starts `agentrank serve` on it (the production
-path: mode=ro, the limits plugin, the public settings), and drives it from this process over
-loopback, with `wrk` when it is installed and an async httpx client otherwise.
+path: mode=ro, the limits plugin, the public settings) and, next to it, plain Datasette 0.65.5
+(no plugins) on the same rows copied into a plain table with the same facets, sort and settings,
+and drives both from this process over loopback, with `wrk` when it is installed and an async
+httpx client otherwise.
 
     python bench/serve_load.py [--size 8000] [--seconds 10] [--connections 16] [--client auto|wrk|httpx]
 """
@@ -108,6 +110,58 @@ def load_with_httpx(url: str, seconds: int, connections: int) -> dict[str, float
     return asyncio.run(run())
 
 
+PLAIN_SERVER = """
+import sys
+sys._called_from_test = True  # Datasette then loads no plugins from entry points: plain 0.65.5
+from datasette.cli import cli
+cli(sys.argv[1:])
+"""
+
+
+def plain_copy(db_path: Path, out: Path) -> Path:
+    """The published ranking's rows as a plain table ``agents`` (no indexes) in a file of its own."""
+    import sqlite3
+
+    conn = sqlite3.connect(out)
+    conn.execute("attach database ? as src", [f"file:{db_path}?mode=ro"])
+    conn.execute("create table agents as select * from src.agents order by rank")
+    conn.commit()
+    conn.close()
+    return out
+
+
+def start_server(command: list[str], url: str) -> subprocess.Popen:
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until_up(url, server)
+    except BaseException:
+        server.terminate()
+        raise
+    return server
+
+
+def plain_datasette(path: Path, port: int, settings: Config) -> list[str]:
+    """``datasette serve`` without our plugin, with the same facets, sort, page size and settings."""
+    import json
+
+    options = {"sort": "rank", "size": 50, "facets": ["category", "license", "language", "activity_bucket"]}
+    metadata = path.with_suffix(".metadata.json")
+    metadata.write_text(json.dumps({"databases": {path.stem: {"tables": {"agents": options}}}}))
+    flags = []
+    for name, value in settings.serve.datasette_settings().items():
+        shown = ("on" if value else "off") if isinstance(value, bool) else str(value)
+        flags += ["--setting", name, shown]
+    return [sys.executable, "-c", PLAIN_SERVER, "serve", str(path), "-m", str(metadata), "--port", str(port), *flags]
+
+
+def measure(name: str, target: str, args: argparse.Namespace, use_wrk: bool) -> dict[str, float]:
+    assert httpx.get(target, timeout=30).status_code == 200, target
+    load = load_with_wrk if use_wrk else load_with_httpx
+    r = load(target, args.seconds, args.connections)
+    print(f"{name:<44} {r['rps']:8.1f} {r['p50']:8.1f} {r['p99']:8.1f} {r['errors']:7d}", flush=True)
+    return r
+
+
 def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=DEMO_SIZE, help="synthetic population (the demo's default)")
@@ -119,12 +173,17 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
 
     with tempfile.TemporaryDirectory(prefix="agentrank-serve-load-") as tmp:
         started = time.perf_counter()
-        demo = build_demo(Path(tmp) / "agentrank.db", Path(tmp) / "agentrank-export.json", Config(), size=args.size)
+        config = Config()
+        demo = build_demo(Path(tmp) / "agentrank.db", Path(tmp) / "agentrank-export.json", config, size=args.size)
         agents = demo.document["count"]
         middle = demo.document["agents"][agents // 2]["full_name"]
+        category = demo.document["agents"][0]["category"]
         db_name = demo.db_path.stem
         print(f"serve_load: demo database with {agents:,} agents built in {time.perf_counter() - started:.1f} s")
 
+        plain_port = free_port("127.0.0.1", 0)
+        plain_url = f"http://127.0.0.1:{plain_port}"
+        plain_path = plain_copy(demo.db_path, Path(tmp) / "plain.db")
         port = free_port("127.0.0.1", 0)
         url = f"http://127.0.0.1:{port}"
         command = [
@@ -137,40 +196,54 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
             "--port",
             str(port),
         ]
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        plain = start_server(plain_datasette(plain_path, plain_port, config), plain_url)
         try:
-            wait_until_up(url, server)
+            server = start_server(command, url)
+        except BaseException:
+            plain.terminate()
+            raise
+        try:
+            plugins = httpx.get(f"{plain_url}/-/plugins.json", timeout=10).json()
+            assert not plugins, f"the plain Datasette loaded plugins: {plugins}"
             idle = peak_rss_mb(server.pid)
             sql = quote("select full_name, score, stars from agents where category = 'coding' order by rank limit 50")
+            # Plain Datasette has no directory pages: its "home" is its index and its "category page"
+            # the table filtered on the category, which is what each of ours replaces.
+            compared = [
+                ("home page /", "/"),
+                ("agents page (HTML, 4 facets)", "/{db}/agents"),
+                (f"category page ?category={category}", f"/{{db}}/agents?category={quote(category)}"),
+            ]
             owner = middle.split("/")[0]
-            category = demo.document["agents"][agents // 2]["category"]
             targets = [
-                ("agents page (HTML, facets)", f"{url}/{db_name}/agents"),
-                ("agents full table (HTML)", f"{url}/{db_name}/agents?_view=table"),
-                ("home page (HTML)", f"{url}/"),
-                ("category page (HTML)", f"{url}/-/category/{category}"),
-                ("owner page (HTML)", f"{url}/-/owner/{owner}"),
-                ("badge (SVG)", f"{url}/-/agent/{middle}/badge.svg"),
-                ("feed: newly listed (Atom)", f"{url}/-/feeds/new.atom"),
-                ("leaderboard page (HTML)", f"{url}/-/leaderboard"),
-                ("method page (HTML)", f"{url}/-/method"),
-                ("maker's page (HTML)", f"{url}/-/agent/{middle}"),
-                ("maker's page (JSON)", f"{url}/-/agent/{middle}.json"),
-                ("SQL query (JSON)", f"{url}/{db_name}.json?_shape=array&sql={sql}"),
+                *((f"agentrank serve: {name}", url + path.format(db=db_name)) for name, path in compared),
+                ("agentrank serve: category page /-/category (HTML)", f"{url}/-/category/{category}"),
+                ("agentrank serve: owner page (HTML)", f"{url}/-/owner/{owner}"),
+                ("agentrank serve: badge (SVG)", f"{url}/-/agent/{middle}/badge.svg"),
+                ("agentrank serve: feed, newly listed (Atom)", f"{url}/-/feeds/new.atom"),
+                ("agentrank serve: leaderboard page (HTML)", f"{url}/-/leaderboard"),
+                ("agentrank serve: method page (HTML)", f"{url}/-/method"),
+                ("agentrank serve: maker's page (HTML)", f"{url}/-/agent/{middle}"),
+                ("agentrank serve: maker's page (JSON)", f"{url}/-/agent/{middle}.json"),
+                ("agentrank serve: SQL query (JSON, uncached)", f"{url}/{db_name}.json?_shape=array&sql={sql}"),
+                *((f"plain Datasette: {name}", plain_url + path.format(db="plain")) for name, path in compared),
             ]
             client = "wrk -t2" if use_wrk else "async httpx"
             print(
-                f"load: {client}, {args.connections} connections, {args.seconds} s per target, loopback, "
-                f"server pid {server.pid}"
+                f"load: {client}, {args.connections} connections, {args.seconds} s per target, loopback; "
+                f"agentrank serve pid {server.pid}, plain Datasette 0.65.5 pid {plain.pid} (same rows, same facets)"
             )
-            print(f"{'target':<28} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+            print(f"{'target':<44} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
             rows: list[tuple[str, str]] = []
+            results = {}
             for name, target in targets:
-                assert httpx.get(target, timeout=30).status_code == 200, target
-                load = load_with_wrk if use_wrk else load_with_httpx
-                r = load(target, args.seconds, args.connections)
-                print(f"{name:<28} {r['rps']:8.1f} {r['p50']:8.1f} {r['p99']:8.1f} {r['errors']:7d}")
-                rows.append((name, f"{r['rps']:.1f} req/s, p50 {r['p50']:.0f} ms, p99 {r['p99']:.0f} ms"))
+                r = results[name] = measure(name, target, args, use_wrk)
+                rows.append((name, f"{r['rps']:.1f} req/s, p50 {r['p50']:.0f} ms, p99 {r['p99']:.1f} ms"))
+            for name, _ in compared:
+                ours, theirs = results[f"agentrank serve: {name}"], results[f"plain Datasette: {name}"]
+                ratio = ours["rps"] / theirs["rps"]
+                print(f"{name}: agentrank serve / plain Datasette = {ratio:.1f}x requests/s")
+                rows.append((f"{name}: agentrank serve / plain Datasette", f"{ratio:.1f}x req/s"))
             loaded = peak_rss_mb(server.pid)
 
             print("hostile SQL (one at a time; then the server must still answer):")
@@ -205,8 +278,9 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
             )
             return rows
         finally:
-            server.terminate()
-            server.wait(timeout=10)
+            for process in (server, plain):
+                process.terminate()
+                process.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -5,15 +5,26 @@ names the package and not a submodule; the hooks live in the submodules and are 
 (pluggy takes one function per hook from a plugin, so the routes of every page module meet here).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from datasette import hookimpl
 
-from datasette_plugins import agent_page, badges, feeds, pages
-from datasette_plugins.admission import asgi_wrapper, handle_exception
+from datasette_plugins import admission, agent_page, badges, cache, feeds, pages
+from datasette_plugins.admission import handle_exception
 from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls
 from datasette_plugins.cells import render_cell
 from datasette_plugins.formatting import prepare_jinja2_environment
 from datasette_plugins.limits import prepare_connection
 from datasette_plugins.pages import extra_template_vars
+
+
+@hookimpl
+def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
+    """Pages the published run decides come from the page cache (ETag, 304) before anything else;
+    what reaches the server passes the request gate that bounds heavy queries."""
+    gate, cached = admission.asgi_wrapper(datasette), cache.asgi_wrapper(datasette)
+    return lambda app: cached(gate(app))
 
 
 @hookimpl

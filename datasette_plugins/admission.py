@@ -155,7 +155,6 @@ def gate(app: Any, *, slots: int, wait_s: float) -> Any:
     return gated
 
 
-@hookimpl
 def asgi_wrapper(datasette: Any) -> Any:
     def wrap(app: Any) -> Any:
         settings = limits(datasette)

@@ -18,9 +18,10 @@ from datasette.utils import sqlite_timelimit
 from markupsafe import escape
 
 from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
+from datasette_plugins.cache import per_run
 from datasette_plugins.charts import history_chart
 from datasette_plugins.limits import limits, plain_rows
-from db.breakdown import UnknownRun, load_breakdown, load_change
+from db.breakdown import UnknownRun, load_breakdown, load_change, run_identity, run_population
 from leaderboard.summary import benchmark_summary
 from leaderboard.views import agent_methods
 from scoring.explain import flag_sentences, likely_rank_phrase
@@ -35,29 +36,68 @@ def agent_path(full_name: str, json: bool = False) -> str:
     return "/-/agent/" + quote(full_name, safe="/") + (".json" if json else "")
 
 
-def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
-    """Where ``value`` sits among ``values``, with a histogram on a log scale for the chart."""
-    logs = np.log10(1.0 + values)
-    low, high = float(logs.min()), float(logs.max())
+def histogram(values: np.ndarray) -> dict[str, Any]:
+    """The part of a distribution that is the same for every repo of the run (kept per run)."""
+    ordered = np.sort(values)
+    logs = np.log10(1.0 + ordered)
+    low, high = float(logs[0]), float(logs[-1])
     if high <= low:
         high = low + 1.0
     counts, edges = np.histogram(logs, bins=HISTOGRAM_BINS, range=(low, high))
-    position = (math.log10(1.0 + value) - low) / (high - low)
+    return {
+        "sorted": ordered,
+        "low": low,
+        "high": high,
+        "figures": {
+            "listed": len(values),
+            "min": int(ordered[0]),
+            "median": float(np.median(ordered)),
+            "max": int(ordered[-1]),
+            "max_count": int(counts.max()),
+            "bins": [
+                {"from": round(10**a - 1), "to": round(10**b - 1), "count": int(c)}
+                for a, b, c in zip(edges[:-1], edges[1:], counts, strict=False)
+            ],
+        },
+    }
+
+
+def place(shape: dict[str, Any], value: int) -> dict[str, Any]:
+    """Where ``value`` sits in a run's :func:`histogram`."""
+    ordered = shape["sorted"]
+    position = (math.log10(1.0 + value) - shape["low"]) / (shape["high"] - shape["low"])
     return {
         "value": value,
-        "listed": len(values),
-        "fewer": int((values < value).sum()),  # listed repos with strictly less
-        "more": int((values > value).sum()),
-        "min": int(values.min()),
-        "median": float(np.median(values)),
-        "max": int(values.max()),
+        **shape["figures"],
+        "fewer": int(np.searchsorted(ordered, value, side="left")),  # listed repos with strictly less
+        "more": int(len(ordered) - np.searchsorted(ordered, value, side="right")),
         "position": min(max(position, 0.0), 1.0),  # 0..1 along the log axis
-        "max_count": int(counts.max()),
-        "bins": [
-            {"from": round(10**a - 1), "to": round(10**b - 1), "count": int(c)}
-            for a, b, c in zip(edges[:-1], edges[1:], counts, strict=False)
-        ],
     }
+
+
+def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
+    """Where ``value`` sits among ``values``, with a histogram on a log scale for the chart."""
+    return place(histogram(values), value)
+
+
+def _run_key(conn: sqlite3.Connection, run_id: int, what: str) -> tuple[Any, ...]:
+    """What names a score run's rows for :func:`per_run`: the file, the run and when it started."""
+    return (what, *run_identity(conn, run_id))
+
+
+def cached_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
+    """:func:`db.breakdown.run_population`, read once per run by this process."""
+    return per_run(_run_key(conn, run_id, "population"), lambda: run_population(conn, run_id))
+
+
+def cached_histograms(conn: sqlite3.Connection, run_id: int) -> dict[str, dict[str, Any]]:
+    """The stars and forks histograms of a run, computed once per run by this process."""
+
+    def compute() -> dict[str, dict[str, Any]]:
+        population = cached_population(conn, run_id)
+        return {"stars": histogram(population["stars"]), "forks": histogram(population["forks"])}
+
+    return per_run(_run_key(conn, run_id, "histograms"), compute)
 
 
 def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
@@ -113,7 +153,7 @@ def change_since_previous(conn: sqlite3.Connection, full_name: str, run_id: int 
     if run_id is None:
         return None
     try:
-        return load_change(conn, full_name, "previous", run_id)
+        return load_change(conn, full_name, "previous", run_id, population=cached_population)
     except UnknownRun:
         return None
 
@@ -130,7 +170,7 @@ def agent_context(
     conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str = "http://127.0.0.1:8001"
 ) -> dict[str, Any] | None:
     """Everything the maker's page shows about one repo; None when the name is unknown."""
-    breakdown = load_breakdown(conn, full_name)
+    breakdown = load_breakdown(conn, full_name, population=cached_population)
     if breakdown is None:
         return None
     repo = breakdown["repo"]
@@ -153,14 +193,11 @@ def agent_context(
     context["chart"] = history_chart(context["history"])
     if breakdown["score"] is not None:
         context["badge"] = badge_snippet(public_url, repo["full_name"], breakdown["score"], breakdown["rank"])
-        population = np.asarray(
-            conn.execute("select stars, forks from scores where run_id = ?", [breakdown["run_id"]]).fetchall(),
-            dtype=float,
-        ).T
+        shapes = cached_histograms(conn, breakdown["run_id"])
         inputs = {c["component"]: c["input"] for c in breakdown["components"]}
         context["distributions"] = {
-            "stars": distribution(population[0], inputs["popularity"]["stars"]),
-            "forks": distribution(population[1], inputs["adoption"]["forks"]),
+            "stars": place(shapes["stars"], inputs["popularity"]["stars"]),
+            "forks": place(shapes["forks"], inputs["adoption"]["forks"]),
         }
     return context
 

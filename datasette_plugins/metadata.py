@@ -357,6 +357,12 @@ TABLES: dict[str, dict[str, Any]] = {
     },
 }
 
+TABLES["published_ranking"] = {
+    "description": "The query that computes the agents table from the published score run; publishing a run "
+    "copies its rows into agents, so pages read a table with indexes instead of this join.",
+    "columns": TABLES["agents"]["columns"],
+}
+
 _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "agents": {
         "sort": "rank",
@@ -370,6 +376,7 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "scores": {"sort": "rank"},
     "runs": {"sort_desc": "id"},
     "_sqlite_migrations": {"hidden": True},
+    "published_ranking": {"hidden": True},  # what publish() copies into the agents table (db/agents.py)
 }
 
 REWEIGHT_SQL = _reweight_sql()

@@ -51,6 +51,10 @@ class ServeConfig(BaseModel):
     source_url: str = "https://github.com/agentrank/agentrank"
     # Where the directory is served, for absolute links: feeds, badges and the export's page_url and badge_url.
     public_url: str = Field("http://127.0.0.1:8001", pattern=r"^https?://[^\s/]+(/\S*)?$")
+    # Pages that follow the published run (datasette_plugins/cache.py): how long a browser, CDN or
+    # proxy may keep them before revalidating with their ETag, and the in-process page cache.
+    cache_max_age: int = Field(300, ge=0)
+    page_cache_mb: int = Field(64, ge=0)
 
     # Which of the fields above are Datasette settings, passed through unchanged.
     DATASETTE_SETTINGS: ClassVar[tuple[str, ...]] = (
@@ -75,6 +79,8 @@ class ServeConfig(BaseModel):
         "queue_wait_ms",
         "source_url",
         "public_url",
+        "cache_max_age",
+        "page_cache_mb",
     )
 
     def datasette_settings(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -57,12 +58,55 @@ def _reason(current: dict[str, Any] | None, category: str, source: str | None) -
     return current.get("reason")
 
 
+def run_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
+    """A score run's ``repo_id``, ``stars``, ``forks`` and ``stars_per_day`` columns, in rank order.
+
+    The percentiles of a breakdown are taken against these; a run's rows never change once
+    written, so a server may keep the result for the run (``Population`` callers pass their own).
+    """
+    rows = conn.execute(
+        "select repo_id, stars, forks, stars_per_day from scores where run_id = ? order by rank", [run_id]
+    ).fetchall()
+    arrays = np.asarray(rows, dtype=float).reshape(-1, 4).T
+    return {"repo_id": arrays[0].astype(np.int64), "stars": arrays[1], "forks": arrays[2], "stars_per_day": arrays[3]}
+
+
+# How a reader gets a run's population: run_population, or a cached version of it.
+Population = Callable[[sqlite3.Connection, int], dict[str, np.ndarray]]
+
+
+def has_published_table(conn: sqlite3.Connection) -> bool:
+    return bool(conn.execute("select 1 from sqlite_master where type = 'table' and name = 'published'").fetchall())
+
+
+def published_stamp(conn: sqlite3.Connection) -> tuple[int, str] | None:
+    """The published score run and when it was published (None before anything is).
+
+    Reads with ``fetchall``: a statement left unfinished would hold its read snapshot open, and a
+    long-lived connection would then never see the next publish.
+    """
+    try:
+        rows = conn.execute("select score_run_id, published_at from published where id = 1").fetchall()
+    except sqlite3.OperationalError:
+        return None
+    return (rows[0][0], str(rows[0][1])) if rows and rows[0][0] is not None else None
+
+
+def run_identity(conn: sqlite3.Connection, run_id: int) -> tuple[str, int, str | None]:
+    """What names a score run's rows across files and rebuilds: the file, the run and its start."""
+    file = next((row[2] for row in conn.execute("pragma database_list").fetchall() if row[1] == "main"), "")
+    started = conn.execute("select started_at from runs where id = ?", [run_id]).fetchall()
+    return (file, run_id, started[0][0] if started else None)
+
+
 def published_run_id(conn: sqlite3.Connection) -> int | None:
     row = conn.execute("select score_run_id from published where id = 1").fetchone()
     return row[0] if row else None
 
 
-def load_breakdown(conn: sqlite3.Connection, full_name: str, run_id: int | None = None) -> dict[str, Any] | None:
+def load_breakdown(
+    conn: sqlite3.Connection, full_name: str, run_id: int | None = None, population: Population = run_population
+) -> dict[str, Any] | None:
     """The breakdown of ``full_name`` in a score run (default: the published run).
 
     Returns None when the repo is unknown. A known repo that is not in the run comes back with
@@ -107,9 +151,8 @@ def load_breakdown(conn: sqlite3.Connection, full_name: str, run_id: int | None 
             "uncertain": row["category_uncertain"],
             "reason": _reason(base["category"], row["category"], row["category_source"]),
         }
-    population = conn.execute("select stars, forks, stars_per_day from scores where run_id = ?", [run_id]).fetchall()
-    arrays = np.asarray(population, dtype=float).T
-    breakdown = explain_row(row, {"stars": arrays[0], "forks": arrays[1], "stars_per_day": arrays[2]})
+    arrays = population(conn, row["run_id"])
+    breakdown = explain_row(row, {k: arrays[k] for k in ("stars", "forks", "stars_per_day")})
     return {**base, **breakdown}
 
 
@@ -181,16 +224,18 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
     return found
 
 
-def _others(conn: sqlite3.Connection, run_id: int, repo_id: int) -> dict[str, np.ndarray]:
-    rows = conn.execute(
-        "select stars, forks, stars_per_day from scores where run_id = ? and repo_id != ?", [run_id, repo_id]
-    ).fetchall()
-    arrays = np.asarray(rows, dtype=float).reshape(-1, 3).T
-    return {"stars": arrays[0], "forks": arrays[1], "stars_per_day": arrays[2]}
+def _others(conn: sqlite3.Connection, run_id: int, repo_id: int, population: Population) -> dict[str, np.ndarray]:
+    arrays = population(conn, run_id)
+    keep = arrays["repo_id"] != repo_id
+    return {k: arrays[k][keep] for k in ("stars", "forks", "stars_per_day")}
 
 
 def load_change(
-    conn: sqlite3.Connection, full_name: str, since: str, run_id: int | None = None
+    conn: sqlite3.Connection,
+    full_name: str,
+    since: str,
+    run_id: int | None = None,
+    population: Population = run_population,
 ) -> dict[str, Any] | None:
     """Why ``full_name``'s score moved from the ``since`` run to ``run_id`` (default: published).
 
@@ -215,5 +260,8 @@ def load_change(
             raise UnknownRun(f"{repo['full_name']} was not listed in score run {rid}")
         rows[label] = found[0]
     return explain_change(
-        rows["before"], rows["after"], _others(conn, since_id, repo["id"]), _others(conn, run_id, repo["id"])
+        rows["before"],
+        rows["after"],
+        _others(conn, since_id, repo["id"], population),
+        _others(conn, run_id, repo["id"], population),
     )

@@ -573,6 +573,23 @@ def m015_category_reason(db: sqlite_utils.Database) -> None:
     db.table("repo_categories").add_column("reason", str)
 
 
+@migrations()
+def m017_agents_table(db: sqlite_utils.Database) -> None:
+    # The published ranking becomes a table refreshed at publish, with an index per facet and sort;
+    # its definition stays as the view published_ranking (db/agents.py).
+    from db.agents import make_agents_table
+
+    make_agents_table(db)
+
+
+@migrations()
+def m017b_name_lookup_indexes(db: sqlite_utils.Database) -> None:
+    # The maker's page finds a repo by name case-insensitively (db.breakdown.resolve_repo), three
+    # times per page: without these each lookup read every row of repos.
+    db.execute("create index idx_repos_full_name_nocase on repos(full_name collate nocase)")
+    db.execute("create index idx_repo_names_full_name_nocase on repo_names(full_name collate nocase)")
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations, holding the write lock so two processes cannot race."""
     if migrations.pending(db):

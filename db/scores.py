@@ -9,61 +9,126 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from db.connection import write_transaction
+from db.agents import refresh_agents
+from db.connection import bulk_cache, write_transaction
 from db.runs import iso, utcnow
 from scoring.licenses import SPDX_LIST_VERSION, is_osi_approved
 from scoring.score import METHOD_VERSION, ScoreInputs
 
-_INPUTS_SQL = """
-select id, full_name, stars, forks, created_at, pushed_at, license_spdx
-from repos where listed = 1
+# The listed set is copied once into a temporary table: scoring reads its numbers from there and
+# the score rows take their stored inputs (name, timestamps, licence) from the same copy, so what
+# is written is exactly what was scored, without a million strings passing through Python.
+_INPUTS_TABLE_SQL = """
+create temp table score_inputs (
+  repo_id integer primary key, full_name, stars, forks, created_at, pushed_at, license_spdx
+)
 """
+_COPY_INPUTS_SQL = """
+insert into temp.score_inputs
+select id, full_name, stars, forks, created_at, pushed_at, license_spdx from repos where listed = 1 order by id
+"""
+_EPOCH = "unixepoch({})" if sqlite3.sqlite_version_info >= (3, 38, 0) else "cast(strftime('%s', {}) as integer)"
+_INPUTS_SQL = f"""
+select repo_id, full_name, stars, forks, {_EPOCH.format("created_at")}, {_EPOCH.format("pushed_at")}, license_spdx
+from temp.score_inputs order by rowid
+"""
+READ_CHUNK = 100_000
 
 
-def _epochs(timestamps: list[str | None]) -> np.ndarray:
-    """UTC epoch seconds of stored 'YYYY-MM-DDTHH:MM:SSZ' timestamps, NaN for None.
-
-    numpy parses a million of these in a fraction of the time SQLite's strftime takes.
-    """
-    present = np.array([t is not None for t in timestamps], dtype=bool)
-    parsed = np.array([t[:19] for t in timestamps if t is not None], dtype="datetime64[s]").astype(np.int64)
-    out = np.full(len(timestamps), np.nan)
-    out[present] = parsed
-    return out
-
-
-def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[ScoreInputs, dict[str, list[Any]]]:
-    """The listed repos as score inputs, plus the raw columns the score rows keep."""
-    rows = db.execute(_INPUTS_SQL).fetchall()
-    columns = list(zip(*rows, strict=False)) if rows else [()] * 7
-    ids, names, stars, forks, created, pushed, licences = columns
-    osi_of = {spdx: is_osi_approved(spdx) for spdx in set(licences)}
+def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[ScoreInputs, dict[str, Any]]:
+    """The listed repos as score inputs; the second value names where their stored columns wait
+    for :func:`save_scores` (a temporary table of this connection)."""
+    conn = db.conn
+    outside = not conn.in_transaction
+    conn.execute("drop table if exists temp.score_inputs")
+    conn.execute(_INPUTS_TABLE_SQL)
+    conn.execute(_COPY_INPUTS_SQL)
+    if outside and conn.in_transaction:
+        conn.commit()  # the INSERT opened a (read) transaction on main: end it
+    parts: list[list[np.ndarray]] = [[] for _ in range(7)]
+    osi_of: dict[str | None, bool] = {}
+    cursor = conn.execute(_INPUTS_SQL)
+    while chunk := cursor.fetchmany(READ_CHUNK):
+        ids, names, stars, forks, created, pushed, licences = zip(*chunk, strict=True)
+        for spdx in set(licences) - osi_of.keys():
+            osi_of[spdx] = is_osi_approved(spdx)
+        parts[0].append(np.asarray(ids, dtype=np.int64))
+        parts[1].append(np.asarray(names, dtype=str))
+        parts[2].append(np.asarray(stars, dtype=np.int64))
+        parts[3].append(np.asarray(forks, dtype=np.int64))
+        parts[4].append(np.asarray(created, dtype=float))  # None (never for created_at) -> NaN
+        parts[5].append(np.asarray(pushed, dtype=float))  # no push -> NaN
+        parts[6].append(np.asarray([osi_of[spdx] for spdx in licences], dtype=bool))
+    empty = [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str)] + [np.zeros(0)] * 4 + [np.zeros(0, dtype=bool)]
+    arrays = [np.concatenate(p) if p else e for p, e in zip(parts, empty, strict=True)]
     inputs = ScoreInputs(
-        repo_id=np.asarray(ids, dtype=np.int64),
-        full_name=np.asarray(names, dtype=str),
-        stars=np.asarray(stars, dtype=np.int64),
-        forks=np.asarray(forks, dtype=np.int64),
-        created_epoch=_epochs(list(created)).astype(np.int64),
-        pushed_epoch=_epochs(list(pushed)),
-        osi=np.asarray([osi_of[spdx] for spdx in licences], dtype=bool),
+        repo_id=arrays[0],
+        full_name=arrays[1],
+        stars=arrays[2],
+        forks=arrays[3],
+        created_epoch=arrays[4].astype(np.int64),
+        pushed_epoch=arrays[5],
+        osi=arrays[6],
         as_of_epoch=as_of_epoch,
     )
-    raw = {"created_at": list(created), "pushed_at": list(pushed), "license_spdx": list(licences)}
-    return inputs, raw
+    return inputs, {"table": "temp.score_inputs"}
 
 
+# The newest snapshot of each repo observed at or before a cutoff: the baseline of its growth.
 _BASELINE_SQL = """
 select repo_id, stars, forks from (
   select repo_id, stars, forks,
          row_number() over (partition by repo_id order by observed_at desc, run_id desc) as newest
-  from snapshots where observed_at <= ?
+  from snapshots where observed_at <= {cutoff}
 ) where newest = 1
 """
 
+# What scoring computed (and the inputs it read), one row per repo, bound from Python in chunks.
+_COMPUTED = (
+    "repo_id",
+    "license_osi",
+    "age_days",
+    "days_since_push",
+    "stars_per_day",
+    "popularity",
+    "adoption",
+    "activity",
+    "momentum",
+    "openness",
+    "score",
+    "rank",
+)
+WRITE_CHUNK = 50_000
+
+# The score rows: the computed columns, the run's constants, and, joined in SQL, each repo's
+# current category and its growth since the week-old and four-week-old baselines.
+_SAVE_SQL = """
+with week as ({week}), month as ({month})
+insert into scores (run_id, as_of, method_version, spdx_list_version,
+  full_name, stars, forks, created_at, pushed_at, license_spdx, {computed},
+  category, category_source, category_probability, category_uncertain,
+  stars_delta_7d, stars_delta_28d, forks_delta_7d)
+select :run_id, :as_of, :method_version, :spdx_list_version,
+  i.full_name, i.stars, i.forks, i.created_at, i.pushed_at, i.license_spdx, {computed_s},
+  c.category, c.source, c.probability,
+  case when c.category is null then null else coalesce(c.uncertain, 0) != 0 end,
+  i.stars - w.stars, i.stars - m.stars, i.forks - w.forks
+from temp.score_rows s
+join temp.score_inputs i on i.repo_id = s.repo_id
+left join repo_categories c on c.repo_id = s.repo_id
+left join week w on w.repo_id = s.repo_id
+left join month m on m.repo_id = s.repo_id
+order by s.repo_id
+"""
+
+
+def _cutoff(as_of: str, days: float) -> str:
+    return iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
+
 
 def _baseline(db: sqlite_utils.Database, as_of: str, days: float) -> dict[int, tuple[int, int]]:
-    cutoff = iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
-    return {repo_id: (stars, forks) for repo_id, stars, forks in db.execute(_BASELINE_SQL, [cutoff])}
+    sql = _BASELINE_SQL.format(cutoff="?")
+    return {repo_id: (stars, forks) for repo_id, stars, forks in db.execute(sql, [_cutoff(as_of, days)])}
 
 
 def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], forks: list[int]):
@@ -113,80 +178,86 @@ def weekly_stars(
     return out
 
 
-def current_categories(db: sqlite_utils.Database, repo_ids: list[int]) -> dict[str, list[Any]]:
-    """Each repo's current category, to be kept with its score row."""
-    found = {
-        row[0]: row[1:]
-        for row in db.execute("select repo_id, category, source, probability, uncertain from repo_categories")
-    }
-    empty = (None, None, None, None)
-    values = [found.get(repo_id, empty) for repo_id in repo_ids]
-    return {
-        "category": [v[0] for v in values],
-        "category_source": [v[1] for v in values],
-        "category_probability": [v[2] for v in values],
-        "category_uncertain": [None if v[0] is None else int(bool(v[3])) for v in values],
-    }
-
-
 def save_scores(
     db: sqlite_utils.Database,
     run_id: int,
     as_of: str,
     inputs: ScoreInputs,
-    raw: dict[str, list[Any]],
+    raw: dict[str, Any],
     result: dict[str, np.ndarray],
     *,
-    deltas: dict[str, list[int | None]] | None = None,
     extra: dict[str, list[Any]] | None = None,
 ) -> int:
     """Write one score row per repo with every input, so the row alone recomputes the score.
 
-    The row also keeps the repo's category and recent growth as they were at scoring time
-    (``deltas``: :func:`growth`'s result when the caller already has it), and any ``extra``
-    columns (the rank and score ranges, flags).
+    The row also keeps the repo's category and recent growth as they were at scoring time: the
+    baseline of growth is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a
+    weekly crawl that starts a few minutes later than last week still compares with last week
+    (empty when there is no snapshot that old).
+
+    Written for a million rows: the computed columns go into a temporary table in chunks of
+    tuples built from the arrays (bounded memory, no per-row dicts), then one ``insert … select``
+    in SQLite adds the constants, categories and growth and writes the rows in key order, all in
+    one transaction, with a large page cache.
     """
     n = len(inputs)
-    repo_ids = inputs.repo_id.tolist()
-    pushed_nan = np.isnan(result["days_since_push"])
-    columns = {
-        "run_id": [run_id] * n,
-        "repo_id": repo_ids,
-        "full_name": inputs.full_name.tolist(),
-        "as_of": [as_of] * n,
-        "method_version": [METHOD_VERSION] * n,
-        "stars": inputs.stars.tolist(),
-        "forks": inputs.forks.tolist(),
-        "created_at": raw["created_at"],
-        "pushed_at": raw["pushed_at"],
-        "license_spdx": raw["license_spdx"],
-        "license_osi": inputs.osi.astype(int).tolist(),
-        "spdx_list_version": [SPDX_LIST_VERSION] * n,
-        "age_days": result["age_days"].tolist(),
-        "days_since_push": [
-            None if missing else d for missing, d in zip(pushed_nan, result["days_since_push"].tolist(), strict=False)
-        ],
-        "stars_per_day": result["stars_per_day"].tolist(),
-        "popularity": result["popularity"].tolist(),
-        "adoption": result["adoption"].tolist(),
-        "activity": result["activity"].tolist(),
-        "momentum": result["momentum"].tolist(),
-        "openness": result["openness"].tolist(),
-        "score": result["score"].tolist(),
-        "rank": result["rank"].tolist(),
-        **current_categories(db, repo_ids),
-        **(deltas or growth(db, as_of, repo_ids, inputs.stars.tolist(), inputs.forks.tolist())),
-        **(extra or {}),
+    # NaN (no push) is bound as a float, which SQLite stores as NULL.
+    columns: dict[str, Any] = {
+        "repo_id": inputs.repo_id,
+        "license_osi": inputs.osi.astype(np.int64),
+        **{name: result[name] for name in _COMPUTED[2:]},
+        **(extra or {}),  # more columns computed with the score (rank and score ranges, flags)
     }
-    names = list(columns)
-    sql = "insert into scores ({}) values ({})".format(
-        ", ".join(f'"{c}"' for c in names), ", ".join("?" for _ in names)
-    )
-    with write_transaction(db):
-        db.execute("delete from scores where run_id = ?", [run_id])
-        # executemany over column tuples: a million rows go in several times faster than dicts.
-        db.conn.executemany(sql, zip(*columns.values(), strict=False))
+    conn = db.conn
+    foreign_keys = conn.execute("pragma foreign_keys").fetchall()[0][0]
+    if not conn.in_transaction:
+        # Every row's run is the one being recorded and its repo was just read from repos: the
+        # per-row foreign-key lookups would only cost time (a quarter of the write). A no-op
+        # inside a caller's transaction.
+        conn.execute("pragma foreign_keys = off")
+    try:
+        with bulk_cache(db):
+            _write_rows(db, run_id, as_of, columns, n)
+    finally:
+        conn.execute(f"pragma foreign_keys = {foreign_keys}")
     return n
+
+
+def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dict[str, Any], n: int) -> None:
+    conn = db.conn
+    with write_transaction(db):
+        conn.execute("delete from scores where run_id = ?", [run_id])
+        conn.execute("drop table if exists temp.score_rows")
+        names = list(columns)
+        conn.execute(f"create temp table score_rows (repo_id integer primary key, {', '.join(names[1:])})")
+        insert = f"insert into temp.score_rows values ({', '.join('?' for _ in names)})"
+        for start in range(0, n, WRITE_CHUNK):
+            chunk = [
+                column[start : start + WRITE_CHUNK].tolist()
+                if isinstance(column, np.ndarray)
+                else column[start : start + WRITE_CHUNK]
+                for column in columns.values()
+            ]
+            conn.executemany(insert, zip(*chunk, strict=True))
+        baseline = _BASELINE_SQL.replace("{cutoff}", "{}")
+        conn.execute(
+            _SAVE_SQL.format(
+                week=baseline.format(":week"),
+                month=baseline.format(":month"),
+                computed=", ".join(names),
+                computed_s=", ".join(f"s.{c}" for c in names),
+            ),
+            {
+                "run_id": run_id,
+                "as_of": as_of,
+                "method_version": METHOD_VERSION,
+                "spdx_list_version": SPDX_LIST_VERSION,
+                "week": _cutoff(as_of, 6),
+                "month": _cutoff(as_of, 27),
+            },
+        )
+        conn.execute("drop table temp.score_rows")
+        conn.execute("drop table temp.score_inputs")
 
 
 def publish(
@@ -198,8 +269,9 @@ def publish(
     and its ranking together.
     """
     row = {"id": 1, "score_run_id": score_run_id, "refresh_run_id": refresh_run_id, "published_at": at or iso(utcnow())}
-    with write_transaction(db):
+    with write_transaction(db), bulk_cache(db):
         db.table("published").upsert(row, pk="id")
+        refresh_agents(db)
 
 
 def published_score_run(db: sqlite_utils.Database) -> int | None:

@@ -1,0 +1,125 @@
+"""deploy/nginx in front of a real `agentrank serve`: cached pages, the security headers, gzip and
+the per-IP limit on arbitrary SQL. Skipped when nginx is not installed (`apt-get install nginx`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.publish_helpers import free_port
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "nginx"
+NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
+pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx is not installed")
+
+
+@pytest.fixture(scope="module")
+def proxy(live_server, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nginx")
+    http_conf = (DEPLOY / "agentrank-http.conf").read_text()
+    # The shipped config's cache path and upstream, pointed at this test's directory and server.
+    for shipped in ("/var/cache/nginx/agentrank", "server 127.0.0.1:8001;"):
+        assert shipped in http_conf, f"deploy/nginx/agentrank-http.conf no longer has {shipped!r}"
+    upstream = live_server.url.removeprefix("http://")
+    http_conf = http_conf.replace("/var/cache/nginx/agentrank", str(tmp / "cache"))
+    http_conf = http_conf.replace("server 127.0.0.1:8001;", f"server {upstream};")
+    (tmp / "agentrank-http.conf").write_text(http_conf)
+    port = free_port()
+    temp_paths = "\n".join(
+        f"  {kind}_temp_path {tmp / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    (tmp / "nginx.conf").write_text(
+        f"""
+{"user root;" if os.geteuid() == 0 else ""}
+worker_processes 1;
+error_log {tmp / "error.log"};
+pid {tmp / "nginx.pid"};
+events {{ worker_connections 256; }}
+http {{
+  access_log {tmp / "access.log"};
+{temp_paths}
+  include {tmp / "agentrank-http.conf"};
+  server {{
+    listen 127.0.0.1:{port};
+    include {DEPLOY / "agentrank-site.conf"};
+  }}
+}}
+"""
+    )
+    assert NGINX is not None
+    check = subprocess.run([NGINX, "-t", "-p", str(tmp), "-c", str(tmp / "nginx.conf")], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    process = subprocess.Popen(
+        [NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url + "/", timeout=5)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_published_page_is_served_from_the_cache_with_the_security_headers(proxy):
+    first = httpx.get(f"{proxy}/agentrank/agents")
+    second = httpx.get(f"{proxy}/agentrank/agents")
+    assert first.status_code == second.status_code == 200
+    assert first.headers["x-cache-status"] == "MISS"
+    assert second.headers["x-cache-status"] == "HIT"
+    assert second.text == first.text
+    assert second.headers["etag"] == first.headers["etag"]
+    assert second.headers["cache-control"].startswith("public, max-age=")
+    csp = second.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "object-src 'none'" in csp
+    assert second.headers["strict-transport-security"].startswith("max-age=")
+    assert second.headers["x-content-type-options"] == "nosniff"
+    assert second.headers["x-frame-options"] == "DENY"
+    # The browser's revalidation reaches the same 304 through the proxy.
+    again = httpx.get(f"{proxy}/agentrank/agents", headers={"if-none-match": first.headers["etag"]})
+    assert again.status_code == 304
+
+
+def test_pages_are_gzipped(proxy):
+    response = httpx.get(f"{proxy}/agentrank/agents.json", headers={"accept-encoding": "gzip"})
+    assert response.status_code == 200
+    assert response.headers["content-encoding"] == "gzip"
+    assert response.json()["rows"]  # httpx decompressed it
+
+
+def test_arbitrary_sql_is_not_cached_and_is_rate_limited_per_client(proxy):
+    # One client's spike of queries, on the HTML and the JSON endpoint (one budget for both).
+    paths = ["/agentrank?sql=select+1", "/agentrank.json?sql=select+2"] * 15
+
+    async def spike() -> list[int]:
+        async with httpx.AsyncClient(timeout=60) as client:
+            responses = await asyncio.gather(*(client.get(proxy + path) for path in paths))
+        return [r.status_code for r in responses]
+
+    statuses = asyncio.run(spike())
+    assert set(statuses) == {200, 429}, statuses  # the burst is answered, the rest refused
+    assert statuses.count(200) <= 15
+    answered = httpx.get(f"{proxy}/agentrank.json?sql=select+3")
+    assert answered.headers.get("x-cache-status", "") in ("BYPASS", "")  # or refused (429): never HIT
+    # Pages without SQL are not held back by the SQL limit.
+    assert httpx.get(f"{proxy}/agentrank/agents").status_code == 200
+
+
+def test_datasette_introspection_pages_are_not_public(proxy):
+    assert httpx.get(f"{proxy}/-/versions.json").status_code == 404
+    assert httpx.get(f"{proxy}/-/plugins").status_code == 404
