@@ -182,8 +182,10 @@ def _etag_matches(if_none_match: str, etag: str) -> bool:
 
 
 def _with_cache_headers(headers: list[tuple[bytes, bytes]], etag: str, cache_control: str) -> list[tuple[bytes, bytes]]:
+    # A page that sets its own Cache-Control (a badge: a day) keeps it; the rest get the setting's.
+    own = [v for k, v in headers if k.lower() == b"cache-control" and v.startswith(b"public")]
     kept = [(k, v) for k, v in headers if k.lower() not in (b"etag", b"cache-control")]
-    return [*kept, (b"etag", etag.encode()), (b"cache-control", cache_control.encode())]
+    return [*kept, (b"etag", etag.encode()), (b"cache-control", own[0] if own else cache_control.encode())]
 
 
 def cache_control(max_age: int) -> str:
