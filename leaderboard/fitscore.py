@@ -18,7 +18,6 @@ Pure: no database. The rules:
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from leaderboard.figures import Scored, scored
+from leaderboard.toml_files import read_toml
 
 CRITERIA = ("quality", "reliability", "cost", "speed", "setup", "agent", "privacy")
 DERIVED = ("quality", "reliability")
@@ -112,12 +112,7 @@ class AssessmentFile(_Strict):
 def read_assessments(path: str | Path) -> AssessmentFile:
     """Parse and validate an assessments TOML file; any problem is one AssessmentFileError line."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise AssessmentFileError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise AssessmentFileError(f"{path}: not valid TOML: {e}") from None
+    data = read_toml(path, AssessmentFileError)
     try:
         parsed = AssessmentFile.model_validate(data)
     except ValidationError as e:

@@ -16,12 +16,13 @@ unknown"), never 0.
 from __future__ import annotations
 
 import datetime as dt
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from leaderboard.toml_files import read_toml
 
 LIST_PRICE = "api-list-price"
 PER = 1_000_000
@@ -60,12 +61,7 @@ class _PriceFile(BaseModel):
 
 def read_prices(path: str | Path) -> list[Price]:
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise PriceFileError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise PriceFileError(f"{path}: not valid TOML: {e}") from None
+    data = read_toml(path, PriceFileError)
     try:
         prices = _PriceFile.model_validate(data).price
     except ValidationError as e:
