@@ -18,7 +18,7 @@ from db.validation import classifier_accuracy, crawl_coverage, run_ranks, save_v
 from scoring import growth as growth_rule
 from scoring import validation
 from scoring.score import ScoreInputs, compute_scores
-from scoring.uncertainty import DRAWS, INTERVAL, SEED, rank_ranges, weekly_noise
+from scoring.uncertainty import INTERVAL, SEED, draws_for, rank_ranges, weekly_noise
 
 
 @dataclass
@@ -101,7 +101,7 @@ def score(
     previous_run = published_score_run(db)
     with recorded_run(db, "score", parent_id=parent_id, as_of=as_of, started_at=started_at) as run:
         result = compute_scores(inputs)
-        deltas = growth(db, as_of, inputs.repo_id.tolist(), inputs.stars.tolist(), inputs.forks.tolist())
+        deltas = growth(db, as_of, inputs.repo_id, inputs.stars, inputs.forks)
         extra, judgement = trust_columns(db, as_of, inputs, result, deltas)
         saved = save_scores(db, run.id, as_of, inputs, raw, result, extra=extra)
         figures, details = validation_figures(db, inputs, result, extra, judgement, previous_run)
@@ -113,33 +113,29 @@ def score(
     return ScoreResult(run.id, as_of, saved, top_of_run(db.conn, run.id), publish_result)
 
 
-def _as_float(values: list[int | None]) -> np.ndarray:
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
-
-
 def trust_columns(
     db: sqlite_utils.Database,
     as_of: str,
     inputs: ScoreInputs,
     result: dict[str, np.ndarray],
-    deltas: dict[str, list[int | None]],
-) -> tuple[dict[str, list[Any]], growth_rule.GrowthJudgement]:
+    deltas: dict[str, np.ndarray],
+) -> tuple[dict[str, Any], growth_rule.GrowthJudgement]:
     """The rank and score ranges and the flags of every repo, as score-row columns."""
-    stars_delta, forks_delta = _as_float(deltas["stars_delta_7d"]), _as_float(deltas["forks_delta_7d"])
+    stars_delta, forks_delta = deltas["stars_delta_7d"], deltas["forks_delta_7d"]
     ranges = rank_ranges(
         inputs, result, weekly_noise(inputs.stars, stars_delta), weekly_noise(inputs.forks, forks_delta)
     )
-    weekly = weekly_stars(db, as_of, inputs.repo_id.tolist(), inputs.stars.tolist(), growth_rule.WEEKS)
+    weekly = weekly_stars(db, as_of, inputs.repo_id, inputs.stars, growth_rule.WEEKS)
     pushed = np.nan_to_num(result["days_since_push"], nan=np.inf) <= 7
     judgement = growth_rule.judge(weekly, forks_delta, pushed)
     checks = judgement.details(weekly, forks_delta, pushed)
     flagged_json, plain = json.dumps([growth_rule.FLAG]), json.dumps([])
-    flags = [flagged_json if f else plain for f in judgement.flagged.tolist()]
-    extra: dict[str, list[Any]] = {
-        "rank_best": ranges.rank_best.tolist(),
-        "rank_worst": ranges.rank_worst.tolist(),
-        "score_low": ranges.score_low.tolist(),
-        "score_high": ranges.score_high.tolist(),
+    flags = np.where(judgement.flagged, flagged_json, plain).astype(object).tolist()
+    extra: dict[str, Any] = {
+        "rank_best": ranges.rank_best,
+        "rank_worst": ranges.rank_worst,
+        "score_low": ranges.score_low,
+        "score_high": ranges.score_high,
         "flags": flags,
         "growth_check": checks,
     }
@@ -150,7 +146,7 @@ def validation_figures(
     db: sqlite_utils.Database,
     inputs: ScoreInputs,
     result: dict[str, np.ndarray],
-    extra: dict[str, list[Any]],
+    extra: dict[str, Any],
     judgement: growth_rule.GrowthJudgement,
     previous_run: int | None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -187,7 +183,7 @@ def validation_figures(
         else ("no earlier published run" if previous_run is None else "fewer than 2 repos ranked in both runs"),
         "crawl_coverage": coverage,
         "classifier_cv_accuracy": classifier["reason"],
-        "uncertainty": {"draws": DRAWS, "seed": SEED, "interval": list(INTERVAL)},
+        "uncertainty": {"draws": draws_for(len(inputs)), "seed": SEED, "interval": list(INTERVAL)},
         "wide_rank_range_places": validation.WIDE_RANGE,
         "growth_peer_sd": judgement.peer_sd,
     }

@@ -1,4 +1,4 @@
-"""Time to compute the rank and score ranges (the uncertainty model) for 10k and 100k repos.
+"""Time to compute the rank and score ranges (the uncertainty model) for 10k, 100k and 1M repos.
 
 Each case runs in a fresh child process, after the score itself, so only the ranges are timed.
 
@@ -20,7 +20,7 @@ def case(n: int) -> dict:
     import numpy as np
 
     from scoring.score import ScoreInputs, compute_scores
-    from scoring.uncertainty import DRAWS, rank_ranges, weekly_noise
+    from scoring.uncertainty import draws_for, rank_ranges, weekly_noise
 
     rng = np.random.default_rng(n)
     as_of = 1_796_000_000
@@ -44,7 +44,7 @@ def case(n: int) -> dict:
     ranges = rank_ranges(inputs, result, weekly_noise(stars, stars_delta), weekly_noise(forks, forks_delta))
     seconds = time.perf_counter() - started
     width = ranges.rank_worst - ranges.rank_best
-    return {"seconds": seconds, "draws": DRAWS, "median_width": float(np.median(width))}
+    return {"seconds": seconds, "draws": draws_for(n), "median_width": float(np.median(width))}
 
 
 def _run(n: int) -> dict:
@@ -56,7 +56,7 @@ def _run(n: int) -> dict:
 
 def main() -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
-    for n in (10_000, 100_000):
+    for n in (10_000, 100_000, 1_000_000):
         r = _run(n)
         rows.append(
             (

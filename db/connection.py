@@ -65,7 +65,7 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
 
 # Page cache for a bulk write (KiB): the indexes of a million-row write stay in memory, and index
 # builds sort in memory, instead of re-reading pages for each row.
-BULK_CACHE_KIB = 256 * 1024
+BULK_CACHE_KIB = 64 * 1024
 
 
 @contextmanager

@@ -126,26 +126,47 @@ def _cutoff(as_of: str, days: float) -> str:
     return iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
 
 
-def _baseline(db: sqlite_utils.Database, as_of: str, days: float) -> dict[int, tuple[int, int]]:
-    sql = _BASELINE_SQL.format(cutoff="?")
-    return {repo_id: (stars, forks) for repo_id, stars, forks in db.execute(sql, [_cutoff(as_of, days)])}
+def _by_repo(repo_ids: np.ndarray, rows: list[tuple[Any, ...]], columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each row's repo (its first value) sits in ``repo_ids``, and the rows' other values as a
+    float array, for the rows whose repo is there (vectorised: a million rows in well under a second)."""
+    if not rows or not len(repo_ids):
+        return np.zeros(0, dtype=np.intp), np.zeros((0, columns))
+    data = np.array(rows, dtype=float).reshape(len(rows), columns + 1)
+    ids = data[:, 0].astype(np.int64)
+    order = np.argsort(repo_ids, kind="stable")
+    known = repo_ids[order]
+    at = np.minimum(np.searchsorted(known, ids), len(known) - 1)
+    found = known[at] == ids
+    return order[at[found]], data[found, 1:]
 
 
-def growth(db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], forks: list[int]):
+def _baseline(db: sqlite_utils.Database, as_of: str, days: float, repo_ids: np.ndarray) -> np.ndarray:
+    """(stars, forks) of each repo at its baseline, N × 2, NaN without one."""
+    out = np.full((len(repo_ids), 2), np.nan)
+    slots, values = _by_repo(
+        repo_ids, db.execute(_BASELINE_SQL.format(cutoff="?"), [_cutoff(as_of, days)]).fetchall(), 2
+    )
+    out[slots] = values
+    return out
+
+
+def growth(
+    db: sqlite_utils.Database, as_of: str, repo_ids: np.ndarray, stars: np.ndarray, forks: np.ndarray
+) -> dict[str, np.ndarray]:
     """Stars gained over about a week and four weeks, forks over a week, from the snapshots.
 
     The baseline is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a weekly
-    crawl that starts a few minutes later than last week still compares with last week. None when
+    crawl that starts a few minutes later than last week still compares with last week. NaN when
     there is no snapshot that old.
     """
-    week, month = _baseline(db, as_of, 6), _baseline(db, as_of, 27)
-    out: dict[str, list[int | None]] = {"stars_delta_7d": [], "stars_delta_28d": [], "forks_delta_7d": []}
-    for repo_id, s, f in zip(repo_ids, stars, forks, strict=False):
-        w, m = week.get(repo_id), month.get(repo_id)
-        out["stars_delta_7d"].append(None if w is None else s - w[0])
-        out["forks_delta_7d"].append(None if w is None else f - w[1])
-        out["stars_delta_28d"].append(None if m is None else s - m[0])
-    return out
+    repo_ids = np.asarray(repo_ids, dtype=np.int64)
+    week, month = _baseline(db, as_of, 6, repo_ids), _baseline(db, as_of, 27, repo_ids)
+    stars, forks = np.asarray(stars, dtype=float), np.asarray(forks, dtype=float)
+    return {
+        "stars_delta_7d": stars - week[:, 0],
+        "stars_delta_28d": stars - month[:, 0],
+        "forks_delta_7d": forks - week[:, 1],
+    }
 
 
 _WEEK_POINT_SQL = """
@@ -158,7 +179,7 @@ select repo_id, stars from (
 
 
 def weekly_stars(
-    db: sqlite_utils.Database, as_of: str, repo_ids: list[int], stars: list[int], weeks: int
+    db: sqlite_utils.Database, as_of: str, repo_ids: np.ndarray, stars: np.ndarray, weeks: int
 ) -> np.ndarray:
     """Stars at the end of each of the last ``weeks`` weeks, from the snapshots: N × (weeks + 1).
 
@@ -166,15 +187,13 @@ def weekly_stars(
     before ``as_of`` (a weekly crawl a day early or a few days late still counts), NaN without one.
     """
     at = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
-    position = {repo_id: i for i, repo_id in enumerate(repo_ids)}
+    repo_ids = np.asarray(repo_ids, dtype=np.int64)
     out = np.full((len(repo_ids), weeks + 1), np.nan)
     out[:, 0] = stars
     for k in range(1, weeks + 1):
         newest, oldest = iso(at - timedelta(days=7 * k - 1)), iso(at - timedelta(days=7 * k + 3))
-        for repo_id, count in db.execute(_WEEK_POINT_SQL, [newest, oldest]):
-            i = position.get(repo_id)
-            if i is not None:
-                out[i, k] = count
+        slots, values = _by_repo(repo_ids, db.execute(_WEEK_POINT_SQL, [newest, oldest]).fetchall(), 1)
+        out[slots, k] = values[:, 0]
     return out
 
 
@@ -186,7 +205,7 @@ def save_scores(
     raw: dict[str, Any],
     result: dict[str, np.ndarray],
     *,
-    extra: dict[str, list[Any]] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> int:
     """Write one score row per repo with every input, so the row alone recomputes the score.
 

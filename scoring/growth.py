@@ -65,37 +65,37 @@ class GrowthJudgement:
 
         A repo that was not judged gets only the reason (one shared string per reason).
         """
-        gains = _gains(weekly_stars)[:, 1:].tolist()
-        gain, earlier_max, expected = self.gain.tolist(), self.earlier_max.tolist(), self.expected.tolist()
-        own_needed, peers_needed = self.own_needed.tolist(), self.peers_needed.tolist()
-        forks, pushed_list, flagged = (
-            np.asarray(forks_gain, dtype=float).tolist(),
-            pushed.tolist(),
-            self.flagged.tolist(),
-        )
+        # Only the judged repos' figures go through Python; the others share one string per reason.
         unjudged: dict[str | None, str] = {}
-        out = []
-        for i, judged in enumerate(self.judged.tolist()):
-            if not judged:
-                reason = self.reason[i]
-                if reason not in unjudged:
-                    unjudged[reason] = json.dumps({"judged": False, "reason": reason, "flagged": False})
-                out.append(unjudged[reason])
-                continue
+        out = [
+            unjudged.get(r) or unjudged.setdefault(r, json.dumps({"judged": False, "reason": r, "flagged": False}))
+            for r in self.reason
+        ]
+        rows = np.flatnonzero(self.judged)
+        gains = _gains(weekly_stars)[rows, 1:].tolist()
+        gain, earlier_max, expected = (
+            self.gain[rows].tolist(),
+            self.earlier_max[rows].tolist(),
+            self.expected[rows].tolist(),
+        )
+        own_needed, peers_needed = self.own_needed[rows].tolist(), self.peers_needed[rows].tolist()
+        forks = np.asarray(forks_gain, dtype=float)[rows].tolist()
+        pushed_list, flagged = np.asarray(pushed)[rows].tolist(), self.flagged[rows].tolist()
+        for j, i in enumerate(rows.tolist()):
             record = {
                 "judged": True,
                 "reason": None,
-                "flagged": bool(flagged[i]),
-                "stars_gained_last_week": _number(gain[i]),
-                "earlier_weekly_gains": [int(g) for g in gains[i] if not math.isnan(g)],
-                "largest_earlier_weekly_gain": _number(earlier_max[i]),
-                "forks_gained_last_week": _number(forks[i]),
-                "pushed_last_week": bool(pushed_list[i]),
-                "expected_from_peers": round(expected[i], 1),
-                "flag_needs_by_own_history": math.ceil(own_needed[i]),
-                "flag_needs_by_peers": math.ceil(peers_needed[i]),
+                "flagged": bool(flagged[j]),
+                "stars_gained_last_week": _number(gain[j]),
+                "earlier_weekly_gains": [int(g) for g in gains[j] if not math.isnan(g)],
+                "largest_earlier_weekly_gain": _number(earlier_max[j]),
+                "forks_gained_last_week": _number(forks[j]),
+                "pushed_last_week": bool(pushed_list[j]),
+                "expected_from_peers": round(expected[j], 1),
+                "flag_needs_by_own_history": math.ceil(own_needed[j]),
+                "flag_needs_by_peers": math.ceil(peers_needed[j]),
             }
-            out.append(json.dumps(record))
+            out[i] = json.dumps(record)
         return out
 
 
@@ -143,7 +143,7 @@ def judge(weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed_last_week: np
         else "no star count from a week ago"
         if math.isnan(g)
         else f"fewer than {MIN_EARLIER_WEEKS + 1} weekly star gains in the history"
-        for ok, g in zip(enough, gain, strict=True)
+        for ok, g in zip(enough.tolist(), gain.tolist(), strict=True)
     ]
     judged = enough.copy()
     expected = np.full(n, np.nan)

@@ -61,7 +61,27 @@ assert all(_INTEGER_WEIGHTS["activity"] * points % 100 == 0 for _, points in ACT
 
 def smaller_counts(values: np.ndarray) -> np.ndarray:
     """For each value, how many values are strictly smaller (r − 1 in the percentile rule)."""
-    return np.searchsorted(np.sort(values), values, side="left")
+    values = np.asarray(values)
+    n = len(values)
+    out = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return out
+    # One sort; equal values (compared exactly) share the count of the first of their run. Several
+    # times faster at a million than searching every value in the sorted copy.
+    order = np.argsort(values)  # the order within a run of equal values does not matter
+    ordered = values[order]
+    starts = np.arange(n, dtype=np.int64)
+    starts[1:][ordered[1:] == ordered[:-1]] = 0
+    out[order] = np.maximum.accumulate(starts)
+    return out
+
+
+def percentile_of_counts(smaller: np.ndarray, n: int) -> np.ndarray:
+    """100 * (number of strictly smaller values) / (N - 1); 100 when N = 1."""
+    if n == 1:
+        return np.full(1, 100.0)
+    # (r - 1) / (N - 1) first, then * 100: the order percent_rank() * 100.0 uses in SQL.
+    return 100.0 * (np.asarray(smaller, dtype=np.int64) / max(n - 1, 1))
 
 
 def percentile(values: np.ndarray) -> np.ndarray:
@@ -69,10 +89,7 @@ def percentile(values: np.ndarray) -> np.ndarray:
     n = len(values)
     if n == 0:
         return np.zeros(0)
-    if n == 1:
-        return np.full(1, 100.0)
-    # (r - 1) / (N - 1) first, then * 100: the order percent_rank() * 100.0 uses in SQL.
-    return 100.0 * (smaller_counts(values) / (n - 1))
+    return percentile_of_counts(smaller_counts(values), n)
 
 
 def tie_key(smaller: dict[str, np.ndarray], activity: np.ndarray, openness: np.ndarray, n: int) -> np.ndarray:
@@ -113,9 +130,9 @@ def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
         "adoption": smaller_counts(forks),
         "momentum": smaller_counts(stars_per_day),
     }
-    popularity = percentile(stars)
-    adoption = percentile(forks)
-    momentum = percentile(stars_per_day)
+    popularity = percentile_of_counts(smaller["popularity"], n)
+    adoption = percentile_of_counts(smaller["adoption"], n)
+    momentum = percentile_of_counts(smaller["momentum"], n)
     activity = activity_points(days_since_push)
     openness = np.where(inputs.osi.astype(bool), 100.0, 0.0)
     score = (
