@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -242,8 +243,23 @@ def save_scores(
     return n
 
 
+def _most_common_out(columns: dict[str, Any]) -> dict[str, Any]:
+    """For each list column (text such as ``flags``), its most common value, replaced by None in the
+    list: that value is then bound once for the whole insert instead of once per row."""
+    common: dict[str, Any] = {}
+    for name, column in columns.items():
+        if isinstance(column, list) and column:
+            value = Counter(column).most_common(1)[0][0]
+            if value is not None:
+                common[name] = value
+                columns[name] = [None if v == value else v for v in column]
+    return common
+
+
 def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dict[str, Any], n: int) -> None:
     conn = db.conn
+    columns = dict(columns)
+    common = _most_common_out(columns)
     with write_transaction(db):
         conn.execute("delete from scores where run_id = ?", [run_id])
         conn.execute("drop table if exists temp.score_rows")
@@ -264,7 +280,7 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
                 week=baseline.format(":week"),
                 month=baseline.format(":month"),
                 computed=", ".join(names),
-                computed_s=", ".join(f"s.{c}" for c in names),
+                computed_s=", ".join(f"coalesce(s.{c}, :common_{c})" if c in common else f"s.{c}" for c in names),
             ),
             {
                 "run_id": run_id,
@@ -273,6 +289,7 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
                 "spdx_list_version": SPDX_LIST_VERSION,
                 "week": _cutoff(as_of, 6),
                 "month": _cutoff(as_of, 27),
+                **{f"common_{c}": value for c, value in common.items()},
             },
         )
         conn.execute("drop table temp.score_rows")
