@@ -355,3 +355,49 @@ def test_a_run_scored_before_the_trust_fields_still_exports(tmp_path):
     agents = list(db.query("select likely_rank, flags from agents"))
     assert all(a["likely_rank"] is None and a["flags"] == "[]" for a in agents) and run_id, agents[:3]
     db.close()
+
+
+def _synthetic_inputs(n: int, seed: int):
+    from scoring.score import ScoreInputs, compute_scores
+
+    rng = np.random.default_rng(seed)
+    as_of = 1_796_000_000
+    stars = (200 / (1 - rng.random(n))).astype(np.int64)
+    inputs = ScoreInputs(
+        repo_id=rng.permutation(n) + 1,
+        full_name=np.array([f"o{i % 7}/r{i}" for i in range(n)]),
+        stars=stars,
+        forks=(stars * rng.uniform(0.02, 0.3, n)).astype(np.int64),
+        created_epoch=as_of - rng.integers(86400, 86400 * 4000, n),
+        pushed_epoch=(as_of - rng.integers(0, 86400 * 800, n)).astype(float),
+        osi=rng.random(n) < 0.7,
+        as_of_epoch=as_of,
+    )
+    return inputs, compute_scores(inputs)
+
+
+def test_ranges_do_not_depend_on_threads_or_load_order_and_fewer_draws_still_hold_the_rank():
+    from scoring.score import ScoreInputs
+    from scoring.uncertainty import MIN_DRAWS, draws_for, rank_ranges, weekly_noise
+
+    inputs, result = _synthetic_inputs(3000, seed=5)
+    noise = weekly_noise(inputs.stars, np.full(3000, np.nan)), weekly_noise(inputs.forks, np.full(3000, np.nan))
+    one = rank_ranges(inputs, result, *noise, threads=1)
+    two = rank_ranges(inputs, result, *noise, threads=2)
+    for field in ("rank_best", "rank_worst", "score_low", "score_high"):
+        assert np.array_equal(getattr(one, field), getattr(two, field))
+    # The same repos loaded in another order get the same ranges.
+    shuffle = np.random.default_rng(1).permutation(3000)
+    shuffled = ScoreInputs(
+        **{k: v[shuffle] for k, v in vars(inputs).items() if k != "as_of_epoch"}, as_of_epoch=inputs.as_of_epoch
+    )
+    again = rank_ranges(shuffled, {k: v[shuffle] for k, v in result.items()}, noise[0][shuffle], noise[1][shuffle])
+    assert np.array_equal(again.rank_best, one.rank_best[shuffle])
+    assert np.array_equal(again.score_high, one.score_high[shuffle])
+    # A million repos get fewer draws; the range (then the lowest and highest draw) still holds the
+    # rank and is about as wide as 100 draws' 5th-95th percentile.
+    assert draws_for(3000) == 100 and draws_for(1_000_000) == MIN_DRAWS
+    few = rank_ranges(inputs, result, *noise, draws=MIN_DRAWS)
+    assert np.all(few.rank_best <= result["rank"]) and np.all(result["rank"] <= few.rank_worst)
+    assert np.all(few.score_low <= result["score"]) and np.all(result["score"] <= few.score_high)
+    assert np.mean(few.rank_worst - few.rank_best) >= 0.8 * np.mean(one.rank_worst - one.rank_best)
