@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
     args = parser.parse_args(argv)
     rows: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="agentrank-concurrency-") as tmp:
-        demo = build_demo(Path(tmp), Config(), size=args.size)
+        demo = build_demo(Path(tmp) / "agentrank.db", Path(tmp) / "agentrank-export.json", Config(), size=args.size)
         db = demo.db_path.stem
         port = free_port("127.0.0.1", 0)
         base = f"http://127.0.0.1:{port}"
