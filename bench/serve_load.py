@@ -154,9 +154,13 @@ def plain_datasette(path: Path, port: int, settings: Config) -> list[str]:
     return [sys.executable, "-c", PLAIN_SERVER, "serve", str(path), "-m", str(metadata), "--port", str(port), *flags]
 
 
+WARM_UP_S = 1
+
+
 def measure(name: str, target: str, args: argparse.Namespace, use_wrk: bool) -> dict[str, float]:
     assert httpx.get(target, timeout=30).status_code == 200, target
     load = load_with_wrk if use_wrk else load_with_httpx
+    load(target, WARM_UP_S, args.connections)  # a short warm-up, not counted: the figures are the steady state
     r = load(target, args.seconds, args.connections)
     print(f"{name:<44} {r['rps']:8.1f} {r['p50']:8.1f} {r['p99']:8.1f} {r['errors']:7d}", flush=True)
     return r

@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from score_import import _synthetic_repos  # noqa: E402
-from serve_load import load_with_httpx, load_with_wrk, start_server  # noqa: E402
+from serve_load import WARM_UP_S, load_with_httpx, load_with_wrk, start_server  # noqa: E402
 
 from agentrank import scorer  # noqa: E402
 from agentrank.serve import free_port  # noqa: E402
@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
                 for page, target in pages.items():
                     first = first_render(target)
                     httpx.get(target, timeout=60)  # the page itself, once, before the load
+                    load(target, WARM_UP_S, args.connections)  # warm-up, not counted
                     r = load(target, args.seconds, args.connections)
                     figures = {"first": first, "rps": r["rps"], "p99": r["p99"]}
                     base.setdefault(page, figures)
