@@ -37,7 +37,9 @@ def test_examples_are_unique_by_name():
 def test_no_example_is_a_repo_named_in_the_teams_data():
     named = _shared_names()
     assert len(named) > 100  # the files were read
-    clashes = [e.full_name for e in [*load_training_examples(), *load_held_out_examples()] if e.full_name.lower() in named]
+    clashes = [
+        e.full_name for e in [*load_training_examples(), *load_held_out_examples()] if e.full_name.lower() in named
+    ]
     assert clashes == []
 
 
