@@ -32,6 +32,7 @@ TOPIC_LEXICON: dict[str, str] = {
     "course": "resources",
     "courses": "resources",
     "cookbook": "resources",
+    "examples": "resources",
     "curated-list": "resources",
     "prompt-collection": "resources",
     "paper-list": "resources",
