@@ -33,7 +33,7 @@ from classify.lexicon import TOPIC_LEXICON, boosts, lexicon_fingerprint, settlin
 from classify.text import RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "2"
+CODE_VERSION = "3"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -114,6 +114,23 @@ def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
     return out
 
 
+# Taxonomy rule 9: `resources` is for repos whose main artefact is a list of links, a course,
+# tutorials or notebooks. A single loose word ("prompts", "from scratch", "guide") is not enough
+# evidence of that; without the list-of-links rule, two resources phrases, or a settling topic or
+# name, its score is cut (in cross-validation such predictions were never right).
+_RESOURCES = CATEGORY_IDS.index("resources")
+RESOURCES_PENALTY = -3.0  # on the log scale: resources probability times about 0.05
+_RESOURCES_EVIDENCE = frozenset({"r:list-of-links", "kc:resources:2"})
+
+
+def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText]) -> np.ndarray:
+    out = np.zeros((len(repos), len(CATEGORY_IDS)))
+    for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
+        if _RESOURCES_EVIDENCE.isdisjoint(feats) and "resources" not in settling_categories(repo):
+            out[row, _RESOURCES] = RESOURCES_PENALTY
+    return out
+
+
 def _fit(X: sparse.csr_matrix, labels: Sequence[str], settings: Settings) -> LogisticRegression:
     # One BLAS thread: the problem is small, and on a shared machine extra threads only spin
     # (ten times slower on the 2-core development machine).
@@ -179,8 +196,9 @@ class CategoryModel:
 
     def _scores(self, repos: Sequence[RepoText]) -> tuple[np.ndarray, sparse.csr_matrix, list]:
         featurized = [featurize(r) for r in repos]
-        X = self._encoder.encode([f for f, _ in featurized])
-        return _scores(self._model, X) + _log_boosts(repos), X, featurized
+        docs = [f for f, _ in featurized]
+        X = self._encoder.encode(docs)
+        return _scores(self._model, X) + _log_boosts(repos) + _rule_offsets(docs, repos), X, featurized
 
     def probabilities(self, repos: Sequence[RepoText]) -> np.ndarray:
         """Rows of calibrated probabilities over ``CATEGORY_IDS``, settling topics applied."""
@@ -277,8 +295,12 @@ def _calibrate(docs: list[list[str]], repos: list[RepoText], labels: list[str], 
             settings,
         )
         outside = np.flatnonzero(~inside)
-        scores[outside] = _scores(model, encoder.encode([docs[i] for i in outside])) + _log_boosts(
-            [repos[i] for i in outside]
+        outside_docs = [docs[i] for i in outside]
+        outside_repos = [repos[i] for i in outside]
+        scores[outside] = (
+            _scores(model, encoder.encode(outside_docs))
+            + _log_boosts(outside_repos)
+            + _rule_offsets(outside_docs, outside_repos)
         )
     return _temperature(scores, labels)
 
