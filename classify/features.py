@@ -250,7 +250,7 @@ def featurize(repo: RepoText) -> tuple[list[str], dict[str, str]]:
     name = split_name(repo.name)
     raws = _RAW.findall(name)
     entries = [cache.get(r) or _word(r) for r in raws]
-    feats += [entry[2] for entry in entries if entry[2]]  # type: ignore[misc]
+    feats += [entry[2] for entry in entries if entry[2]]
     words = _segment(raws, entries, feats, surfaces)
     if len(words) > 1:
         feats += [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]

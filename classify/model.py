@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 
 import numpy as np
 import sklearn
@@ -85,15 +85,11 @@ class _Encoder:
         self.weight = np.array([weights[b] for b in BLOCKS])[self.block] if self.names else np.zeros(0)
 
     def encode(self, docs: Sequence[list[str]]) -> sparse.csr_matrix:
-        get = self.vocabulary.get
-        unknown = repeat(-1)
-        indices: list[int] = []
-        indptr = [0]
-        for feats in docs:
-            indices.extend(map(get, feats, unknown))
-            indptr.append(len(indices))
-        found = np.asarray(indices, dtype=np.int64)
-        rows = np.repeat(np.arange(len(docs)), np.diff(indptr))
+        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        found = np.fromiter(
+            map(self.vocabulary.get, chain.from_iterable(docs), repeat(-1)), dtype=np.int64, count=int(lengths.sum())
+        )
+        rows = np.repeat(np.arange(len(docs)), lengths)
         known = found >= 0
         cols, rows = found[known], rows[known]
         # Each block of each row scaled to unit length (the features are 0/1), then weighted.
@@ -106,11 +102,15 @@ class _Encoder:
 
 def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
+    rows, factors = [], []
     for row, repo in enumerate(repos):
         if repo.topics or repo.name[:7].lower() == "awesome":
-            factors = boosts(repo)
-            if factors is not None:
-                out[row] = np.log(factors)
+            found = boosts(repo)
+            if found is not None:
+                rows.append(row)
+                factors.append(found)
+    if rows:
+        out[rows] = np.log(np.array(factors))
     return out
 
 
@@ -176,6 +176,12 @@ class CategoryModel:
         self._coef = np.zeros((len(CATEGORY_IDS), len(encoder.names)))
         for j, c in enumerate(model.classes_):
             self._coef[CATEGORY_IDS.index(c)] = model.coef_[j]
+        # What each column shows a maker (describe's answer), or its name when the answer depends on
+        # the repo's own text (a phrase): worked out once, not for every row.
+        self._shown: list[tuple[str, str] | str | None] = []
+        for name in encoder.names:
+            alone = describe(name, {})
+            self._shown.append(alone if describe(name, {name: "\0"}) == alone else name)
 
     def _scores(self, repos: Sequence[RepoText]) -> tuple[np.ndarray, sparse.csr_matrix, list]:
         featurized = [featurize(r) for r in repos]
@@ -195,35 +201,49 @@ class CategoryModel:
         # Stable sort: equal probabilities fall back to the category order, so ties never flip.
         order = np.argsort(-probs, axis=1, kind="stable")
         first, second = order[:, 0], order[:, 1]
-        top = self._top_features(X, first, second) if reasons else {}
+        every = np.arange(len(repos))
+        first_p, second_p = probs[every, first].tolist(), probs[every, second].tolist()
         names = CATEGORY_IDS
-        predictions = []
-        for row, repo in enumerate(repos):
-            a, b = first[row], second[row]
-            because: tuple[tuple[str, str], ...] = ()
-            if reasons:
-                because = self._because(repo, top.get(row, ()), featurized[row][1], names[a], names[b])
-            predictions.append(Prediction(names[a], float(probs[row, a]), names[b], float(probs[row, b]), because))
-        return predictions
+        first_names, second_names = [names[a] for a in first.tolist()], [names[b] for b in second.tolist()]
+        if not reasons:
+            return list(map(Prediction, first_names, first_p, second_names, second_p))
+        top = self._top_columns(X, first, second).tolist()
+        because = self._because
+        return [
+            Prediction(a, pa, b, pb, because(repo, columns, found[1], a, b))
+            for repo, columns, found, a, pa, b, pb in zip(
+                repos, top, featurized, first_names, first_p, second_names, second_p, strict=True
+            )
+        ]
 
-    def _top_features(self, X: sparse.csr_matrix, first: np.ndarray, second: np.ndarray) -> dict[int, list[str]]:
-        """Row → the names of its features that favour the first category over the second most,
-        strongest first (at most a few per row; all rows at once)."""
-        if not X.nnz:
-            return {}
+    def _top_columns(self, X: sparse.csr_matrix, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Per row, the columns of its features that favour the first category over the second most,
+        strongest first (a feature earlier in the row first among equals), padded with -1: at most a
+        few per row, all rows at once."""
+        top = np.full((X.shape[0], REASONS + 2), -1, dtype=np.int64)
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         margins = X.data * (self._coef[first[rows], X.indices] - self._coef[second[rows], X.indices])
-        order = np.lexsort((np.arange(len(rows)), -margins, rows))
-        rank = np.arange(len(order)) - X.indptr[rows[order]]
-        keep = order[(rank < REASONS + 2) & (margins[order] > 0)]
-        top: dict[int, list[str]] = {}
-        names = self._encoder.names
-        for row, column in zip(rows[keep].tolist(), X.indices[keep].tolist(), strict=True):
-            top.setdefault(row, []).append(names[column])
+        # Only features in favour count; take each row's strongest, then the next, a few times over.
+        candidates = np.flatnonzero(margins > 0)
+        if not len(candidates):
+            return top
+        left, rows = margins[candidates], rows[candidates]
+        starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
+        sizes = np.diff(np.append(starts, len(rows)))
+        segment_rows = rows[starts]
+        for k in range(REASONS + 2):
+            best = np.maximum.reduceat(left, starts)
+            hits = np.flatnonzero(left == np.repeat(best, sizes))
+            earliest = hits[np.concatenate([[True], rows[hits[1:]] != rows[hits[:-1]]])]
+            taken = earliest[best > -np.inf]
+            if not len(taken):
+                break
+            top[segment_rows[best > -np.inf], k] = X.indices[candidates[taken]]
+            left[taken] = -np.inf
         return top
 
     def _because(
-        self, repo: RepoText, features: Sequence[str], surfaces: dict[str, str], first: str, second: str
+        self, repo: RepoText, columns: Sequence[int], surfaces: dict[str, str], first: str, second: str
     ) -> tuple[tuple[str, str], ...]:
         found: list[tuple[str, str]] = []
         if repo.topics or repo.name[:7].lower() == "awesome":
@@ -231,10 +251,15 @@ class CategoryModel:
             if first in settled and second not in settled:
                 topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
                 found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
-        for feature in features:
-            described = describe(feature, surfaces)
-            if described and described[1] and described[1] not in {text for _, text in found}:
-                found.append(described)
+        shown = self._shown
+        for column in columns:
+            if column < 0:
+                break
+            described = shown[column]
+            if described.__class__ is str:  # depends on the matched text: a phrase
+                described = describe(described, surfaces)
+            if described and described[1] and all(described[1] != text for _, text in found):
+                found.append(described)  # type: ignore[arg-type]
                 if len(found) >= REASONS:
                     break
         return tuple(found)
