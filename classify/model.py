@@ -10,10 +10,15 @@ so no fitted model is ever stored. Same examples in, same model and same predict
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
+import os
+import pickle
+import signal
+import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import chain, repeat
 
@@ -37,6 +42,10 @@ CODE_VERSION = "2"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
+# Big batches are classified in several processes at once (forked, so nothing is copied in): one per
+# CPU, at most this many, and only with at least PARALLEL_MIN repos each (forking costs a few ms).
+MAX_WORKERS = 4
+PARALLEL_MIN = 3_000
 
 
 @dataclass(frozen=True)
@@ -155,6 +164,87 @@ def model_version(examples: Sequence[Example], settings: Settings) -> str:
     return f"clf{CODE_VERSION}-{digest.hexdigest()[:12]}"
 
 
+_Columns = tuple[list[str], list[float], list[str], list[float], list[tuple[tuple[str, str], ...]]]
+
+# Forked processes share the parent's memory (the model, the repos) for free; elsewhere (or where
+# forking is unsafe, as on macOS) everything runs in one process.
+CAN_FORK = hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def default_workers() -> int:
+    """Processes for a big batch: the CPUs this process may use, at most ``MAX_WORKERS``."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_WORKERS))
+
+
+def _forked(work: Callable[[Sequence[RepoText]], _Columns], chunks: list[Sequence[RepoText]]) -> list[_Columns]:
+    """``work`` of every chunk, in order: the first in this process while each of the others runs in
+    a forked child at the same time, which sends its answer back through a pipe and exits. A child
+    that fails (or cannot be started) has its chunk redone here; no child outlives the call."""
+    children: list[tuple[int, int] | None] = []
+    try:
+        for chunk in chunks[1:]:
+            try:
+                read, write = os.pipe()
+            except OSError:
+                children.append(None)
+                continue
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(read)
+                os.close(write)
+                children.append(None)
+                continue
+            if pid == 0:  # the child: answer, then leave at once (no cleanup meant for the parent)
+                status = 1
+                try:
+                    os.close(read)
+                    with open(write, "wb") as out:
+                        pickle.dump(work(chunk), out, protocol=pickle.HIGHEST_PROTOCOL)
+                    status = 0
+                finally:
+                    os._exit(status)
+            os.close(write)
+            children.append((pid, read))
+        results = [work(chunks[0])]
+        for index, chunk in enumerate(chunks[1:]):
+            child, children[index] = children[index], None
+            answer = _answer(*child) if child else None
+            results.append(work(chunk) if answer is None else answer)
+        return results
+    finally:
+        for child in children:  # only after an exception here: stop the children still running
+            if child:
+                os.close(child[1])
+                os.kill(child[0], signal.SIGKILL)
+                _reap(child[0])
+
+
+def _answer(pid: int, read: int) -> _Columns | None:
+    finished = False
+    try:
+        with open(read, "rb") as pipe:
+            data = pipe.read()
+        finished = True
+    finally:
+        if not finished:
+            os.kill(pid, signal.SIGKILL)
+        _reap(pid)
+    try:
+        return pickle.loads(data)
+    except Exception:  # the child failed before sending all of it
+        return None
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):  # already reaped (a SIGCHLD handler of the host program)
+        os.waitpid(pid, 0)
+
+
 class CategoryModel:
     """A trained classifier. Build one with :func:`train`."""
 
@@ -193,28 +283,46 @@ class CategoryModel:
         scores, _, _ = self._scores(repos)
         return softmax(scores / self.temperature, axis=1)
 
-    def predict(self, repos: Sequence[RepoText], *, reasons: bool = True) -> list[Prediction]:
+    def predict(
+        self, repos: Sequence[RepoText], *, reasons: bool = True, workers: int | None = None
+    ) -> list[Prediction]:
         """The most likely category of each repo and the runner-up; with ``reasons`` also the few
-        features (and settling rule) that put the first ahead of the second."""
+        features (and settling rule) that put the first ahead of the second.
+
+        A big batch is split over ``workers`` processes (default: one per CPU, see ``MAX_WORKERS``
+        and ``PARALLEL_MIN``); the predictions are the same, in the same order."""
+        parts = min(default_workers() if workers is None else workers, len(repos) // PARALLEL_MIN)
+        if parts > 1 and CAN_FORK:
+            size = -(-len(repos) // parts)
+            chunks = [repos[i : i + size] for i in range(0, len(repos), size)]
+            columns = _forked(lambda chunk: self._columns(chunk, reasons), chunks)
+            first, first_p, second, second_p, because = (
+                list(chain.from_iterable(c)) for c in zip(*columns, strict=True)
+            )
+        else:
+            first, first_p, second, second_p, because = self._columns(repos, reasons)
+        if not reasons:
+            return list(map(Prediction, first, first_p, second, second_p))
+        return list(map(Prediction, first, first_p, second, second_p, because))
+
+    def _columns(self, repos: Sequence[RepoText], reasons: bool) -> _Columns:
+        """The predictions as columns: category, probability, runner-up, its probability, reasons
+        (cheap to send from one process to another)."""
         scores, X, featurized = self._scores(repos)
         probs = softmax(scores / self.temperature, axis=1)
         # Stable sort: equal probabilities fall back to the category order, so ties never flip.
         order = np.argsort(-probs, axis=1, kind="stable")
         first, second = order[:, 0], order[:, 1]
         every = np.arange(len(repos))
-        first_p, second_p = probs[every, first].tolist(), probs[every, second].tolist()
         names = CATEGORY_IDS
         first_names, second_names = [names[a] for a in first.tolist()], [names[b] for b in second.tolist()]
-        if not reasons:
-            return list(map(Prediction, first_names, first_p, second_names, second_p))
-        top = self._top_columns(X, first, second).tolist()
-        because = self._because
-        return [
-            Prediction(a, pa, b, pb, because(repo, columns, found[1], a, b))
-            for repo, columns, found, a, pa, b, pb in zip(
-                repos, top, featurized, first_names, first_p, second_names, second_p, strict=True
+        because: list[tuple[tuple[str, str], ...]] = []
+        if reasons:
+            top = self._top_columns(X, first, second).tolist()
+            because = list(
+                map(self._because, repos, top, [surfaces for _, surfaces in featurized], first_names, second_names)
             )
-        ]
+        return first_names, probs[every, first].tolist(), second_names, probs[every, second].tolist(), because
 
     def _top_columns(self, X: sparse.csr_matrix, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Per row, the columns of its features that favour the first category over the second most,
