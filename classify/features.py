@@ -206,8 +206,41 @@ RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
 }
 
 
+def _word_first(words: tuple[str, ...], before: tuple[str, ...], rest: str) -> str:
+    """``\\b(?:w1|w2…)<rest>`` (``before`` none of the look-behind texts) rewritten so that a match
+    starts with a letter: each word first, then its boundary and look-behinds looked back on. The
+    regex engine then skips straight to the letters the words start with (two to three times faster)."""
+    return "|".join(f"{w}(?<!\\w{w})" + "".join(f"(?<!{b}{w})" for b in before) + rest for w in words)
+
+
+# The same matches found faster, for the patterns above as they are written today (a rule whose
+# pattern changes is searched with its own pattern; tests/test_classify_model.py compares the two).
+FASTER_RULES: dict[str, re.Pattern[str]] = {
+    r"(?<!for )(?<!for ai )\b(?:coding|code|swe|programming|software[- ]engineering|dev) agents?\b": re.compile(
+        _word_first(
+            ("coding", "code", "swe", "programming", "software[- ]engineering", "dev"),
+            ("for ", "for ai "),
+            r" agents?\b",
+        )
+    ),
+    r"\bfor (?:\w+ )?(?:coding|code|swe) agents?\b": re.compile(
+        _word_first(("for",), (), r" (?:\w+ )?(?:coding|code|swe) agents?\b")
+    ),
+    r"\b(?:for|to) (?:ai |llm |your |autonomous )?agents\b": re.compile(
+        _word_first(("for", "to"), (), r" (?:ai |llm |your |autonomous )?agents\b")
+    ),
+}
+
+
+def _searched_with(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    faster = FASTER_RULES.get(pattern.pattern)
+    return faster if faster is not None and faster.flags == pattern.flags else pattern
+
+
 # The rules as the tests run them: (feature, pattern, reach, needs).
-_RULE_TESTS = tuple(("r:" + key, pattern, reach, needs) for key, (_, pattern, reach, needs) in RULES.items())
+_RULE_TESTS = tuple(
+    ("r:" + key, _searched_with(pattern), reach, needs) for key, (_, pattern, reach, needs) in RULES.items()
+)
 
 
 def _rules(text: str, feats: list[str]) -> None:

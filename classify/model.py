@@ -359,17 +359,18 @@ class CategoryModel:
             if first in settled and second not in settled:
                 topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
                 found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
-        shown = self._shown
+        shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:
                 break
             described = shown[column]
             if described.__class__ is str:  # depends on the matched text: a phrase
                 described = describe(described, surfaces)
-            if described and described[1] and all(described[1] != text for _, text in found):
+            if described and described[1] and described[1] not in texts:
                 found.append(described)  # type: ignore[arg-type]
                 if len(found) >= REASONS:
                     break
+                texts.append(described[1])
         return tuple(found)
 
 

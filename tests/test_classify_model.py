@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import random
+import re
 
 import pytest
 
 import classify.model
 from classify.categories import CATEGORY_IDS
 from classify.examples import load_held_out_examples, load_training_examples
-from classify.features import lexicon_category
+from classify.features import FASTER_RULES, lexicon_category
 from classify.lexicon import settling_categories
 from classify.model import train
 from classify.text import RepoText, normalise_topics, split_name
@@ -181,3 +183,40 @@ def test_a_failing_worker_has_its_share_redone_in_the_calling_process(model, for
     monkeypatch.setattr(model, "_columns", fails_in_children)
     assert _in_full(model.predict(repos, workers=4)) == alone
     assert len(forks) == 3 and _none_left(forks)
+
+
+def test_the_faster_rule_patterns_find_exactly_what_the_rules_find():
+    rng = random.Random(2026)
+    words = [
+        "for",
+        "to",
+        "ai",
+        "llm",
+        "your",
+        "autonomous",
+        "coding",
+        "code",
+        "swe",
+        "programming",
+        "software",
+        "engineering",
+        "dev",
+        "agent",
+        "agents",
+        "xfor",
+        "tox",
+        "é",
+        "_",
+        "1",
+        "a",
+    ]
+    words += ["software-engineering", "for ai", "for your", "ai agents", "coding agent", "for coding agents"]
+    texts = [
+        "".join(rng.choice(words) + rng.choice([" ", " ", "", "-", ", ", "_", "é"]) for _ in range(rng.randint(0, 10)))
+        for _ in range(30_000)
+    ]
+    for source, faster in FASTER_RULES.items():
+        original = re.compile(source)
+        found = [bool(original.search(t)) for t in texts]
+        assert 100 < sum(found) < len(texts) - 100, source  # the texts test both ways
+        assert [bool(faster.search(t)) for t in texts] == found, source
