@@ -11,7 +11,7 @@ Four blocks, each later scaled to unit length and weighted (see :mod:`classify.m
 
 Keyword phrases are regular expressions; instead of searching every phrase in every text they are
 indexed by the literal text they start with and tried only at the words that can start them, and
-what each word can start is cached. That keeps the whole pass to a few microseconds per repo.
+what each word can start is cached. That keeps the whole pass to about 40 microseconds per repo.
 """
 
 from __future__ import annotations
