@@ -11,7 +11,7 @@ Four blocks, each later scaled to unit length and weighted (see :mod:`classify.m
 
 Keyword phrases are regular expressions; instead of searching every phrase in every text they are
 indexed by the literal text they start with and tried only at the words that can start them, and
-what each word can start is cached. That keeps the whole pass to a few microseconds per repo.
+what each word can start is cached. That keeps the whole pass to about 40 microseconds per repo.
 """
 
 from __future__ import annotations
@@ -104,15 +104,17 @@ for _phrase in PHRASES:
         _start = _prefix(_branch)
         _STARTS[_start[:1]] = (*_STARTS.get(_start[:1], ()), (_start, _phrase.id))
 
-# raw word → (its features, its folded form unless a stop word, the phrases found in the word alone
-# as (feature, text), the phrases that may start at it and need the following words to tell)
-_Entry = tuple[tuple[str, ...], str | None, tuple[tuple[str, str], ...], tuple[int, ...]]
+# raw word → (its ``w:`` feature and folded form unless a stop word, its ``n:`` feature (as a name
+# word), its ``c:`` features (Chinese/Japanese/Korean text), the phrases found in the word alone as
+# (feature, text), the phrases that may start at it and need the following words to tell)
+_Entry = tuple[str | None, str | None, str | None, tuple[str, ...], tuple[tuple[str, str], ...], tuple[int, ...]]
 _WORD_CACHE: dict[str, _Entry] = {}
 
 
 def _word(raw: str) -> _Entry:
     if raw[0] >= _CJK_START:
-        found: _Entry = (tuple("c:" + raw[j : j + 2] for j in range(max(1, len(raw) - 1))), None, (), ())
+        cjk = tuple("c:" + raw[j : j + 2] for j in range(max(1, len(raw) - 1)))
+        found: _Entry = (None, None, None, cjk, (), ())
     else:
         folded = singular(raw)
         starts = sorted(
@@ -126,33 +128,39 @@ def _word(raw: str) -> _Entry:
         hits = tuple((f"k:{pid}", m.group(0)) for pid, m in alone.items() if m)
         longer = tuple(pid for pid, m in alone.items() if not m)
         stop = folded in STOP_WORDS or raw in STOP_WORDS
-        found = ((), None, hits, longer) if stop else (("w:" + folded,), folded, hits, longer)
+        found = (
+            (None, None, None, (), hits, longer) if stop else ("w:" + folded, folded, "n:" + folded, (), hits, longer)
+        )
     if len(_WORD_CACHE) >= _CACHE_LIMIT:
         _WORD_CACHE.clear()
     _WORD_CACHE[raw] = found
     return found
 
 
-def _segment(text: str, feats: list[str], surfaces: dict[str, str], *, bigrams: bool) -> None:
+def _segment(raws: list[str], entries: list[_Entry], feats: list[str], surfaces: dict[str, str]) -> list[str]:
+    """Adds the words' features to ``feats`` and the phrases found to ``surfaces``; returns the
+    folded words (stop words left out), for the bigrams."""
     words: list[str] = []
-    raws = _RAW.findall(text)
-    cache = _WORD_CACHE
-    for i, raw in enumerate(raws):
-        own, folded, hits, longer = cache.get(raw) or _word(raw)
-        if own:
-            feats.extend(own)
+    add_feature, add_word = feats.append, words.append
+    for i, (feat, folded, _, cjk, hits, longer) in enumerate(entries):
         if folded:
-            words.append(folded)
-        for key, found in hits:
-            surfaces.setdefault(key, found)
+            add_feature(feat)  # type: ignore[arg-type]
+            add_word(folded)
+        elif cjk:
+            feats += cjk
+        if hits:
+            for key, found in hits:
+                if key not in surfaces:
+                    surfaces[key] = found
         if longer:
             window = " ".join(raws[i : i + WINDOW])
             for pid in longer:
                 match = PHRASES[pid].pattern.match(window)
                 if match:
-                    surfaces.setdefault(f"k:{pid}", match.group(0).strip())
-    if bigrams and len(words) > 1:
-        feats.extend([f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)])
+                    key = _PHRASE_KEY[pid]
+                    if key not in surfaces:
+                        surfaces[key] = match.group(0).strip()
+    return words
 
 
 # The taxonomy's tie-break rules that wording can show, as features the model weighs (name: what a
@@ -198,11 +206,51 @@ RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
 }
 
 
+def _word_first(words: tuple[str, ...], before: tuple[str, ...], rest: str) -> str:
+    """``\\b(?:w1|w2…)<rest>`` (``before`` none of the look-behind texts) rewritten so that a match
+    starts with a letter: each word first, then its boundary and look-behinds looked back on. The
+    regex engine then skips straight to the letters the words start with (two to three times faster)."""
+    return "|".join(f"{w}(?<!\\w{w})" + "".join(f"(?<!{b}{w})" for b in before) + rest for w in words)
+
+
+# The same matches found faster, for the patterns above as they are written today (a rule whose
+# pattern changes is searched with its own pattern; tests/test_classify_model.py compares the two).
+FASTER_RULES: dict[str, re.Pattern[str]] = {
+    r"(?<!for )(?<!for ai )\b(?:coding|code|swe|programming|software[- ]engineering|dev) agents?\b": re.compile(
+        _word_first(
+            ("coding", "code", "swe", "programming", "software[- ]engineering", "dev"),
+            ("for ", "for ai "),
+            r" agents?\b",
+        )
+    ),
+    r"\bfor (?:\w+ )?(?:coding|code|swe) agents?\b": re.compile(
+        _word_first(("for",), (), r" (?:\w+ )?(?:coding|code|swe) agents?\b")
+    ),
+    r"\b(?:for|to) (?:ai |llm |your |autonomous )?agents\b": re.compile(
+        _word_first(("for", "to"), (), r" (?:ai |llm |your |autonomous )?agents\b")
+    ),
+}
+
+
+def _searched_with(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    faster = FASTER_RULES.get(pattern.pattern)
+    return faster if faster is not None and faster.flags == pattern.flags else pattern
+
+
+# The rules as the tests run them: (feature, pattern, reach, needs).
+_RULE_TESTS = tuple(
+    ("r:" + key, _searched_with(pattern), reach, needs) for key, (_, pattern, reach, needs) in RULES.items()
+)
+
+
 def _rules(text: str, feats: list[str]) -> None:
-    for key, (_, pattern, reach, needs) in RULES.items():
-        head = text[:reach]
-        if any(n in head for n in needs) and pattern.search(head):
-            feats.append("r:" + key)
+    for feature, pattern, reach, needs in _RULE_TESTS:
+        head = text[:reach] if len(text) > reach else text
+        for need in needs:
+            if need in head:
+                if pattern.search(head):
+                    feats.append(feature)
+                break
 
 
 _TOPIC_CACHE: dict[str, tuple[list[str], tuple[tuple[str, str], ...]]] = {}
@@ -212,11 +260,18 @@ def _topic(topic: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
     """A topic's indicator, its words and the phrases in them, cached (topics repeat a lot)."""
     feats = ["t:" + topic]
     surfaces: dict[str, str] = {}
-    _segment(split_name(topic), feats, surfaces, bigrams=False)
+    raws = _RAW.findall(split_name(topic))
+    _segment(raws, [_WORD_CACHE.get(r) or _word(r) for r in raws], feats, surfaces)
     if len(_TOPIC_CACHE) >= _CACHE_LIMIT:
         _TOPIC_CACHE.clear()
     found = _TOPIC_CACHE[topic] = (feats, tuple(surfaces.items()))
     return found
+
+
+_PHRASE_KEY = tuple(f"k:{p.id}" for p in PHRASES)
+_KEY_CATEGORY = {f"k:{p.id}": p.category for p in PHRASES}
+# category → its ``kc:`` features for 1, 2 and 3 phrases
+_COUNTED = {c: tuple(f"kc:{c}:{k}" for k in range(1, 4)) for c in CATEGORY_IDS}
 
 
 def featurize(repo: RepoText) -> tuple[list[str], dict[str, str]]:
@@ -224,25 +279,35 @@ def featurize(repo: RepoText) -> tuple[list[str], dict[str, str]]:
     that matched it (for the reasons shown to makers)."""
     feats: list[str] = []
     surfaces: dict[str, str] = {}
+    cache = _WORD_CACHE
     name = split_name(repo.name)
-    feats.extend(["n:" + w for w in ((_WORD_CACHE.get(r) or _word(r))[1] for r in _RAW.findall(name)) if w])
-    _segment(name, feats, surfaces, bigrams=True)
+    raws = _RAW.findall(name)
+    entries = [cache.get(r) or _word(r) for r in raws]
+    feats += [entry[2] for entry in entries if entry[2]]
+    words = _segment(raws, entries, feats, surfaces)
+    if len(words) > 1:
+        feats += [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]
     description = repo.description[:MAX_DESCRIPTION].lower()
-    _segment(description, feats, surfaces, bigrams=True)
+    raws = _RAW.findall(description)
+    words = _segment(raws, [cache.get(r) or _word(r) for r in raws], feats, surfaces)
+    if len(words) > 1:
+        feats += [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]
     _rules(name + " " + description, feats)
+    topic_cache = _TOPIC_CACHE
     for topic in repo.topics:
-        own, hits = _TOPIC_CACHE.get(topic) or _topic(topic)
-        feats.extend(own)
+        own, hits = topic_cache.get(topic) or _topic(topic)
+        feats += own
         for key, text in hits:
-            surfaces.setdefault(key, text)
+            if key not in surfaces:
+                surfaces[key] = text
     if surfaces:
         counts: dict[str, int] = {}
         for key in surfaces:
-            category = PHRASES[int(key[2:])].category
+            category = _KEY_CATEGORY[key]
             counts[category] = counts.get(category, 0) + 1
-        feats.extend(surfaces)
+        feats += surfaces
         for category, n in counts.items():
-            feats.extend(f"kc:{category}:{k}" for k in range(1, min(n, 3) + 1))
+            feats += _COUNTED[category][:n]
     return feats, surfaces
 
 

@@ -10,12 +10,17 @@ so no fitted model is ever stored. Same examples in, same model and same predict
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
+import os
+import pickle
+import signal
+import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 
 import numpy as np
 import sklearn
@@ -37,6 +42,10 @@ CODE_VERSION = "3"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
+# Big batches are classified in several processes at once (forked, so nothing is copied in): one per
+# CPU, at most this many, and only with at least PARALLEL_MIN repos each (forking costs a few ms).
+MAX_WORKERS = 4
+PARALLEL_MIN = 3_000
 
 
 @dataclass(frozen=True)
@@ -85,15 +94,11 @@ class _Encoder:
         self.weight = np.array([weights[b] for b in BLOCKS])[self.block] if self.names else np.zeros(0)
 
     def encode(self, docs: Sequence[list[str]]) -> sparse.csr_matrix:
-        get = self.vocabulary.get
-        unknown = repeat(-1)
-        indices: list[int] = []
-        indptr = [0]
-        for feats in docs:
-            indices.extend(map(get, feats, unknown))
-            indptr.append(len(indices))
-        found = np.asarray(indices, dtype=np.int64)
-        rows = np.repeat(np.arange(len(docs)), np.diff(indptr))
+        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        found = np.fromiter(
+            map(self.vocabulary.get, chain.from_iterable(docs), repeat(-1)), dtype=np.int64, count=int(lengths.sum())
+        )
+        rows = np.repeat(np.arange(len(docs)), lengths)
         known = found >= 0
         cols, rows = found[known], rows[known]
         # Each block of each row scaled to unit length (the features are 0/1), then weighted.
@@ -106,11 +111,15 @@ class _Encoder:
 
 def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
+    rows, factors = [], []
     for row, repo in enumerate(repos):
         if repo.topics or repo.name[:7].lower() == "awesome":
-            factors = boosts(repo)
-            if factors is not None:
-                out[row] = np.log(factors)
+            found = boosts(repo)
+            if found is not None:
+                rows.append(row)
+                factors.append(found)
+    if rows:
+        out[rows] = np.log(np.array(factors))
     return out
 
 
@@ -172,6 +181,87 @@ def model_version(examples: Sequence[Example], settings: Settings) -> str:
     return f"clf{CODE_VERSION}-{digest.hexdigest()[:12]}"
 
 
+_Columns = tuple[list[str], list[float], list[str], list[float], list[tuple[tuple[str, str], ...]]]
+
+# Forked processes share the parent's memory (the model, the repos) for free; elsewhere (or where
+# forking is unsafe, as on macOS) everything runs in one process.
+CAN_FORK = hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def default_workers() -> int:
+    """Processes for a big batch: the CPUs this process may use, at most ``MAX_WORKERS``."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_WORKERS))
+
+
+def _forked(work: Callable[[Sequence[RepoText]], _Columns], chunks: list[Sequence[RepoText]]) -> list[_Columns]:
+    """``work`` of every chunk, in order: the first in this process while each of the others runs in
+    a forked child at the same time, which sends its answer back through a pipe and exits. A child
+    that fails (or cannot be started) has its chunk redone here; no child outlives the call."""
+    children: list[tuple[int, int] | None] = []
+    try:
+        for chunk in chunks[1:]:
+            try:
+                read, write = os.pipe()
+            except OSError:
+                children.append(None)
+                continue
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(read)
+                os.close(write)
+                children.append(None)
+                continue
+            if pid == 0:  # the child: answer, then leave at once (no cleanup meant for the parent)
+                status = 1
+                try:
+                    os.close(read)
+                    with open(write, "wb") as out:
+                        pickle.dump(work(chunk), out, protocol=pickle.HIGHEST_PROTOCOL)
+                    status = 0
+                finally:
+                    os._exit(status)
+            os.close(write)
+            children.append((pid, read))
+        results = [work(chunks[0])]
+        for index, chunk in enumerate(chunks[1:]):
+            child, children[index] = children[index], None
+            answer = _answer(*child) if child else None
+            results.append(work(chunk) if answer is None else answer)
+        return results
+    finally:
+        for child in children:  # only after an exception here: stop the children still running
+            if child:
+                os.close(child[1])
+                os.kill(child[0], signal.SIGKILL)
+                _reap(child[0])
+
+
+def _answer(pid: int, read: int) -> _Columns | None:
+    finished = False
+    try:
+        with open(read, "rb") as pipe:
+            data = pipe.read()
+        finished = True
+    finally:
+        if not finished:
+            os.kill(pid, signal.SIGKILL)
+        _reap(pid)
+    try:
+        return pickle.loads(data)
+    except Exception:  # the child failed before sending all of it
+        return None
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):  # already reaped (a SIGCHLD handler of the host program)
+        os.waitpid(pid, 0)
+
+
 class CategoryModel:
     """A trained classifier. Build one with :func:`train`."""
 
@@ -193,6 +283,12 @@ class CategoryModel:
         self._coef = np.zeros((len(CATEGORY_IDS), len(encoder.names)))
         for j, c in enumerate(model.classes_):
             self._coef[CATEGORY_IDS.index(c)] = model.coef_[j]
+        # What each column shows a maker (describe's answer), or its name when the answer depends on
+        # the repo's own text (a phrase): worked out once, not for every row.
+        self._shown: list[tuple[str, str] | str | None] = []
+        for name in encoder.names:
+            alone = describe(name, {})
+            self._shown.append(alone if describe(name, {name: "\0"}) == alone else name)
 
     def _scores(self, repos: Sequence[RepoText]) -> tuple[np.ndarray, sparse.csr_matrix, list]:
         featurized = [featurize(r) for r in repos]
@@ -205,43 +301,75 @@ class CategoryModel:
         scores, _, _ = self._scores(repos)
         return softmax(scores / self.temperature, axis=1)
 
-    def predict(self, repos: Sequence[RepoText], *, reasons: bool = True) -> list[Prediction]:
+    def predict(
+        self, repos: Sequence[RepoText], *, reasons: bool = True, workers: int | None = None
+    ) -> list[Prediction]:
         """The most likely category of each repo and the runner-up; with ``reasons`` also the few
-        features (and settling rule) that put the first ahead of the second."""
+        features (and settling rule) that put the first ahead of the second.
+
+        A big batch is split over ``workers`` processes (default: one per CPU, see ``MAX_WORKERS``
+        and ``PARALLEL_MIN``); the predictions are the same, in the same order."""
+        parts = min(default_workers() if workers is None else workers, len(repos) // PARALLEL_MIN)
+        if parts > 1 and CAN_FORK:
+            size = -(-len(repos) // parts)
+            chunks = [repos[i : i + size] for i in range(0, len(repos), size)]
+            columns = _forked(lambda chunk: self._columns(chunk, reasons), chunks)
+            first, first_p, second, second_p, because = (
+                list(chain.from_iterable(c)) for c in zip(*columns, strict=True)
+            )
+        else:
+            first, first_p, second, second_p, because = self._columns(repos, reasons)
+        if not reasons:
+            return list(map(Prediction, first, first_p, second, second_p))
+        return list(map(Prediction, first, first_p, second, second_p, because))
+
+    def _columns(self, repos: Sequence[RepoText], reasons: bool) -> _Columns:
+        """The predictions as columns: category, probability, runner-up, its probability, reasons
+        (cheap to send from one process to another)."""
         scores, X, featurized = self._scores(repos)
         probs = softmax(scores / self.temperature, axis=1)
         # Stable sort: equal probabilities fall back to the category order, so ties never flip.
         order = np.argsort(-probs, axis=1, kind="stable")
         first, second = order[:, 0], order[:, 1]
-        top = self._top_features(X, first, second) if reasons else {}
+        every = np.arange(len(repos))
         names = CATEGORY_IDS
-        predictions = []
-        for row, repo in enumerate(repos):
-            a, b = first[row], second[row]
-            because: tuple[tuple[str, str], ...] = ()
-            if reasons:
-                because = self._because(repo, top.get(row, ()), featurized[row][1], names[a], names[b])
-            predictions.append(Prediction(names[a], float(probs[row, a]), names[b], float(probs[row, b]), because))
-        return predictions
+        first_names, second_names = [names[a] for a in first.tolist()], [names[b] for b in second.tolist()]
+        because: list[tuple[tuple[str, str], ...]] = []
+        if reasons:
+            top = self._top_columns(X, first, second).tolist()
+            because = list(
+                map(self._because, repos, top, [surfaces for _, surfaces in featurized], first_names, second_names)
+            )
+        return first_names, probs[every, first].tolist(), second_names, probs[every, second].tolist(), because
 
-    def _top_features(self, X: sparse.csr_matrix, first: np.ndarray, second: np.ndarray) -> dict[int, list[str]]:
-        """Row → the names of its features that favour the first category over the second most,
-        strongest first (at most a few per row; all rows at once)."""
-        if not X.nnz:
-            return {}
+    def _top_columns(self, X: sparse.csr_matrix, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Per row, the columns of its features that favour the first category over the second most,
+        strongest first (a feature earlier in the row first among equals), padded with -1: at most a
+        few per row, all rows at once."""
+        top = np.full((X.shape[0], REASONS + 2), -1, dtype=np.int64)
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         margins = X.data * (self._coef[first[rows], X.indices] - self._coef[second[rows], X.indices])
-        order = np.lexsort((np.arange(len(rows)), -margins, rows))
-        rank = np.arange(len(order)) - X.indptr[rows[order]]
-        keep = order[(rank < REASONS + 2) & (margins[order] > 0)]
-        top: dict[int, list[str]] = {}
-        names = self._encoder.names
-        for row, column in zip(rows[keep].tolist(), X.indices[keep].tolist(), strict=True):
-            top.setdefault(row, []).append(names[column])
+        # Only features in favour count; take each row's strongest, then the next, a few times over.
+        candidates = np.flatnonzero(margins > 0)
+        if not len(candidates):
+            return top
+        left, rows = margins[candidates], rows[candidates]
+        starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
+        sizes = np.diff(np.append(starts, len(rows)))
+        segment_rows = rows[starts]
+        for k in range(REASONS + 2):
+            best = np.maximum.reduceat(left, starts)
+            hits = np.flatnonzero(left == np.repeat(best, sizes))
+            earliest = hits[np.concatenate([[True], rows[hits[1:]] != rows[hits[:-1]]])]
+            taken = earliest[best > -np.inf]
+            if not len(taken):
+                break
+            top[segment_rows[best > -np.inf], k] = X.indices[candidates[taken]]
+            left[taken] = -np.inf
         return top
 
     def _because(
-        self, repo: RepoText, features: Sequence[str], surfaces: dict[str, str], first: str, second: str
+        self, repo: RepoText, columns: Sequence[int], surfaces: dict[str, str], first: str, second: str
     ) -> tuple[tuple[str, str], ...]:
         found: list[tuple[str, str]] = []
         if repo.topics or repo.name[:7].lower() == "awesome":
@@ -249,12 +377,18 @@ class CategoryModel:
             if first in settled and second not in settled:
                 topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
                 found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
-        for feature in features:
-            described = describe(feature, surfaces)
-            if described and described[1] and described[1] not in {text for _, text in found}:
-                found.append(described)
+        shown, texts = self._shown, [text for _, text in found]
+        for column in columns:
+            if column < 0:
+                break
+            described = shown[column]
+            if described.__class__ is str:  # depends on the matched text: a phrase
+                described = describe(described, surfaces)
+            if described and described[1] and described[1] not in texts:
+                found.append(described)  # type: ignore[arg-type]
                 if len(found) >= REASONS:
                     break
+                texts.append(described[1])
         return tuple(found)
 
 

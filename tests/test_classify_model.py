@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import random
+import re
+
 import pytest
 
+import classify.model
 from classify.categories import CATEGORY_IDS
-from classify.examples import load_training_examples
-from classify.features import lexicon_category
+from classify.examples import load_held_out_examples, load_training_examples
+from classify.features import FASTER_RULES, lexicon_category
 from classify.lexicon import settling_categories
 from classify.model import train
 from classify.text import RepoText, normalise_topics, split_name
@@ -123,3 +128,95 @@ def test_the_lexicon_alone_settles_topics_and_awesome_names():
     assert settling_categories(RepoText("x", "", ("coding-agent", "mcp-server"))) == ("coding", "infrastructure")
     assert lexicon_category("x", "A text-to-SQL agent for your warehouse", []) == "data"
     assert lexicon_category("x", "", []) is None
+
+
+def _in_full(predictions):
+    return [(p.category, p.probability, p.runner_up, p.runner_up_probability, p.because) for p in predictions]
+
+
+@pytest.fixture
+def forks(monkeypatch):
+    """The children forked meanwhile; big batches made small enough to be split."""
+    if not classify.model.CAN_FORK:
+        pytest.skip("big batches run in one process here")
+    monkeypatch.setattr(classify.model, "PARALLEL_MIN", 40)
+    started: list[int] = []
+    fork = os.fork
+
+    def recorded_fork():
+        pid = fork()
+        if pid:
+            started.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recorded_fork)
+    return started
+
+
+def _none_left(pids):
+    for pid in pids:
+        with pytest.raises(ChildProcessError):  # reaped: no zombie, no child still running
+            os.waitpid(pid, os.WNOHANG)
+    return True
+
+
+def test_a_big_batch_split_over_processes_gets_the_same_predictions_in_order(model, forks):
+    repos = [e.repo for e in load_training_examples() + load_held_out_examples()]
+    alone = _in_full(model.predict(repos, workers=1))
+    assert forks == []
+    assert _in_full(model.predict(repos, workers=3)) == alone
+    assert len(forks) == 2 and _none_left(forks)
+    without = model.predict(repos, workers=2, reasons=False)
+    assert [p[:4] for p in _in_full(without)] == [p[:4] for p in alone] and {p.because for p in without} == {()}
+
+
+def test_a_failing_worker_has_its_share_redone_in_the_calling_process(model, forks, monkeypatch):
+    repos = [e.repo for e in load_training_examples()]
+    alone = _in_full(model.predict(repos, workers=1))
+    parent, columns = os.getpid(), model._columns
+
+    def fails_in_children(chunk, reasons):
+        if os.getpid() != parent:
+            raise RuntimeError("a worker fails")
+        return columns(chunk, reasons)
+
+    monkeypatch.setattr(model, "_columns", fails_in_children)
+    assert _in_full(model.predict(repos, workers=4)) == alone
+    assert len(forks) == 3 and _none_left(forks)
+
+
+def test_the_faster_rule_patterns_find_exactly_what_the_rules_find():
+    rng = random.Random(2026)
+    words = [
+        "for",
+        "to",
+        "ai",
+        "llm",
+        "your",
+        "autonomous",
+        "coding",
+        "code",
+        "swe",
+        "programming",
+        "software",
+        "engineering",
+        "dev",
+        "agent",
+        "agents",
+        "xfor",
+        "tox",
+        "é",
+        "_",
+        "1",
+        "a",
+    ]
+    words += ["software-engineering", "for ai", "for your", "ai agents", "coding agent", "for coding agents"]
+    texts = [
+        "".join(rng.choice(words) + rng.choice([" ", " ", "", "-", ", ", "_", "é"]) for _ in range(rng.randint(0, 10)))
+        for _ in range(30_000)
+    ]
+    for source, faster in FASTER_RULES.items():
+        original = re.compile(source)
+        found = [bool(original.search(t)) for t in texts]
+        assert 100 < sum(found) < len(texts) - 100, source  # the texts test both ways
+        assert [bool(faster.search(t)) for t in texts] == found, source
