@@ -107,7 +107,14 @@ for _phrase in PHRASES:
 # raw word → (its ``w:`` feature and folded form unless a stop word, its ``n:`` feature (as a name
 # word), its ``c:`` features (Chinese/Japanese/Korean text), the phrases found in the word alone as
 # (feature, text), the phrases that may start at it and need the following words to tell)
-_Entry = tuple[str | None, str | None, str | None, tuple[str, ...], tuple[tuple[str, str], ...], tuple[int, ...]]
+_Entry = tuple[
+    str | None,
+    str | None,
+    str | None,
+    tuple[str, ...],
+    tuple[tuple[str, str], ...],
+    tuple[tuple[int, tuple[str, ...]], ...],
+]
 _WORD_CACHE: dict[str, _Entry] = {}
 
 
@@ -117,16 +124,15 @@ def _word(raw: str) -> _Entry:
         found: _Entry = (None, None, None, cjk, (), ())
     else:
         folded = singular(raw)
-        starts = sorted(
-            {
-                pid
-                for prefix, pid in _STARTS.get(raw[0], ())
-                if raw.startswith(prefix) or (prefix.startswith(raw) and prefix[len(raw)] == " ")
-            }
-        )
-        alone = {pid: PHRASES[pid].pattern.match(raw) for pid in starts}
+        prefixes: dict[int, list[str]] = {}
+        for prefix, pid in _STARTS.get(raw[0], ()):
+            if raw.startswith(prefix) or (prefix.startswith(raw) and prefix[len(raw)] == " "):
+                prefixes.setdefault(pid, []).append(prefix)
+        alone = {pid: PHRASES[pid].pattern.match(raw) for pid in sorted(prefixes)}
         hits = tuple((f"k:{pid}", m.group(0)) for pid, m in alone.items() if m)
-        longer = tuple(pid for pid, m in alone.items() if not m)
+        # A phrase that needs the following words can only match a window that starts with the
+        # literal text of one of its alternatives: that test is far cheaper than the expression.
+        longer = tuple((pid, tuple(prefixes[pid])) for pid, m in alone.items() if not m)
         stop = folded in STOP_WORDS or raw in STOP_WORDS
         found = (
             (None, None, None, (), hits, longer) if stop else ("w:" + folded, folded, "n:" + folded, (), hits, longer)
@@ -134,6 +140,15 @@ def _word(raw: str) -> _Entry:
     if len(_WORD_CACHE) >= _CACHE_LIMIT:
         _WORD_CACHE.clear()
     _WORD_CACHE[raw] = found
+    return found
+
+
+_ANY: dict[tuple[tuple[int, tuple[str, ...]], ...], re.Pattern[str]] = {}
+
+
+def _any_of(longer: tuple[tuple[int, tuple[str, ...]], ...]) -> re.Pattern[str]:
+    """One expression that matches where any of these phrases matches (cached per set of phrases)."""
+    found = _ANY[longer] = re.compile("|".join(f"(?:{PHRASES[pid].pattern.pattern})" for pid, _ in longer))
     return found
 
 
@@ -154,7 +169,12 @@ def _segment(raws: list[str], entries: list[_Entry], feats: list[str], surfaces:
                     surfaces[key] = found
         if longer:
             window = " ".join(raws[i : i + WINDOW])
-            for pid in longer:
+            # Most windows match none of the phrases: one combined expression says so in one call.
+            if not (_ANY.get(longer) or _any_of(longer)).match(window):
+                continue
+            for pid, starts in longer:
+                if not window.startswith(starts):
+                    continue
                 match = PHRASES[pid].pattern.match(window)
                 if match:
                     key = _PHRASE_KEY[pid]

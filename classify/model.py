@@ -135,7 +135,9 @@ _RESOURCES_EVIDENCE = frozenset({"r:list-of-links", "kc:resources:2"})
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText]) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
-        if _RESOURCES_EVIDENCE.isdisjoint(feats) and "resources" not in settling_categories(repo):
+        # Only topics or an awesome- name settle a category: skip the lookup without either.
+        settles = bool(repo.topics) or repo.name[:7].lower() == "awesome"
+        if _RESOURCES_EVIDENCE.isdisjoint(feats) and not (settles and "resources" in settling_categories(repo)):
             out[row, _RESOURCES] = RESOURCES_PENALTY
     return out
 
