@@ -130,7 +130,7 @@ def trust_columns(
     judgement = growth_rule.judge(weekly, forks_delta, pushed)
     checks = judgement.details(weekly, forks_delta, pushed)
     flagged_json, plain = json.dumps([growth_rule.FLAG]), json.dumps([])
-    flags = np.where(judgement.flagged, flagged_json, plain).astype(object).tolist()
+    flags = [flagged_json if f else plain for f in judgement.flagged.tolist()]  # two shared strings
     extra: dict[str, Any] = {
         "rank_best": ranges.rank_best,
         "rank_worst": ranges.rank_worst,
