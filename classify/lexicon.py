@@ -413,6 +413,8 @@ def alternatives(pattern: str) -> list[str]:
 
 def settling_categories(repo: RepoText) -> tuple[str, ...]:
     """The categories the repo's topics (and an ``awesome-`` name) settle, in order of first mention."""
+    if not repo.topics and repo.name[:7].lower() != "awesome":
+        return ()  # the common case, answered without the name's regular expression
     found = [TOPIC_LEXICON[t] for t in repo.topics if t in TOPIC_LEXICON]
     if _AWESOME_NAME.match(repo.name):
         found.insert(0, "resources")

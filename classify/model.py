@@ -113,11 +113,10 @@ def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     rows, factors = [], []
     for row, repo in enumerate(repos):
-        if repo.topics or repo.name[:7].lower() == "awesome":
-            found = boosts(repo)
-            if found is not None:
-                rows.append(row)
-                factors.append(found)
+        found = boosts(repo)
+        if found is not None:
+            rows.append(row)
+            factors.append(found)
     if rows:
         out[rows] = np.log(np.array(factors))
     return out
@@ -135,9 +134,7 @@ _RESOURCES_EVIDENCE = frozenset({"r:list-of-links", "kc:resources:2"})
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText]) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
-        # Only topics or an awesome- name settle a category: skip the lookup without either.
-        settles = bool(repo.topics) or repo.name[:7].lower() == "awesome"
-        if _RESOURCES_EVIDENCE.isdisjoint(feats) and not (settles and "resources" in settling_categories(repo)):
+        if _RESOURCES_EVIDENCE.isdisjoint(feats) and "resources" not in settling_categories(repo):
             out[row, _RESOURCES] = RESOURCES_PENALTY
     return out
 
@@ -374,11 +371,10 @@ class CategoryModel:
         self, repo: RepoText, columns: Sequence[int], surfaces: dict[str, str], first: str, second: str
     ) -> tuple[tuple[str, str], ...]:
         found: list[tuple[str, str]] = []
-        if repo.topics or repo.name[:7].lower() == "awesome":
-            settled = settling_categories(repo)
-            if first in settled and second not in settled:
-                topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
-                found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
+        settled = settling_categories(repo)
+        if first in settled and second not in settled:
+            topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
+            found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
         shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:
