@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from datetime import datetime, timedelta
@@ -30,8 +31,11 @@ select id, full_name, stars, forks, created_at, pushed_at, license_spdx from rep
 """
 _EPOCH = "unixepoch({})" if sqlite3.sqlite_version_info >= (3, 38, 0) else "cast(strftime('%s', {}) as integer)"
 _INPUTS_SQL = f"""
-select repo_id, full_name, stars, forks, {_EPOCH.format("created_at")}, {_EPOCH.format("pushed_at")}, license_spdx
+select repo_id, stars, forks, {_EPOCH.format("created_at")}, {_EPOCH.format("pushed_at")}, license_spdx
 from temp.score_inputs order by rowid
+"""
+_NAMES_SQL = """
+select i.full_name from json_each(?) j join temp.score_inputs i on i.repo_id = j.value order by j.key
 """
 READ_CHUNK = 100_000
 
@@ -46,33 +50,45 @@ def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[Scor
     conn.execute(_COPY_INPUTS_SQL)
     if outside and conn.in_transaction:
         conn.commit()  # the INSERT opened a (read) transaction on main: end it
-    parts: list[list[np.ndarray]] = [[] for _ in range(7)]
+    parts: list[list[np.ndarray]] = [[] for _ in range(6)]
     osi_of: dict[str | None, bool] = {}
     cursor = conn.execute(_INPUTS_SQL)
     while chunk := cursor.fetchmany(READ_CHUNK):
-        ids, names, stars, forks, created, pushed, licences = zip(*chunk, strict=True)
+        ids, stars, forks, created, pushed, licences = zip(*chunk, strict=True)
         for spdx in set(licences) - osi_of.keys():
             osi_of[spdx] = is_osi_approved(spdx)
         parts[0].append(np.asarray(ids, dtype=np.int64))
-        parts[1].append(np.asarray(names, dtype=str))
-        parts[2].append(np.asarray(stars, dtype=np.int64))
-        parts[3].append(np.asarray(forks, dtype=np.int64))
-        parts[4].append(np.asarray(created, dtype=float))  # None (never for created_at) -> NaN
-        parts[5].append(np.asarray(pushed, dtype=float))  # no push -> NaN
-        parts[6].append(np.asarray([osi_of[spdx] for spdx in licences], dtype=bool))
-    empty = [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str)] + [np.zeros(0)] * 4 + [np.zeros(0, dtype=bool)]
+        parts[1].append(np.asarray(stars, dtype=np.int64))
+        parts[2].append(np.asarray(forks, dtype=np.int64))
+        parts[3].append(np.asarray(created, dtype=float))  # None (never for created_at) -> NaN
+        parts[4].append(np.asarray(pushed, dtype=float))  # no push -> NaN
+        parts[5].append(np.asarray([osi_of[spdx] for spdx in licences], dtype=bool))
+    empty = [np.zeros(0, dtype=np.int64)] + [np.zeros(0)] * 4 + [np.zeros(0, dtype=bool)]
     arrays = [np.concatenate(p) if p else e for p, e in zip(parts, empty, strict=True)]
     inputs = ScoreInputs(
         repo_id=arrays[0],
-        full_name=arrays[1],
-        stars=arrays[2],
-        forks=arrays[3],
-        created_epoch=arrays[4].astype(np.int64),
-        pushed_epoch=arrays[5],
-        osi=arrays[6],
+        full_name=StoredNames(conn, arrays[0]),
+        stars=arrays[1],
+        forks=arrays[2],
+        created_epoch=arrays[3].astype(np.int64),
+        pushed_epoch=arrays[4],
+        osi=arrays[5],
         as_of_epoch=as_of_epoch,
     )
     return inputs, {"table": "temp.score_inputs"}
+
+
+class StoredNames:
+    """The full names of the listed set, read from the scoring copy only at the positions asked
+    for (the rank needs them only where score and stars tie)."""
+
+    def __init__(self, conn: sqlite3.Connection, repo_ids: np.ndarray):
+        self.conn = conn
+        self.repo_ids = repo_ids
+
+    def __getitem__(self, positions: np.ndarray) -> np.ndarray:
+        ids = json.dumps(self.repo_ids[np.asarray(positions, dtype=np.intp)].tolist())
+        return np.asarray([row[0] for row in self.conn.execute(_NAMES_SQL, [ids])], dtype=str)
 
 
 # The newest snapshot of each repo observed at or before a cutoff: the baseline of its growth.

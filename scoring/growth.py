@@ -66,11 +66,8 @@ class GrowthJudgement:
         A repo that was not judged gets only the reason (one shared string per reason).
         """
         # Only the judged repos' figures go through Python; the others share one string per reason.
-        unjudged: dict[str | None, str] = {}
-        out = [
-            unjudged.get(r) or unjudged.setdefault(r, json.dumps({"judged": False, "reason": r, "flagged": False}))
-            for r in self.reason
-        ]
+        unjudged = {r: json.dumps({"judged": False, "reason": r, "flagged": False}) for r in set(self.reason)}
+        out = list(map(unjudged.__getitem__, self.reason))
         rows = np.flatnonzero(self.judged)
         gains = _gains(weekly_stars)[rows, 1:].tolist()
         gain, earlier_max, expected = (
@@ -130,21 +127,17 @@ def judge(weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed_last_week: np
     gain = gains[:, 0] if gains.shape[1] else np.full(n, np.nan)
     earlier = gains[:, 1:]
     earlier_count = (~np.isnan(earlier)).sum(axis=1)
-    with np.errstate(all="ignore"):
-        earlier_max = np.where(
-            earlier_count > 0, np.nanmax(np.where(np.isnan(earlier), -np.inf, earlier), axis=1), np.nan
-        )
+    # fmax skips NaN (a missing week) and gives NaN only where every week is missing.
+    earlier_max = np.fmax.reduce(earlier, axis=1) if earlier.shape[1] else np.full(n, np.nan)
     forks_gain = np.asarray(forks_gain, dtype=float)
     pushed = np.asarray(pushed_last_week, dtype=bool)
     enough = ~np.isnan(gain) & ~np.isnan(forks_gain) & (earlier_count >= MIN_EARLIER_WEEKS)
-    reason: list[str | None] = [
-        None
-        if ok
-        else "no star count from a week ago"
-        if math.isnan(g)
-        else f"fewer than {MIN_EARLIER_WEEKS + 1} weekly star gains in the history"
-        for ok, g in zip(enough.tolist(), gain.tolist(), strict=True)
-    ]
+    # One shared string per reason, picked by code (a million repos without a Python loop).
+    reasons = np.array(
+        [None, "no star count from a week ago", f"fewer than {MIN_EARLIER_WEEKS + 1} weekly star gains in the history"],
+        dtype=object,
+    )
+    reason: list[str | None] = reasons[np.where(enough, 0, np.where(np.isnan(gain), 1, 2))].tolist()
     judged = enough.copy()
     expected = np.full(n, np.nan)
     own_needed = np.full(n, np.nan)

@@ -22,6 +22,7 @@ doubles, not merely close ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -34,12 +35,23 @@ MIN_AGE_DAYS = 30.0
 SECONDS_PER_DAY = 86400.0
 
 
+class Names(Protocol):
+    """The full names of some of the listed repos, looked up by position when needed."""
+
+    def __getitem__(self, positions: np.ndarray) -> np.ndarray: ...
+
+
 @dataclass
 class ScoreInputs:
-    """Column arrays for the listed set; timestamps as UTC epoch seconds."""
+    """Column arrays for the listed set; timestamps as UTC epoch seconds.
+
+    ``full_name`` may be an array of names or anything that gives the names at some positions
+    (:class:`Names`): the rank needs a name only where score and stars tie, which is rare, so a
+    million names need not be read to rank a million repos.
+    """
 
     repo_id: np.ndarray  # int64, the last tie-break so the rank order is total
-    full_name: np.ndarray  # str
+    full_name: np.ndarray | Names  # str
     stars: np.ndarray  # int64
     forks: np.ndarray  # int64
     created_epoch: np.ndarray  # int64
@@ -114,6 +126,41 @@ def activity_points(days_since_push: np.ndarray) -> np.ndarray:
     return np.select(conditions, [points for _, points in ACTIVITY_BUCKETS], default=0.0)
 
 
+def _by_key_then_stars(key: np.ndarray, stars: np.ndarray) -> np.ndarray:
+    """Positions by key descending, then stars descending (ties in both in any order)."""
+    if not len(key):
+        return np.zeros(0, dtype=np.intp)
+    key_span, stars_span = int(key.max()) - int(key.min()), int(stars.max()) - int(stars.min())
+    stars_bits = stars_span.bit_length()
+    if key_span.bit_length() + stars_bits > 62:  # does not fit one int64: sort on both
+        return np.lexsort((-stars, -key))
+    # Both in one int64, so one plain sort does it (several times faster than lexsort).
+    packed = (int(key.max()) - key.astype(np.int64)) << stars_bits
+    packed |= int(stars.max()) - stars.astype(np.int64)
+    return np.argsort(packed)
+
+
+def rank_order(key: np.ndarray, stars: np.ndarray, repo_id: np.ndarray, names: np.ndarray | Names) -> np.ndarray:
+    """The positions in rank order: tie key descending, then stars descending, then full name,
+    then id. Names are looked up only for the repos that tie on key and stars."""
+    order = _by_key_then_stars(key, stars)
+    ordered_key, ordered_stars = key[order], stars[order]
+    same = (ordered_key[1:] == ordered_key[:-1]) & (ordered_stars[1:] == ordered_stars[:-1])
+    if not same.any():
+        return order
+    # The slots of `order` in a run of equal (key, stars): only they are put in name, then id,
+    # order, each run staying in its own slots.
+    run = np.concatenate(([0], np.cumsum(~same)))
+    slots = np.zeros(len(order), dtype=bool)
+    slots[1:] |= same
+    slots[:-1] |= same
+    slots = np.flatnonzero(slots)
+    members = order[slots]
+    by_name = np.asarray(names[members], dtype=str)
+    order[slots] = members[np.lexsort((np.asarray(repo_id, dtype=np.int64)[members], by_name, run[slots]))]
+    return order
+
+
 def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
     """Every component, the score and the rank for each repo (arrays aligned with the inputs)."""
     stars = inputs.stars.astype(np.int64)
@@ -145,11 +192,7 @@ def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
     key = tie_key(smaller, activity, openness, n)
     rank = np.empty(n, dtype=np.int64)
     if n:
-        names = np.asarray(inputs.full_name, dtype=str)
-        name_order = np.empty(n, dtype=np.int64)
-        name_order[np.argsort(names, kind="stable")] = np.arange(n)
-        order = np.lexsort((inputs.repo_id.astype(np.int64), name_order, -stars, -key))
-        rank[order] = np.arange(1, n + 1)
+        rank[rank_order(key, stars, inputs.repo_id, inputs.full_name)] = np.arange(1, n + 1)
     return {
         "age_days": age_days,
         "days_since_push": days_since_push,

@@ -10,7 +10,7 @@ from agentrank import importer, scorer
 from agentrank.config import load_config
 from db.runs import start_run
 from scoring.licenses import is_osi_approved
-from scoring.score import ScoreInputs, activity_points, compute_scores, percentile
+from scoring.score import ScoreInputs, activity_points, compute_scores, percentile, rank_order
 from scoring.sql import RECOMPUTE_SQL
 from tests.conftest import make_item
 
@@ -128,6 +128,41 @@ def test_rank_breaks_score_ties_by_stars_then_name():
     r = compute_scores(inputs(rows))
     assert len(set(r["score"].tolist())) == 1
     assert r["rank"].tolist() == [3, 2, 1]  # equal stars too: full_name ascending
+
+
+class _AskedNames:
+    """Names looked up by position, remembering which positions were asked for."""
+
+    def __init__(self, names: list[str]):
+        self.names = np.array(names)
+        self.asked: set[int] = set()
+
+    def __getitem__(self, positions: np.ndarray) -> np.ndarray:
+        self.asked.update(np.asarray(positions).tolist())
+        return self.names[positions]
+
+
+@pytest.mark.parametrize("stars_scale", [1, 2**45])  # the second overflows the packed sort key
+def test_rank_order_is_key_then_stars_then_name_then_id(stars_scale):
+    rng = np.random.default_rng(stars_scale % 1000)
+    n = 3000
+    key = rng.integers(0, 40, n) * 1_000
+    stars = rng.integers(200, 230, n) * stars_scale
+    repo_id = rng.permutation(n) + 1
+    names = _AskedNames([f"o{rng.integers(0, 50)}/r" for _ in range(n)])  # many equal names too
+    order = rank_order(key, stars, repo_id, names)
+    expected = sorted(range(n), key=lambda i: (-key[i], -stars[i], names.names[i], repo_id[i]))
+    assert order.tolist() == expected
+    # Only repos that tie with another on key and stars had their name looked up.
+    pairs = list(zip(key.tolist(), stars.tolist(), strict=True))
+    tied = {i for i in range(n) if pairs.count(pairs[i]) > 1}
+    assert names.asked == tied
+
+
+def test_rank_order_without_ties_reads_no_name():
+    names = _AskedNames(["b/x", "a/x", "c/x"])
+    assert rank_order(np.array([5, 5, 9]), np.array([10, 20, 1]), np.array([1, 2, 3]), names).tolist() == [2, 1, 0]
+    assert names.asked == set()
 
 
 def _random_items(rng: np.random.Generator, n: int) -> list[dict]:
