@@ -47,6 +47,7 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
     [
         ("lessonsmith", "Self-hosted app that generates course outlines, quizzes and tutorials for teachers"),
         ("quizloom", "Self-hosted engine that turns lecture notes into a course with flashcards and exercises"),
+        ("coursewright", "Engine that turns your lecture notes into a course with flashcards and exercises"),
     ],
 )
 def test_an_app_that_makes_courses_is_not_a_course(model, name, description):
