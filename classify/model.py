@@ -54,11 +54,11 @@ class Settings:
     """Hyperparameters (block weights, regularisation), chosen by cross-validation on the training set
     and the held-out file; see docs/categories.md."""
 
-    C: float = 4.0
+    C: float = 8.0
     word_weight: float = 1.0
     name_weight: float = 0.5
     topic_weight: float = 0.6
-    keyword_weight: float = 1.0
+    keyword_weight: float = 0.7
     topic_dropout: bool = True
     calibrate: bool = True
 
