@@ -15,6 +15,7 @@ import hashlib
 import math
 import os
 import pickle
+import re
 import signal
 import sys
 import time
@@ -35,10 +36,10 @@ from classify.categories import CATEGORY_IDS
 from classify.examples import Example
 from classify.features import BLOCKS, block_of, describe, featurize
 from classify.lexicon import TOPIC_LEXICON, boosts, lexicon_fingerprint, settling_categories
-from classify.text import RepoText
+from classify.text import MAX_DESCRIPTION, RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "3"
+CODE_VERSION = "4"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -53,11 +54,11 @@ class Settings:
     """Hyperparameters (block weights, regularisation), chosen by cross-validation on the training set
     and the held-out file; see docs/categories.md."""
 
-    C: float = 4.0
+    C: float = 8.0
     word_weight: float = 1.0
     name_weight: float = 0.5
     topic_weight: float = 0.6
-    keyword_weight: float = 1.0
+    keyword_weight: float = 0.7
     topic_dropout: bool = True
     calibrate: bool = True
 
@@ -129,12 +130,35 @@ def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
 _RESOURCES = CATEGORY_IDS.index("resources")
 RESOURCES_PENALTY = -3.0  # on the log scale: resources probability times about 0.05
 _RESOURCES_EVIDENCE = frozenset({"r:list-of-links", "kc:resources:2"})
+# That evidence does not count for a repo that first presents itself as software (an app, engine,
+# server, CLI, platform, self-hosted, "generates …") and only then talks of courses or tutorials:
+# an app that builds courses or lessons is not a course (its subject, not its artefact).
+_SOFTWARE = re.compile(
+    r"\bself[- ]host\w*|\bengines?\b|\bgenerates\b|\bapp\b|\bapplication\b|\bserver\b|\bdaemon\b"
+    r"|\bplugin\b|\bextension\b|\bdashboard\b|\bcli\b|\bplatform\b"
+)
+_LISTISH = re.compile(
+    r"\b(?:awesome|curated|lists?|collection|collected|compilation|tutorials?|courses?|lessons?|curriculum"
+    r"|guides?|handbook|books?|cookbooks?|recipes?|examples?|notebooks?|survey|reading|prompts|learn\w*"
+    r"|beginners?|educational|resources|roadmaps?|cheat ?sheets?|workshop|class)\b"
+)
+
+
+def _software_first(repo: RepoText) -> bool:
+    """Does the name and description present software before any list, course or tutorial word?"""
+    text = (repo.name + " " + repo.description[:MAX_DESCRIPTION]).lower()
+    software = _SOFTWARE.search(text)
+    if software is None:
+        return False
+    listish = _LISTISH.search(text, 0, software.start())
+    return listish is None
 
 
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText]) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
-        if _RESOURCES_EVIDENCE.isdisjoint(feats) and "resources" not in settling_categories(repo):
+        weak = _RESOURCES_EVIDENCE.isdisjoint(feats) or _software_first(repo)
+        if weak and "resources" not in settling_categories(repo):
             out[row, _RESOURCES] = RESOURCES_PENALTY
     return out
 

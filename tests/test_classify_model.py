@@ -42,6 +42,26 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
     assert prediction.category == "resources", prediction
 
 
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("lessonsmith", "Self-hosted app that generates course outlines, quizzes and tutorials for teachers"),
+        ("quizloom", "Self-hosted engine that turns lecture notes into a course with flashcards and exercises"),
+        ("coursewright", "Engine that turns your lecture notes into a course with flashcards and exercises"),
+    ],
+)
+def test_an_app_that_makes_courses_is_not_a_course(model, name, description):
+    # Taxonomy rule 9: what it is (software, said first) decides, not what it talks of.
+    assert classify.model._software_first(RepoText(name, description))
+    assert predict(model, name, description).category != "resources"
+
+
+def test_a_course_that_builds_an_app_is_still_a_course():
+    assert not classify.model._software_first(
+        RepoText("rag-course", "Tutorial: build a self-hosted RAG app in 8 lessons")
+    )
+
+
 def test_coding_agent_topic_with_a_coding_description_is_coding(model):
     prediction = predict(
         model,
