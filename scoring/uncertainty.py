@@ -37,6 +37,7 @@ How it is computed, for a million repos in about a second on two cores:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
@@ -89,10 +90,9 @@ def _return_freed_memory() -> None:
     carry the draws' working memory (about 200 MB at a million repos) through the score write.
     """
     if sys.platform == "linux":
-        try:
+        # Another C library (musl) has no malloc_trim: nothing to hand back then.
+        with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None).malloc_trim(0)
-        except (OSError, AttributeError):  # another C library (musl): nothing to hand back
-            pass
 
 
 class _Sorter:
