@@ -54,24 +54,26 @@ def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[Scor
     conn.execute(_COPY_INPUTS_SQL)
     if outside and conn.in_transaction:
         conn.commit()  # the INSERT opened a (read) transaction on main: end it
-    columns = list(conn.execute(_INPUTS_SQL).fetchone())
+    texts = list(conn.execute(_INPUTS_SQL).fetchone())
 
-    def column(k: int, dtype: type) -> np.ndarray:  # one parsed list at a time: bounded memory
-        values, columns[k] = json.loads(columns[k]), None
-        if dtype is bool:  # the licence column: whether each SPDX id is OSI-approved
-            osi_of = {spdx: is_osi_approved(spdx) for spdx in set(values)}
-            values = list(map(osi_of.__getitem__, values))
-        return np.array(values, dtype=dtype)
+    def column(k: int) -> list[Any]:
+        """Column ``k`` as a list, its JSON text dropped: one parsed list at a time."""
+        values, texts[k] = json.loads(texts[k]), None
+        return values
 
-    repo_id = column(0, np.int64)
+    repo_id = np.array(column(0), dtype=np.int64)
+    stars, forks = np.array(column(1), dtype=np.int64), np.array(column(2), dtype=np.int64)
+    created, pushed = np.array(column(3), dtype=np.int64), np.array(column(4), dtype=float)  # no push: NaN
+    licences = column(5)
+    osi_of = {spdx: is_osi_approved(spdx) for spdx in set(licences)}
     inputs = ScoreInputs(
         repo_id=repo_id,
         full_name=StoredNames(conn, repo_id),
-        stars=column(1, np.int64),
-        forks=column(2, np.int64),
-        created_epoch=column(3, np.int64),
-        pushed_epoch=column(4, float),  # null (no push) -> NaN
-        osi=column(5, bool),
+        stars=stars,
+        forks=forks,
+        created_epoch=created,
+        pushed_epoch=pushed,
+        osi=np.array(list(map(osi_of.__getitem__, licences)), dtype=bool),
         as_of_epoch=as_of_epoch,
     )
     return inputs, {"table": "temp.score_inputs"}
