@@ -5,8 +5,9 @@ crawled exactly as GitHub would be, with the emulator's rate limit out of the wa
 stays fast. Each simulated week the population moves on (stars and forks grow, a few repos rise
 fast, some join, some leave or are archived, some are renamed) and the weekly job's own pipeline
 (``refresh_database``, with ``at`` set to that week) runs against it, so history, deltas, rank
-changes and "what changed" all have something to show. A synthetic task-benchmark attempts file
-(invented agents on invented tasks) is imported so both leaderboards are populated.
+changes and "what changed" all have something to show. A synthetic task-benchmark ledger
+(invented agents on invented tasks: attempts, task records, list prices, FitScore assessments and a
+demo index) is imported so both leaderboards and every benchmark method have something to show.
 
 The database is the one every command uses by default, marked as a demo database
 (``db.demo``): a later ``agentrank demo`` rebuilds it, and ``agentrank refresh`` on it replays one
@@ -16,7 +17,6 @@ more week against the emulator; a database the demo did not build is never touch
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 import time
@@ -38,7 +38,10 @@ from crawler.items import format_timestamp
 from crawler.settings import DEFAULT_TOPICS
 from db.demo import biggest_riser, file_demo_marker, mark_demo, top_in_category
 from db.store import open_store
+from leaderboard.attempt import DEFAULT_SUITE
+from leaderboard.imports import import_assessments, import_prices, import_tasks, sync_indexes
 from leaderboard.ingest import import_attempts
+from leaderboard.settings import IndexConfig
 
 DEMO_SIZE = 4000
 DEMO_SEED = 2026
@@ -199,23 +202,53 @@ def population_at(size: int, seed: int, instants: list[datetime]) -> Iterator[tu
         yield population, events
 
 
-# -- the benchmark attempts -------------------------------------------------------------------------
+# -- the benchmark ledger ----------------------------------------------------------------------------
 
 TASKS = [f"demo-task-{n:02d}" for n in range(1, 9)]
 MODELS = ("demo-model-large", "demo-model-small")
+# A second suite, marked FitScore-style (a quality mark per attempt), so the index has two suites
+# to average and the FitScore a suite to derive quality and reliability from.
+PACK = "demo-pack"
+PACK_TASKS = [f"demo-pack-{n:02d}" for n in range(1, 7)]
+UNPRICED_MODEL = "demo-model-local"  # no list price: its cost stays unknown
+DEMO_INDEX = IndexConfig(name="Demo Index", version="1", suites=[DEFAULT_SUITE, PACK])
+# Tasks the harness's validation rejects, so the pages show attempts at them kept apart.
+REJECTED = {TASKS[-1]: "reference", PACK_TASKS[-1]: "baseline"}
+
+
+def _hidden_tests(rng: np.random.Generator, tasks: list[str]) -> dict[str, int]:
+    return {task: int(rng.integers(4, 12)) for task in tasks}
+
+
+def _tokens(rng: np.random.Generator) -> dict[str, int]:
+    """Token counts as the attempt model counts them: input includes cached reads and cache writes."""
+    cached, written = int(rng.integers(20_000, 400_000)), int(rng.integers(0, 30_000))
+    return {
+        "input": cached + written + int(rng.integers(5_000, 120_000)),
+        "cached": cached,
+        "cache_write": written,
+        "output": int(rng.integers(2_000, 40_000)),
+    }
 
 
 def demo_attempts(agents: list[str], *, end: datetime, seed: int = DEMO_SEED) -> list[dict[str, Any]]:
     """Invented task-benchmark attempts for ``agents`` (repos of the demo population) and two
-    invented closed agents: clearly demo data (``demo-`` models and tasks, example.invalid logs)."""
+    invented closed agents: clearly demo data (``demo-`` models and tasks, example.invalid logs).
+
+    The ``agentrank`` suite has both tiers; verified attempts report tokens and are priced from
+    the demo price list, community ones report their own cost. The ``demo-pack`` suite adds two
+    dated runs with the FitScore scorecard (quality, scope, regressions), one agent in two
+    reasoning settings, and a model with no list price.
+    """
     rng = np.random.default_rng(seed + 7)
+    hidden = _hidden_tests(rng, TASKS + PACK_TASKS)
     records: list[dict[str, Any]] = []
     closed = ["Demo Closed Agent A", "Demo Closed Agent B"]
     verified = agents[:5] + closed[:1]
     community = agents[3:9] + closed[1:]
 
     def one(agent: str, version: str, model: str, task: str, number: int, tier: str, skill: float, day: int) -> None:
-        total = int(rng.integers(4, 12))
+        total = hidden[task]
         infra = rng.random() < 0.04
         # A good agent often passes every hidden test (a solved task); otherwise some of them.
         solved = rng.random() < skill * 0.8
@@ -238,26 +271,153 @@ def demo_attempts(agents: list[str], *, end: datetime, seed: int = DEMO_SEED) ->
             "tests_passed": passed,
             "tests_total": None if infra else total,
             "wall_seconds": round(float(rng.uniform(40, 1500)), 1),
-            "cost_usd": cost,
-            "cost_source": "self-reported" if tier == "community" else "api-list-price",
             "flags": flags,
             "log_url": f"https://example.invalid/agentrank-demo/{slug}/{version}/{task}/{number}",
         }
         if tier == "verified":
-            record.update(human_interventions=0, permission_mode="full-auto", network_access="none")
+            # Tokens and no cost: the list price in force on the attempt's date prices it.
+            record.update(
+                tokens=_tokens(rng), human_interventions=0, permission_mode="full-auto", network_access="none"
+            )
+        else:
+            record.update(cost_usd=cost, cost_source="self-reported")
         records.append(record)
 
     for tier, names in (("verified", verified), ("community", community)):
         for i, agent in enumerate(names):
             skill = float(rng.uniform(0.35, 0.95))
-            model = MODELS[i % 2]
+            model = UNPRICED_MODEL if agent == closed[0] else MODELS[i % 2]
             versions = [("1.0", 27), ("1.1", 6)] if i % 3 == 0 else [("1.0", 13)]
             for version, day in versions:
                 skill = min(0.98, skill + (0.05 if version == "1.1" else 0))
                 for task in TASKS[: 5 + i % 4]:
                     for number in range(1, 3 if tier == "verified" else 2):
                         one(agent, version, model, task, number, tier, skill, day)
+    # The pack is run by verified entries (same agent, version and model), so the index can average them.
+    pack = [
+        (agent, UNPRICED_MODEL if agent == closed[0] else MODELS[i % 2], i % 3 == 0) for i, agent in enumerate(verified)
+    ]
+    records += _pack_attempts(rng, pack[:3] + pack[-1:] if len(pack) > 3 else pack, hidden, end)
     return records
+
+
+def _pack_attempts(
+    rng: np.random.Generator, entries: list[tuple[str, str, bool]], hidden: dict[str, int], end: datetime
+) -> list[dict[str, Any]]:
+    """Two dated runs of the ``demo-pack`` suite by ``entries`` (agent, model, whether it moved to
+    version 1.1 for the second run), two attempts per task, with the scorecard fields; the first
+    entry also runs with high reasoning effort, a variant of its own."""
+    records: list[dict[str, Any]] = []
+    for run_day, second in ((20, False), (6, True)):
+        run = format_timestamp(end - timedelta(days=run_day))[:10]
+        for i, (agent, model, upgraded) in enumerate(entries):
+            version = "1.1" if second and upgraded else "1.0"
+            for variant in ({}, {"reasoning": "high"}) if i == 0 else ({},):
+                skill = float(rng.uniform(0.4, 0.9)) + (0.08 if variant else 0)
+                for task in PACK_TASKS:
+                    total = hidden[task]
+                    for number in (1, 2):
+                        passed = total if rng.random() < skill else int(rng.binomial(total - 1, skill * 0.7))
+                        unrelated = int(rng.random() < 0.2)
+                        quality = (5 - unrelated) if passed == total else 2 if passed * 2 >= total else 1
+                        regression_total = 20
+                        stopped = rng.random() < 0.03
+                        records.append(
+                            {
+                                "suite": PACK,
+                                "run": run,
+                                "agent": agent,
+                                "agent_version": version,
+                                "model": model,
+                                "settings": {"demo_data": True, **variant},
+                                "task_id": task,
+                                "attempt": number,
+                                "date": format_timestamp(end - timedelta(days=run_day, hours=int(rng.integers(0, 6)))),
+                                "tier": "verified",
+                                "tests_passed": passed,
+                                "tests_total": total,
+                                "quality": quality,
+                                "unrelated_changes": unrelated,
+                                "regression_passed": regression_total - int(rng.random() < 0.1),
+                                "regression_total": regression_total,
+                                "repo_commit": f"{int(rng.integers(0, 16**12)):012x}",
+                                "limit_seconds": 1800.0,
+                                "wall_seconds": round(float(rng.uniform(60, 1700)), 1),
+                                "tokens": _tokens(rng),
+                                "cost_lower_bound": True if stopped else None,
+                                "flags": ["timed-out"] if stopped else [],
+                                "human_interventions": 0,
+                                "permission_mode": "full-auto",
+                                "network_access": "none",
+                                "log_url": f"https://example.invalid/agentrank-demo/{PACK}/{run}/{task}/{i}-{len(variant)}-{number}",
+                            }
+                        )
+    return records
+
+
+def demo_tasks(*, end: datetime, seed: int = DEMO_SEED) -> list[dict[str, Any]]:
+    """The harness's validation of every demo task (the same hidden-test counts as the attempts);
+    one task per suite fails it, so its attempts are shown apart."""
+    hidden = _hidden_tests(np.random.default_rng(seed + 7), TASKS + PACK_TASKS)
+    validated = format_timestamp(end - timedelta(days=30))
+    records = []
+    for suite, tasks in ((DEFAULT_SUITE, TASKS), (PACK, PACK_TASKS)):
+        for n, task in enumerate(tasks, start=1):
+            total = hidden[task]
+            rejected = REJECTED.get(task)
+            records.append(
+                {
+                    "suite": suite,
+                    "task_id": task,
+                    "title": f"Demo task {n} of the {suite} suite (invented)",
+                    "brief_url": f"https://example.invalid/agentrank-demo/{suite}/{task}",
+                    "visible_tests": 2,
+                    "hidden_tests": total,
+                    "baseline_passed": total if rejected == "baseline" else n % 3,
+                    "reference_passed": total - 1 if rejected == "reference" else total,
+                    "validated_at": validated,
+                }
+            )
+    return records
+
+
+def demo_prices(*, end: datetime) -> str:
+    """The demo models' invented list prices (USD per million tokens); the small model's price falls
+    two weeks before the demo's last week, so attempts on either side are priced differently."""
+    cut = (end - timedelta(days=14)).date().isoformat()
+    rows = [
+        ("demo-model-large", "2026-01-01", 3.0, 0.3, 3.75, 15.0),
+        ("demo-model-small", "2026-01-01", 1.0, 0.1, 1.25, 5.0),
+        ("demo-model-small", cut, 0.8, 0.08, 1.0, 4.0),
+    ]
+    return "# Invented list prices for the demo's invented models.\n" + "".join(
+        f'[[price]]\nmodel = "{model}"\nfrom = {start}\ninput = {i}\ncached_input = {c}\ncache_write = {w}\n'
+        f"output = {o}\n\n"
+        for model, start, i, c, w, o in rows
+    )
+
+
+def demo_assessments(agents: list[str]) -> str:
+    """FitScore assessments over the ``demo-pack`` suite: one with a judgement call and a published
+    figure that does not recompute (the page marks it), one without a published figure."""
+    first, second = json.dumps(agents[0]), json.dumps("Demo Closed Agent A")
+    return f"""# Invented FitScore assessments of demo agents.
+[[assessment]]
+agent = {first}
+suite = "{PACK}"
+scores = {{ cost = 4, speed = 3, setup = 5, agent = 4, privacy = 5 }}
+notes = {{ cost = "demo: priced from the demo price list", privacy = "demo: runs with no network access" }}
+published = 99
+[[assessment.judgement]]
+call = "demo: a browser sign-in step scores setup 3"
+scores = {{ setup = 3 }}
+
+[[assessment]]
+agent = {second}
+suite = "{PACK}"
+scores = {{ cost = 2, speed = 4, setup = 4, agent = 3, privacy = 2 }}
+notes = {{ privacy = "demo: a hosted model" }}
+"""
 
 
 # -- building ---------------------------------------------------------------------------------------
@@ -355,7 +515,7 @@ def build_demo(
         result = _crawl_week(db_path, config, population.live, at, export_path, ticker)
         refreshes.append(result)
         report(_week_line(week, weeks, at, events, result))
-    attempts, riser = _import_demo_attempts(db_path, export_path, instants[-1], seed)
+    attempts, riser = _import_demo_attempts(db_path, export_path, instants[-1], seed, config)
     report(f"imported {attempts} synthetic task-benchmark attempts; wrote {export_path}")
     with run_lock(db_path, "demo"):
         db = open_store(db_path)
@@ -365,9 +525,13 @@ def build_demo(
     return DemoResult(db_path, export_path, document, refreshes, attempts, weeks, riser)
 
 
-def _import_demo_attempts(db_path: Path, export_path: Path, end: datetime, seed: int) -> tuple[int, str | None]:
-    """Import the demo attempts for last week's biggest riser and the top coding agents, then write
-    the export again with them; returns the attempts saved and the riser."""
+def _import_demo_attempts(
+    db_path: Path, export_path: Path, end: datetime, seed: int, config: Config
+) -> tuple[int, str | None]:
+    """Import the demo's benchmark ledger (task records, list prices, attempts for last week's
+    biggest riser and the top coding agents, FitScore assessments, and the demo index unless the
+    configuration names its own), then write the export again with it; returns the attempts saved
+    and the riser."""
     from agentrank.exporter import export
 
     with run_lock(db_path, "demo"):
@@ -375,16 +539,22 @@ def _import_demo_attempts(db_path: Path, export_path: Path, end: datetime, seed:
         try:
             riser = biggest_riser(db.conn)
             agents = list(dict.fromkeys([*([riser] if riser else []), *top_in_category(db.conn, "coding", 9)]))
-            records = demo_attempts(agents, end=end, seed=seed)
-            fd, name = tempfile.mkstemp(prefix="agentrank-demo-attempts.", suffix=".jsonl")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    f.writelines(json.dumps(r) + "\n" for r in records)
-                result = import_attempts(db, name)
-            finally:
-                os.unlink(name)
-            if result.errors:
-                raise PipelineError(f"the demo attempts did not import: {result.errors[0]}")
+            sync_indexes(db, config.benchmark.index or [DEMO_INDEX])
+            with tempfile.TemporaryDirectory(prefix="agentrank-demo-ledger.") as folder:
+                files = {
+                    "tasks.jsonl": "".join(json.dumps(r) + "\n" for r in demo_tasks(end=end, seed=seed)),
+                    "prices.toml": demo_prices(end=end),
+                    "attempts.jsonl": "".join(json.dumps(r) + "\n" for r in demo_attempts(agents, end=end, seed=seed)),
+                    "assessments.toml": demo_assessments(agents),
+                }
+                for name, text in files.items():
+                    (Path(folder) / name).write_text(text, encoding="utf-8")
+                import_tasks(db, Path(folder) / "tasks.jsonl")
+                import_prices(db, Path(folder) / "prices.toml")
+                result = import_attempts(db, Path(folder) / "attempts.jsonl")
+                if result.errors:
+                    raise PipelineError(f"the demo attempts did not import: {result.errors[0]}")
+                import_assessments(db, Path(folder) / "assessments.toml")
             export(db, export_path)
         finally:
             db.close()

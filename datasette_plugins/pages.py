@@ -6,6 +6,7 @@ template; an unknown category or owner is a 404 page with a way home.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +19,7 @@ from datasette_plugins.agent_page import _agentrank_database
 from datasette_plugins.limits import plain_rows
 from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
 from db import directory
-from leaderboard.attempt import DISQUALIFYING
+from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING
 from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS
 
 # The feeds the home page links to (path under /-/feeds/, title).
@@ -172,7 +173,12 @@ TIERS = {
 async def leaderboard_page(datasette: Any, request: Any) -> Response:
     database = await _agentrank_database(datasette)
     entries = [] if database is None else await read(database, directory.leaderboard_entries)
-    tiers = {tier: [e for e in entries if e["tier"] == tier] for tier in TIERS}
+    # Within a tier, each suite is its own board (entries are ranked within their suite): the
+    # product's own suite first, then the others by name.
+    tiers: dict[str, dict[str, list[dict[str, Any]]]] = {tier: {} for tier in TIERS}
+    for e in sorted(entries, key=lambda e: e["suite"] != DEFAULT_SUITE):
+        e["settings"] = json.loads(e["settings"] or "{}")  # variants of one agent version and model
+        tiers[e["tier"]].setdefault(e["suite"], []).append(e)
     return await render(
         datasette,
         request,

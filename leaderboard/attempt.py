@@ -116,6 +116,20 @@ class Tokens(BaseModel):
     reasoning: Count | None = Field(None, description="reasoning tokens, when the provider reports them")
     cache_write: Count | None = Field(None, description="prompt tokens written to the provider's cache (part of input)")
 
+    @model_validator(mode="after")
+    def _parts_within_totals(self) -> Tokens:
+        # input counts cached reads and cache writes, output counts reasoning: a part larger than
+        # its total is a broken record, and its list-price cost would be negative.
+        if self.input is not None:
+            parts = (self.cached or 0) + (self.cache_write or 0)
+            if parts > self.input:
+                raise ValueError(
+                    f"cached + cache_write ({parts}) is more than input ({self.input}), which includes both"
+                )
+        if self.output is not None and self.reasoning is not None and self.reasoning > self.output:
+            raise ValueError(f"reasoning ({self.reasoning}) is more than output ({self.output}), which includes it")
+        return self
+
 
 class Attempt(BaseModel):
     """One attempt of one agent at one benchmark task, with its hidden-test result."""

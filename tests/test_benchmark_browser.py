@@ -106,3 +106,42 @@ def test_a_task_page_shows_its_validation_and_the_attempts_kept_apart(page, meth
     assert page.evaluate("window.__agentrank_xss") is None
     shot(page, "benchmark-task")
     assert page.errors == []
+
+
+def test_the_leaderboard_has_a_board_per_suite_and_says_why_an_entry_has_no_rank(page, methods_server):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(f"{methods_server.url}/-/leaderboard")
+    verified = page.locator("section#verified")
+    # The methods database has several suites: each is a board of its own, ranks restart at 1.
+    assert verified.locator("h3").count() >= 3
+    rs9 = verified.locator("h3", has_text="Suite rs9").locator("xpath=following-sibling::div[1]")
+    expect(rs9.locator("tbody tr").first.locator("td").first).to_have_text("1")
+    # An entry that attempted part of the suite is listed with "n of m tasks" and no rank.
+    expect(rs9.locator("tbody tr", has_text="late/agent").locator("td").first).to_have_text("— (1 of 3 tasks)")
+    # Variants of one agent version and model are told apart by their settings.
+    expect(verified).to_contain_text("reasoning=low")
+    # The methods' pages are one click away.
+    expect(page.locator("a[href='/-/benchmark']")).to_be_visible()
+    shot(page, "benchmark-leaderboard")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/-/leaderboard",
+        "/-/benchmark",
+        "/-/benchmark/index",
+        "/-/benchmark/fitscore",
+        "/-/benchmark/runs/rs9/2026-11-01",
+        "/-/benchmark/over-time/rs9",
+        "/-/benchmark/tasks/rs9/t4",
+    ],
+)
+def test_no_benchmark_page_scrolls_sideways_on_a_phone(browser, methods_server, path):  # noqa: F811
+    """Wide tables scroll inside themselves; the page itself never does at 390 px."""
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    phone.goto(f"{methods_server.url}{path}")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390, path
+    phone.close()

@@ -99,6 +99,30 @@ def test_history_rank_changes_and_both_leaderboards(demo_folder):
     assert all(e["agent"] in repos or e["agent"].startswith("Demo ") for b in boards.values() for e in b)
 
 
+def test_the_demo_shows_every_benchmark_method(demo_folder):
+    """Task records, list prices, a second suite with settings variants, the index and FitScore all
+    have something to show, and the export carries them."""
+    conn = sqlite3.connect(demo_folder.db)
+    counted = dict(conn.execute("select counts, count(*) from benchmark_task_records group by counts").fetchall())
+    assert counted[1] >= 10 and counted[0] == 2, "each suite has a task that failed validation"
+    priced, reported = conn.execute(
+        "select count(list_cost_usd), count(cost_usd) from benchmark_attempts where cost_usd is null or list_cost_usd is null"
+    ).fetchone()
+    assert priced > 50 and reported > 20, "verified attempts priced from tokens, community costs self-reported"
+    methods = json.loads((demo_folder.path / "agentrank-export.json").read_text())["methods"]
+    assert {r["suite"] for r in methods["rs9_runs"]} == {"agentrank", "demo-pack"}
+    assert any(r["settings"].get("reasoning") == "high" for r in methods["rs9_runs"]), "a settings variant"
+    assert any(r["total_cost_usd"] is None for r in methods["rs9_runs"]), "a model with no list price"
+    (index,) = methods["indexes"]
+    assert index["suites"] == ["agentrank", "demo-pack"]
+    values = [e["value"] for e in index["entries"]]
+    assert any(v is not None for v in values) and any(e["null_reason"] for e in index["entries"])
+    fitscores = {f["agent"]: f for f in methods["fitscores"]}
+    assert len(fitscores) == 2 and all(f["fitscore"] is not None for f in fitscores.values())
+    assert [f["matches_published"] for f in fitscores.values()].count(False) == 1
+    assert any(f["judgements"] for f in fitscores.values())
+
+
 def test_the_readme_next_steps_work_without_db(demo_folder, tmp_path):
     folder = demo_folder.copy(tmp_path / "project")
     exported = agentrank(folder.path, "export", "--out", "site/agentrank.json")

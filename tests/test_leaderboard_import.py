@@ -121,6 +121,16 @@ BAD = [
         "must be a string, a number or a boolean",
     ),
     (good(attempt=20, flags=["timed-out", "timed-out"]), "attempt 20): flags: a flag is listed twice"),
+    # Input counts cached reads and cache writes, output counts reasoning: a part above its total
+    # would give a negative list-price cost.
+    (
+        good(attempt=21, tokens={"input": 100, "cached": 80, "cache_write": 50, "output": 10}),
+        "attempt 21): tokens: cached + cache_write (130) is more than input (100), which includes both",
+    ),
+    (
+        good(attempt=22, tokens={"input": 100, "output": 10, "reasoning": 50}),
+        "attempt 22): tokens: reasoning (50) is more than output (10), which includes it",
+    ),
 ]
 
 
