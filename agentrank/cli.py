@@ -9,7 +9,7 @@ import re
 import socket
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from agentrank.exporter import ExportError
 from agentrank.exporter import export as write_export
 from agentrank.importer import format_summary as import_summary
 from agentrank.importer import import_files
-from agentrank.locks import LockHeld, run_lock
+from agentrank.locks import LockHeld, lock_path, run_lock
 from agentrank.pipeline import RefreshFailed, refresh_database
 from agentrank.scorer import score as score_listed
 from classify.examples import ClassifyError
@@ -73,13 +73,49 @@ class Refused(click.ClickException):
     exit_code = 2
 
 
+class UsageRefused(click.ClickException):
+    """A usage error (unknown option, bad value, missing argument) as one line, exit 2.
+
+    Click prints a usage error as four lines (usage, a hint, a blank line, the error); the house
+    rule is one clear line, so the hint goes at its end.
+    """
+
+    exit_code = 2
+
+    @classmethod
+    def of(cls, e: click.UsageError) -> UsageRefused:
+        command = e.ctx.command_path if e.ctx is not None else "agentrank"
+        return cls(f"{e.format_message()} (see `{command} --help`)")
+
+
+def _remove_new_files(ctx: click.Context) -> None:
+    if isinstance(ctx.obj, State):
+        ctx.obj.remove_new_files()
+
+
 class AgentRankGroup(click.Group):
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as e:
+            raise UsageRefused.of(e) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as e:
+            raise UsageRefused.of(e) from None
         except REFUSALS as e:
+            _remove_new_files(ctx)
             raise Refused(redact(str(e))) from None
         except USER_ERRORS as e:
+            _remove_new_files(ctx)
             raise click.ClickException(redact(str(e))) from None
         except sqlite3.OperationalError as e:
             raise click.ClickException(redact(f"database error: {e}")) from None
@@ -91,6 +127,9 @@ class State:
         self.config_path = config_path
         self._config: Config | None = None
         self.locked = False
+        # What this command created, so a command refused for bad input can take it away again.
+        self._new_files: list[Path] = []
+        self._opened: list[sqlite_utils.Database] = []
 
     @property
     def config(self) -> Config:
@@ -100,7 +139,10 @@ class State:
 
     def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
         """The database; with ``must_exist`` a missing file is one line, and nothing is created."""
+        if not self.db_path.exists():
+            self._new_files += [self.db_path, *(Path(f"{self.db_path}{end}") for end in ("-wal", "-shm", "-journal"))]
         db = open_store(self.db_path, must_exist=must_exist)
+        self._opened.append(db)
         if self.locked:
             # This process holds the run lock, so a run still marked running was killed.
             mark_interrupted(db, UNRESUMABLE_KINDS)
@@ -110,12 +152,31 @@ class State:
     def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
         if must_exist:
             self.open(must_exist=True).close()  # fail before the lock file is created
+        if not lock_path(self.db_path).exists():
+            self._new_files.append(lock_path(self.db_path))
         with run_lock(self.db_path, what):
             self.locked = True
             try:
                 yield
             finally:
                 self.locked = False
+
+    def remove_new_files(self) -> None:
+        """After a refused command: remove the database and lock file it created, unless it recorded
+        a run in them (a crawl cut short keeps what it fetched, to resume)."""
+        if self.db_path not in self._new_files:
+            return
+        for db in self._opened:
+            db.close()
+        try:
+            with closing(sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)) as conn:
+                recorded = conn.execute("select count(*) from runs").fetchone()[0]
+        except sqlite3.Error:
+            recorded = 0
+        if recorded:
+            return
+        for path in self._new_files:
+            path.unlink(missing_ok=True)
 
 
 pass_state = click.make_pass_decorator(State)

@@ -30,6 +30,7 @@ from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.demo import demo_marker
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
+from db.paths import make_folder_for
 from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
 from db.validation import load_validation
@@ -160,7 +161,7 @@ def _validation(conn: Any, run_id: int, count: int) -> dict[str, Any]:
     stored.pop("run_id")
     notes = {
         key: details.get(key)
-        for key in ("kendall_tau_vs_previous", "classifier_cv_accuracy")
+        for key in ("spearman_vs_stars", "kendall_tau_vs_previous", "classifier_cv_accuracy")
         if stored.get(key) is None and details.get(key)
     }
     coverage = details.get("crawl_coverage") or {}
@@ -224,9 +225,8 @@ def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
     The refresh publishes inside the block, so the file changes only once the database has.
     """
     path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        directory.mkdir(parents=True, exist_ok=True)  # as `mkdir -p`: the document is ready to go
+        directory = make_folder_for(path)  # as `mkdir -p`: the document is ready to go
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as e:
         raise ExportError(f"cannot write {path}: {e.strerror or e}") from None

@@ -162,9 +162,10 @@ def validation_figures(
             tau = validation.kendall_tau(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
     coverage = crawl_coverage(db.conn)
     classifier = classifier_accuracy(db.conn)
+    rho = validation.spearman_vs_stars(rank, inputs.stars)
     figures = {
         "n": len(inputs),
-        "spearman_vs_stars": validation.spearman_vs_stars(rank, inputs.stars),
+        "spearman_vs_stars": rho,
         "kendall_tau_vs_previous": tau,
         "previous_run": previous_run,
         "previous_common": common,
@@ -178,6 +179,9 @@ def validation_figures(
         "judged": int(judgement.judged.sum()),
     }
     details = {
+        "spearman_vs_stars": None
+        if rho is not None
+        else ("fewer than 2 listed repos" if len(inputs) < 2 else "every listed repo has the same star count"),
         "kendall_tau_vs_previous": None
         if tau is not None
         else ("no earlier published run" if previous_run is None else "fewer than 2 repos ranked in both runs"),

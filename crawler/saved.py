@@ -37,10 +37,32 @@ def _is_page(value: Any) -> bool:
     return isinstance(value, dict) and "items" in value and "id" not in value
 
 
+# A saved search response page: its items and the two figures GitHub sends with them.
+_PAGE_FIELDS = {"items": list, "total_count": int, "incomplete_results": bool}
+_JSON_NAMES = {
+    list: "a list",
+    dict: "an object",
+    str: "a string",
+    bool: "true/false",
+    int: "an integer",
+    type(None): "null",
+}
+
+
+def _check_page_field(name: str, kind: type, where: str) -> None:
+    """Refuse a page field of the wrong JSON type (a boolean is not a count)."""
+    expected = _PAGE_FIELDS[name]
+    if kind is not expected:
+        article = "a list" if expected is list else "an integer" if expected is int else "true or false"
+        got = _JSON_NAMES.get(kind, "a number")
+        raise SavedFileError(f"{where}: '{name}' must be {article}, got {got}")
+
+
 def _page_items(page: dict[str, Any], where: str) -> list[Any]:
-    items = page["items"]
-    if not isinstance(items, list):
-        raise SavedFileError(f"{where}: 'items' must be a list, got {type(items).__name__}")
+    for name in _PAGE_FIELDS:
+        if name in page:
+            _check_page_field(name, type(page[name]), where)
+    items: list[Any] = page["items"]
     return items
 
 
@@ -80,6 +102,7 @@ class _Shape:
     backend: Any = None  # the ijson backend that reads it
     first_kind: str = ""  # "list", "object" or a scalar type
     first_keys: set[str] = field(default_factory=set)
+    first_fields: dict[str, type] = field(default_factory=dict)  # a page's fields: the JSON type of each
 
 
 def _blank(stream: BinaryIO) -> bool:
@@ -152,7 +175,11 @@ def _shape_with(path: Path, backend: Any) -> _Shape:
             if _blank(stream):
                 raise SavedFileError(f"{path}: the file is empty")
         with _open(path) as stream:
+            pending: str | None = None  # a page field whose value comes next
             for event, value in backend.basic_parse(_Escaped(stream), multiple_values=True):
+                if pending is not None:
+                    shape.first_fields[pending] = _EVENT_TYPES.get(event) or type(value)
+                    pending = None
                 if event in ("start_map", "start_array"):
                     if depth == 0:
                         shape.documents += 1
@@ -169,6 +196,7 @@ def _shape_with(path: Path, backend: Any) -> _Shape:
                         shape.first_kind = type(value).__name__
                 elif event == "map_key" and depth == 1 and shape.documents == 1:
                     shape.first_keys.add(value)
+                    pending = value if value in _PAGE_FIELDS else None
     except SavedFileError:
         raise
     except (ijson.JSONError, OSError, EOFError, UnicodeDecodeError, ValueError) as e:
@@ -176,6 +204,10 @@ def _shape_with(path: Path, backend: Any) -> _Shape:
     if shape.documents == 0:
         raise SavedFileError(f"{path}: the file is empty")
     return shape
+
+
+# The JSON type of a value from the event that opens it (a number's type comes from the value).
+_EVENT_TYPES: dict[str, type] = {"start_array": list, "start_map": dict, "null": type(None)}
 
 
 def _expand(document: Any, where: str, json_lines: bool) -> Iterator[tuple[str, Any]]:
@@ -227,6 +259,9 @@ def check_saved_file(path: str | Path) -> _Shape:
     if shape.documents > 1 or shape.first_kind == "list":
         return shape
     if shape.first_kind == "object" and ("items" in shape.first_keys or "id" in shape.first_keys):
+        if "id" not in shape.first_keys:  # a search response page
+            for name, kind in shape.first_fields.items():
+                _check_page_field(name, kind, str(path))
         return shape
     got = "an object without items" if shape.first_kind == "object" else shape.first_kind
     raise SavedFileError(f"{path}: expected a list of search items or a search response page with 'items', got {got}")

@@ -374,7 +374,7 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "repos": {"label_column": "full_name", "sort_desc": "stars"},
     "categories": {"label_column": "name", "sort": "position"},
     "scores": {"sort": "rank"},
-    "runs": {"sort_desc": "id"},
+    "runs": {"sort_desc": "id", "label_column": "started_at"},  # a run_id shows when the run started
     "_sqlite_migrations": {"hidden": True},
     "published_ranking": {"hidden": True},  # what publish() copies into the agents table (db/agents.py)
 }

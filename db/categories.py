@@ -18,6 +18,11 @@ def save_categories(db: sqlite_utils.Database, categories: Iterable[Any]) -> Non
         {"id": c.id, "name": c.name, "description": c.description, "position": position}
         for position, c in enumerate(categories)
     ]
+    # Every command opens the store through here: when the list is already stored, nothing is
+    # written, so a read-only command leaves the database file as it found it.
+    stored = db.execute("select id, name, description, position from categories order by position, id").fetchall()
+    if stored == [(r["id"], r["name"], r["description"], r["position"]) for r in rows]:
+        return
     with write_transaction(db):
         db.table("categories").upsert_all(rows, pk="id")
 

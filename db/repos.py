@@ -108,8 +108,11 @@ def save_repos(
 
     Records are keyed by GitHub's numeric id, so a renamed repo keeps its row and history and its
     old name is kept in ``repo_names``. Duplicate ids in one batch collapse to the last one.
+    ``exclusions`` (repo id → reason) defaults to the ones the latest refresh applied, so a crawl or
+    an import on its own never lists a repo a correction excludes.
     """
-    exclusions = exclusions or {}
+    if exclusions is None:
+        exclusions = stored_exclusions(db.conn)
     batch: dict[int, dict[str, Any]] = {}
     counts = SaveCounts()
     for record in records:
@@ -203,6 +206,12 @@ def save_rejects(db: sqlite_utils.Database, run_id: int, rejects: Iterable[dict[
         with write_transaction(db):
             db.table("rejects").insert_all(rows, pk="id")
     return len(rows)
+
+
+def stored_exclusions(conn: sqlite3.Connection) -> dict[int, str]:
+    """The exclusions of the corrections file as the latest refresh applied it: repo id → reason."""
+    rows = conn.execute("select repo_id, reason from corrections where kind = 'exclude' and repo_id is not null")
+    return {repo_id: reason or "" for repo_id, reason in rows}
 
 
 def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, str]) -> dict[str, int]:

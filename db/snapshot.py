@@ -16,6 +16,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from db.paths import make_folder_for
 from db.scores import published_score_run
 
 PRIVATE_TABLE_PREFIXES = ("crawl_",)
@@ -93,17 +94,16 @@ def check_snapshot(conn: sqlite3.Connection) -> int:
 def make_snapshot(db: sqlite_utils.Database, out: str | Path) -> SnapshotResult:
     """Write the snapshot to ``out`` atomically; FILE stays as it was if anything fails."""
     out = Path(out)
-    directory = out.parent if str(out.parent) else Path(".")
     if published_score_run(db) is None:
         raise SnapshotError("nothing is published yet: run `agentrank score` (or `agentrank refresh`) first")
     try:
-        directory.mkdir(parents=True, exist_ok=True)  # missing folders are created, as `mkdir -p`
+        directory = make_folder_for(out)  # missing folders are created, as `mkdir -p`
+        # Same directory as the target, so the final rename is atomic.
+        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+        os.fchmod(fd, 0o644)  # mkstemp makes it owner-only; the file is published
+        os.close(fd)
     except OSError as e:
         raise SnapshotError(f"cannot write {out}: {e.strerror or e}") from None
-    # Same directory as the target, so the final rename is atomic.
-    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
-    os.fchmod(fd, 0o644)  # mkstemp makes it owner-only; the file is published
-    os.close(fd)
     tmp = Path(name)
     try:
         db.execute("VACUUM INTO ?", [str(tmp)])

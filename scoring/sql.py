@@ -11,10 +11,18 @@ repo below on stars, forks and stars per day, plus (N − 1) × (activity points
 licence)), so scores equal in exact arithmetic tie and stars, then full_name decide, exactly as
 :func:`scoring.score.tie_key` does.
 
+Stars per day is ``stars × 86400 / max(age in seconds, 2,592,000)`` (30 days): one division of two
+exact integers, as :func:`scoring.score.stars_per_day_of` computes it, so rates equal in exact
+arithmetic are equal floats and share a percentile.
+
 ``:run_id`` picks a score run; empty means the published one.
 """
 
-RECOMPUTE_SQL = """
+from scoring.score import MIN_AGE_DAYS, SECONDS_PER_DAY
+
+_MIN_AGE_SECONDS = int(MIN_AGE_DAYS * SECONDS_PER_DAY)
+
+RECOMPUTE_SQL = f"""
 with inputs as (
   select
     s.repo_id,
@@ -25,6 +33,7 @@ with inputs as (
     s.license_spdx,
     s.license_osi,
     (strftime('%s', s.as_of) - strftime('%s', s.created_at)) / 86400.0 as age_days,
+    strftime('%s', s.as_of) - strftime('%s', s.created_at) as age_seconds,
     max(0.0, (strftime('%s', s.as_of) - strftime('%s', s.pushed_at)) / 86400.0) as days_since_push,
     s.score as stored_score,
     s.rank as stored_rank
@@ -34,7 +43,7 @@ with inputs as (
 components as (
   select
     *,
-    stars / max(age_days, 30.0) as stars_per_day,
+    stars * 86400.0 / max(age_seconds, {_MIN_AGE_SECONDS}) as stars_per_day,
     case when count(*) over () = 1 then 100.0
          else 100.0 * percent_rank() over (order by stars) end as popularity,
     case when count(*) over () = 1 then 100.0
@@ -49,12 +58,12 @@ components as (
       else 0.0
     end as activity,
     case when count(*) over () = 1 then 100.0
-         else 100.0 * percent_rank() over (order by stars / max(age_days, 30.0)) end as momentum,
+         else 100.0 * percent_rank() over (order by stars * 86400.0 / max(age_seconds, {_MIN_AGE_SECONDS})) end as momentum,
     case when license_osi = 1 then 100.0 else 0.0 end as openness,
     count(*) over () as listed_count,
     rank() over (order by stars) - 1 as stars_smaller,
     rank() over (order by forks) - 1 as forks_smaller,
-    rank() over (order by stars / max(age_days, 30.0)) - 1 as stars_per_day_smaller
+    rank() over (order by stars * 86400.0 / max(age_seconds, {_MIN_AGE_SECONDS})) - 1 as stars_per_day_smaller
   from inputs
 ),
 scored as (

@@ -71,7 +71,10 @@ def test_the_demo_runs_the_weekly_pipeline_against_the_emulator(tmp_path):
     assert [r["kind"] for r in db.query("select kind from runs where parent_id is null order by id")] == [
         "refresh",
         "refresh",
+        "import-tasks",
+        "import-prices",
         "import-attempts",
+        "import-assessments",
         "export",
     ]
     listed = db.execute("select count(*) from repos where listed = 1").fetchone()[0]

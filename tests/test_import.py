@@ -2,6 +2,8 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from db.store import open_store
 from tests.conftest import make_item, write_json
 
@@ -76,6 +78,26 @@ def test_a_malformed_file_is_refused_whole_and_nothing_is_lost(tmp_path, run_cli
         path.write_text(bad if isinstance(bad, str) else json.dumps(bad))
         assert message in run_cli("import", str(path), expect=1).stderr
     assert run_cli("import", str(tmp_path / "nope.json"), expect=2).exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("page", "message"),
+    [
+        ({"total_count": 1, "incomplete_results": False, "items": "x"}, "'items' must be a list, got a string"),
+        ({"total_count": 1, "items": {"id": 1}}, "'items' must be a list, got an object"),
+        ({"items": None}, "'items' must be a list, got null"),
+        ({"total_count": "x", "items": []}, "'total_count' must be an integer, got a string"),
+        ({"total_count": True, "items": []}, "'total_count' must be an integer, got true/false"),
+        ({"incomplete_results": "no", "items": []}, "'incomplete_results' must be true or false, got a string"),
+        ([{"total_count": 1, "items": "x"}], "[page 0]: 'items' must be a list, got a string"),
+    ],
+)
+def test_a_page_of_the_wrong_shape_is_refused_and_records_no_run(tmp_path, run_cli, db_path, page, message):
+    run_cli("import", str(write_json(tmp_path / "good.json", [make_item(seed=1, id=1)])))
+    runs = _rows(db_path, "select * from runs")
+    result = run_cli("import", str(write_json(tmp_path / "page.json", page)), expect=1)
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert _rows(db_path, "select * from runs") == runs  # no empty import run becomes "the latest import"
 
 
 def test_bad_rows_are_rejected_with_reasons_and_the_rest_kept(tmp_path, run_cli, db_path):

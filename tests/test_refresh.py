@@ -218,6 +218,13 @@ def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db
         paths = setup(emulator, text)
         run_cli("--config", str(paths["config"]), "refresh")
         agents = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
+        # A crawl on its own, and a score after it, keep the exclusion the refresh applied.
+        run_cli("--config", str(paths["config"]), "crawl", "--fresh")
+        run_cli("--config", str(paths["config"]), "score")
+        after = _query(db_path, "select listed, unlisted_reason from repos where id = ?", [excluded.id])[0]
+        assert after == (0, "excluded by correction: a prompt collection, not an agent")
+        published = _query(db_path, "select count(*) from agents where full_name = ?", [excluded.full_name])[0]
+        assert published == (0,)
 
     assert excluded.full_name not in agents
     reason = _query(db_path, "select listed, unlisted_reason from repos where id = ?", [excluded.id])[0]

@@ -84,6 +84,41 @@ def test_repos_younger_than_30_days_count_as_30():
     assert result["momentum"].tolist() == [0.0, 0.0, 0.0]
 
 
+def test_rates_equal_in_exact_arithmetic_share_a_momentum_percentile(db):
+    """1,000 stars in 100.1 days and 3,000 in 300.3 days are the same rate: stars / (seconds / 86400)
+    gives two different floats, the exact rate one, in Python and in the recompute SQL alike."""
+    rows = [{"stars": 1000, "age": 100.1}, {"stars": 3000, "age": 300.3}, {"stars": 500, "age": 400}]
+    result = compute_scores(inputs(rows))
+    assert result["stars_per_day"][0] == result["stars_per_day"][1]
+    assert result["momentum"].tolist() == [50.0, 50.0, 0.0]
+    items = [
+        make_item(
+            id=n,
+            full_name=f"rate/r{n}",
+            name=f"r{n}",
+            stargazers_count=r["stars"],
+            forks_count=10,
+            created_at=(AS_OF - timedelta(days=r["age"])).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
+        for n, r in enumerate(rows, start=1)
+    ]
+    importer.save_items(
+        db,
+        ((str(i), item) for i, item in enumerate(items)),
+        run_id=start_run(db, "import"),
+        min_stars=200,
+        source="import",
+        seen_at="2026-11-30T06:00:00Z",
+    )
+    run_id = scorer.score(db, as_of="2026-11-30T06:00:00Z").run_id
+    stored = [
+        r["momentum"] for r in db.query("select momentum from scores where run_id = ? order by repo_id", [run_id])
+    ]
+    assert stored == [50.0, 50.0, 0.0]
+    recomputed = {r["repo_id"]: r["momentum"] for r in db.query(RECOMPUTE_SQL, {"run_id": run_id})}
+    assert [recomputed[n] for n in (1, 2, 3)] == [50.0, 50.0, 0.0]
+
+
 def test_openness_needs_an_osi_approved_spdx_id():
     assert is_osi_approved("MIT") and is_osi_approved("apache-2.0") and is_osi_approved("GPL-3.0")
     assert not is_osi_approved(None) and not is_osi_approved("NOASSERTION") and not is_osi_approved("")

@@ -1,0 +1,63 @@
+"""Bad input on the command line: one clear line, a non-zero exit, and nothing changed or left behind."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import make_item, write_json
+from tests.first_hour import agentrank
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["schedule", "--next", "0"], "Invalid value for '--next': 0 is not in the range 1<=x<=1000."),
+        (["--bogus"], "No such option '--bogus'"),
+        (["import"], "Missing argument 'FILES...'."),
+        (["import", "no-such-file.json"], "File 'no-such-file.json' does not exist."),
+        (["explain"], "Missing argument 'OWNER/REPO'."),
+        (["frobnicate"], "No such command 'frobnicate'."),
+    ],
+)
+def test_a_usage_error_is_one_line_with_where_to_look(run_cli, db_path, args, message):
+    result = run_cli(*args, expect=2)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Error: ") and message in lines[0] and "--help" in lines[0]
+    assert not db_path.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "text"),
+    [
+        ("import", "bad.json", '[{"id": 1,'),
+        ("import", "page.json", '{"total_count": 1, "items": "x"}'),
+        ("import-attempts", "bad.json", '{"agent":'),
+        ("import-tasks", "bad.json", "[1, 2"),
+        ("import-prices", "bad.toml", "price = "),
+        ("import-assessments", "bad.toml", "[[assessment]]\nagent = 3\n"),
+    ],
+)
+def test_a_refused_file_leaves_no_database_or_lock_behind(run_cli, db_path, tmp_path, command, name, text):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    result = run_cli(command, str(tmp_path / name), expect=1)
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name], "no database, journal or lock file"
+
+
+def test_reading_commands_leave_the_database_file_as_it_was(db_path, tmp_path):
+    items = [make_item(seed=n, id=n, full_name=f"read/only-{n}", name=f"only-{n}") for n in range(1, 6)]
+    write_json(tmp_path / "items.json", items)
+    assert agentrank(tmp_path, "import", "--observed-at", "2026-11-30T06:00:00Z", "items.json").returncode == 0
+    assert agentrank(tmp_path, "score").returncode == 0
+    before = db_path.read_bytes()
+    # Each in a process of its own, as a user runs them (the file's header counts every write).
+    for args, status in [
+        (("explain", "read/only-1"), 0),
+        (("explain", "read/only-1", "--json"), 0),
+        (("snapshot", "--out", str(tmp_path / "copy.db")), 0),
+        (("explain", "nobody/nothing"), 1),
+        (("score", "--as-of", "not-a-date"), 2),
+    ]:
+        assert agentrank(tmp_path, *args).returncode == status, args
+        assert db_path.read_bytes() == before, args
