@@ -43,6 +43,22 @@ def make_item(**overrides: Any) -> dict[str, Any]:
     return item
 
 
+def import_and_score(db: Any, items: list[dict[str, Any]], as_of: str = "2026-11-30T06:00:00Z") -> int:
+    """Save ``items`` as one import observed at ``as_of`` and score them then; the score run's id."""
+    from agentrank import importer, scorer
+    from db.runs import start_run
+
+    importer.save_items(
+        db,
+        ((str(i), item) for i, item in enumerate(items)),
+        run_id=start_run(db, "import"),
+        min_stars=200,
+        source="import",
+        seen_at=as_of,
+    )
+    return scorer.score(db, as_of=as_of).run_id
+
+
 @pytest.fixture
 def item_factory():
     return make_item

@@ -12,7 +12,7 @@ from db.runs import start_run
 from scoring.licenses import is_osi_approved
 from scoring.score import ScoreInputs, activity_points, compute_scores, percentile, rank_order
 from scoring.sql import RECOMPUTE_SQL
-from tests.conftest import make_item
+from tests.conftest import import_and_score, make_item
 
 AS_OF = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 
@@ -102,15 +102,7 @@ def test_rates_equal_in_exact_arithmetic_share_a_momentum_percentile(db):
         )
         for n, r in enumerate(rows, start=1)
     ]
-    importer.save_items(
-        db,
-        ((str(i), item) for i, item in enumerate(items)),
-        run_id=start_run(db, "import"),
-        min_stars=200,
-        source="import",
-        seen_at="2026-11-30T06:00:00Z",
-    )
-    run_id = scorer.score(db, as_of="2026-11-30T06:00:00Z").run_id
+    run_id = import_and_score(db, items)
     stored = [
         r["momentum"] for r in db.query("select momentum from scores where run_id = ? order by repo_id", [run_id])
     ]

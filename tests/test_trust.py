@@ -408,21 +408,13 @@ def test_ranges_do_not_depend_on_threads_or_load_order_and_fewer_draws_still_hol
     [([500], "fewer than 2 listed repos"), ([700, 700, 700], "every listed repo has the same star count")],
 )
 def test_a_null_spearman_says_why(db, stars, reason):
-    from tests.conftest import make_item
+    from tests.conftest import import_and_score, make_item
 
     items = [
         make_item(id=n, full_name=f"same/r{n}", name=f"r{n}", stargazers_count=s, seed=n)
         for n, s in enumerate(stars, start=1)
     ]
-    importer.save_items(
-        db,
-        ((str(i), item) for i, item in enumerate(items)),
-        run_id=start_run(db, "import"),
-        min_stars=200,
-        source="import",
-        seen_at="2026-11-30T06:00:00Z",
-    )
-    scorer.score(db, as_of="2026-11-30T06:00:00Z")
+    import_and_score(db, items)
     validation = build_export(db)["validation"]
     assert validation["spearman_vs_stars"] is None
     assert validation["notes"]["spearman_vs_stars"] == reason
