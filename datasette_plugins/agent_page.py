@@ -25,6 +25,7 @@ from db.breakdown import UnknownRun, load_breakdown, load_change, run_identity, 
 from leaderboard.summary import benchmark_summary
 from leaderboard.views import agent_methods
 from scoring.explain import flag_sentences, likely_rank_phrase
+from scoring.uncertainty import INTERVAL
 
 HISTOGRAM_BINS = 24
 # The page runs a dozen small queries; together they get this many times one query's time limit.
@@ -188,6 +189,8 @@ def agent_context(
         "claims": claims(conn, repo["id"]),
         "change": change_since_previous(conn, repo["full_name"], breakdown["run_id"]),
         "likely_rank": likely_rank_phrase(breakdown),
+        # INTERVAL is (0.05, 0.95): the ranges hold 9 re-runs in 10.
+        "range_share": f"{round((INTERVAL[1] - INTERVAL[0]) * 10):g} times in 10",
         "flag_sentences": flag_sentences(breakdown),
     }
     context["chart"] = history_chart(context["history"])

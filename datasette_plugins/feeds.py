@@ -19,6 +19,7 @@ from xml.etree import ElementTree as ET
 from datasette import Response
 
 from datasette_plugins.agent_page import _agentrank_database, agent_path
+from datasette_plugins.formatting import plural
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
 from db import directory
@@ -69,7 +70,7 @@ def feed_entries(conn: sqlite3.Connection, kind: str) -> list[dict[str, Any]]:
         else:
             for row in directory.movers(conn, run["id"], previous, MOVERS_PER_RUN):
                 moved = row["places_up"]
-                way = f"up {moved:,} places" if moved > 0 else f"down {-moved:,} places"
+                way = f"up {plural(moved, 'place')}" if moved > 0 else f"down {plural(-moved, 'place')}"
                 title = f"{row['full_name']} moved {way} to #{row['rank']:,} (score {row['score']:.1f})"
                 entries.append({**row, "title": title, "updated": run["as_of"]})
     return entries

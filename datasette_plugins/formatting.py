@@ -9,7 +9,7 @@ from urllib.parse import quote
 from datasette import hookimpl
 
 from datasette_plugins.agent_page import agent_path
-from scoring.explain import field_label, field_value, own_label
+from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
 
 
@@ -83,6 +83,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         plural=plural,
         ago=ago,
         day=day,
+        when=lambda value: when(value) if isinstance(value, str) and len(value) == 20 else (value or ""),
         share=share,
         field_label=field_label,
         field_value=field_value,

@@ -41,11 +41,12 @@ def _weight(component: str) -> str:
 _BUCKETS = ", ".join(f"≤{bound:g} → {points:g}" for bound, points in ACTIVITY_BUCKETS) + ", else 0"
 _FORMULA = " + ".join(f"{weight:.2f}·{name}" for name, weight in WEIGHTS.items())
 _MEASURES = {
-    "popularity": "0-100: percentile of ln(1 + stars) among listed repos",
-    "adoption": "0-100: percentile of ln(1 + forks) among listed repos",
+    "popularity": "0-100: the share of the other listed repos with fewer stars (the percentile of ln(1 + stars))",
+    "adoption": "0-100: the share of the other listed repos with fewer forks (the percentile of ln(1 + forks))",
     "activity": f"0-100 from days since the last push: {_BUCKETS}",
-    "momentum": f"0-100: percentile of stars / max(age in days, {MIN_AGE_DAYS:g}) among listed repos",
-    "openness": "100 when the licence's SPDX id is OSI-approved, else 0",
+    "momentum": "0-100: the share of the other listed repos with fewer stars per day of age (stars / "
+    f"max(age in days, {MIN_AGE_DAYS:g}))",
+    "openness": "100 when the licence is OSI-approved (looked up by its SPDX id), else 0",
 }
 _COMPONENTS = {name: f"{_MEASURES[name]} (weight {_weight(name)})" for name in WEIGHTS}
 # For the method page.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 
 class SettingError(ValueError):
@@ -49,7 +49,9 @@ class ServeConfig(BaseModel):
     queue_wait_ms: int = Field(2000, ge=0)
     # Where the maker's page sends people to ask for a correction.
     source_url: str = "https://github.com/agentrank/agentrank"
-    # Where the directory is served, for absolute links: feeds, badges and the export's page_url and badge_url.
+    # Where the directory is served, for absolute links: feeds, badges and the export's page_url and
+    # badge_url. Not set: the server's own address, http://HOST:PORT (so `serve --port 8140` links
+    # to itself); set it to the public address behind a proxy.
     public_url: str = Field("http://127.0.0.1:8001", pattern=r"^https?://[^\s/]+(/\S*)?$")
     # Pages that follow the published run (datasette_plugins/cache.py): how long a browser, CDN or
     # proxy may keep them before revalidating with their ETag, and the in-process page cache.
@@ -83,6 +85,15 @@ class ServeConfig(BaseModel):
         "page_cache_mb",
     )
 
+    @model_validator(mode="after")
+    def _public_url_follows_the_address(self) -> ServeConfig:
+        if "public_url" not in self.model_fields_set:
+            # A wildcard address is not one a browser can use: links then name this machine's loopback.
+            host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::") else self.host
+            host = f"[{host}]" if ":" in host else host
+            object.__setattr__(self, "public_url", f"http://{host}:{self.port}")  # stays "not set"
+        return self
+
     def datasette_settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.DATASETTE_SETTINGS}
 
@@ -92,7 +103,7 @@ class ServeConfig(BaseModel):
     def with_overrides(self, overrides: dict[str, Any]) -> ServeConfig:
         """A copy with ``name: value`` pairs applied (``--setting`` on the command line), validated."""
         try:
-            return ServeConfig.model_validate({**self.model_dump(), **overrides})
+            return ServeConfig.model_validate({**self.model_dump(exclude_unset=True), **overrides})
         except ValidationError as e:
             first = e.errors()[0]
             key = "serve." + ".".join(str(part) for part in first["loc"])

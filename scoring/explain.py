@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -64,7 +66,18 @@ def field_value(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, float):
         return f"{value:,.1f}"
+    if isinstance(value, str) and _TIMESTAMP.fullmatch(value):
+        return when(value)
     return str(value)
+
+
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
+def when(timestamp: str) -> str:
+    """A stored UTC timestamp as people read it, ``15 Jan 2026``; the exact instant stays in the JSON."""
+    moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ")
+    return f"{moment.day} {moment:%b %Y}"
 
 
 def _days(d: float) -> str:
@@ -188,7 +201,8 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         return {
             "component": component,
             "input": {column: row[column]},
-            "measure": f"percentile of ln(1 + {column}) among listed repos",
+            "measure": f"the share of the other listed repos with fewer {column}, 0 to 100 (the percentile of "
+            f"ln(1 + {column}))",
             "value": math.log1p(row[column]),
             "percentile": row[component],
             "advice": _percentile_advice(
@@ -237,7 +251,8 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         {
             "component": "momentum",
             "input": {"stars": row["stars"], "created_at": row["created_at"], "age_days": age},
-            "measure": "percentile of stars / max(age in days, 30) among listed repos",
+            "measure": "the share of the other listed repos with fewer stars per day of age, 0 to 100 (age "
+            f"counted as at least {MIN_AGE_DAYS:g} days)",
             "value": row["stars_per_day"],
             "percentile": row["momentum"],
             "advice": momentum_advice,
@@ -248,7 +263,7 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         {
             "component": "openness",
             "input": {"license_spdx": row.get("license_spdx"), "osi_approved": osi},
-            "measure": "100 when the licence's SPDX id is OSI-approved, else 0",
+            "measure": "100 when the licence is OSI-approved (looked up by its SPDX id), else 0",
             "value": 100.0 if osi else 0.0,
             "advice": _openness_advice(row.get("license_spdx"), osi),
         }

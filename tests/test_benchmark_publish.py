@@ -99,7 +99,10 @@ async def test_the_makers_page_lists_the_agent_under_every_method(methods_db):
     await ds.invoke_startup()
     page = (await ds.client.get("/-/agent/acme/coder")).text
     assert "Other methods over the same attempts" in page
-    assert "rs9 run 2026-11-08</a>:\n      3 of 3 tasks passed (100.0), 1.1 on m-large, #1 ◆ version changed" in page
+    assert (
+        "rs9 run 2026-11-08</a>:\n      3 of 3 tasks passed on every attempt (headline 100.0 %), 1.1 on m-large, #1 ◆ version changed"
+        in page
+    )
     assert "Coding Agent Index v1.5</a>:\n      — (no counted attempt in qna)" in page
     methods = (await ds.client.get("/-/agent/acme/coder.json")).json()["methods"]
     assert [(r["run"], r["version_changed"]) for r in methods["rs9_runs"] if r["suite"] == "rs9"] == [

@@ -76,3 +76,16 @@ def test_a_crawl_that_would_delist_most_of_the_listing_stops(db):
     assert listed_ids(db) == listed
     run = db.execute("select status, error from runs order by id desc limit 1").fetchone()
     assert run[0] == "failed" and "max_delist_share" in run[1]
+
+
+def test_links_follow_the_servers_address_until_a_public_url_is_set():
+    from datasette_plugins.settings import ServeConfig
+
+    # Badge snippets, feeds and the export link to the server itself unless told where it is public.
+    assert ServeConfig().public_url == "http://127.0.0.1:8001"
+    assert ServeConfig().with_overrides({"port": 8140}).public_url == "http://127.0.0.1:8140"
+    assert ServeConfig(host="::1", port=9000).public_url == "http://[::1]:9000"
+    assert ServeConfig(host="0.0.0.0", port=80).public_url == "http://127.0.0.1:80"
+    public = ServeConfig(public_url="https://agentrank.example")
+    assert public.with_overrides({"port": 8140}).public_url == "https://agentrank.example"
+    assert ServeConfig(port=8140).with_overrides({"host": "10.0.0.2"}).public_url == "http://10.0.0.2:8140"

@@ -145,6 +145,9 @@ def test_script_in_a_description_is_shown_as_text(page, live_server):
     expect(page.locator(".ar-line .ar-desc").first).to_contain_text("<script>window.__agentrank_xss = 1</script>")
     assert page.evaluate("window.__agentrank_xss") is None
     shot(page, "hostile-description-agents", full_page=False)
+    # A right-to-left override in GitHub text stays inside its element: names, links and cells are isolated.
+    for selector in ("h1", "a.agentrank-breakdown", ".ar-line .ar-desc"):
+        assert page.locator(selector).first.evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate", selector
 
 
 def test_demo_in_the_browser(page, demo_server):
