@@ -36,7 +36,7 @@ from db.scores import published_score_run
 from db.validation import load_validation
 from leaderboard.summary import benchmarks_by_repo, leaderboards
 from leaderboard.views import methods_document
-from scoring.score import COMPONENTS, METHOD_VERSION
+from scoring.score import COMPONENTS, METHOD_VERSION, shown
 
 SCHEMA_VERSION = 3
 DEFAULT_PUBLIC_URL = ServeConfig().public_url
@@ -107,7 +107,7 @@ def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None, public_url: st
         "forks": row["forks"],
         "created_at": row["created_at"],
         "pushed_at": row["pushed_at"],
-        "score": round(row["score"], 1),
+        "score": shown(row["score"]),
         "score_exact": row["score"],
         "components": {name: row[name] for name in COMPONENTS},
         "stars_delta_7d": row["stars_delta_7d"],

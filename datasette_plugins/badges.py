@@ -16,6 +16,7 @@ from markupsafe import escape
 from datasette_plugins.agent_page import _agentrank_database
 from datasette_plugins.pages import read
 from db.directory import badge_facts
+from scoring.score import shown
 
 CACHE = "public, max-age=86400"
 LABEL = "AgentRank"
@@ -40,7 +41,7 @@ def band(score: float | None) -> tuple[str, str]:
 def message(facts: dict[str, Any] | None, with_category: bool = False) -> str:
     if not facts or facts["score"] is None:
         return "not listed"
-    text = f"{facts['score']:.1f} · #{facts['rank']:,}"
+    text = f"{shown(facts['score']):.1f} · #{facts['rank']:,}"
     if with_category and facts.get("category_name"):
         text += f" · {facts['category_name']}"
     return text

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from scoring.score import shown as published_score
+
 WIDTH = 600
 PANEL = 56  # height of one series' panel
 GAP = 18
@@ -38,7 +40,7 @@ def history_chart(history: list[dict[str, Any]]) -> dict[str, Any] | None:
     xs = [round(LEFT + i * step, 1) for i in range(len(history))]
     series = []
     specs = (
-        ("score", "score", False, lambda v: f"{v:.1f}", lambda values: 10.0),
+        ("score", "score", False, lambda v: f"{published_score(v):.1f}", lambda values: 10.0),
         ("rank", "rank", True, lambda v: f"#{v:,}", lambda values: 10.0),
         ("stars", "stars", False, lambda v: f"{v:,}", lambda values: max(10.0, 0.1 * max(values))),
     )

@@ -23,6 +23,7 @@ from datasette_plugins.formatting import plural
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
 from db import directory
+from scoring.score import shown
 
 ATOM = "http://www.w3.org/2005/Atom"
 RUNS = 8  # score runs a feed covers
@@ -71,7 +72,7 @@ def feed_entries(conn: sqlite3.Connection, kind: str) -> list[dict[str, Any]]:
             for row in directory.movers(conn, run["id"], previous, MOVERS_PER_RUN):
                 moved = row["places_up"]
                 way = f"up {plural(moved, 'place')}" if moved > 0 else f"down {plural(-moved, 'place')}"
-                title = f"{row['full_name']} moved {way} to #{row['rank']:,} (score {row['score']:.1f})"
+                title = f"{row['full_name']} moved {way} to #{row['rank']:,} (score {shown(row['score']):.1f})"
                 entries.append({**row, "title": title, "updated": run["as_of"]})
     return entries
 

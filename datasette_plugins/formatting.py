@@ -11,6 +11,7 @@ from datasette import hookimpl
 from datasette_plugins.agent_page import agent_path
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
+from scoring.score import shown
 
 
 def thousands(value: Any) -> str:
@@ -85,6 +86,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         day=day,
         when=lambda value: when(value) if isinstance(value, str) and len(value) == 20 else (value or ""),
         share=share,
+        score=lambda value: "" if value is None else f"{shown(value):.1f}",
         field_label=field_label,
         field_value=field_value,
         own_label=own_label,

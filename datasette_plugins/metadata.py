@@ -18,7 +18,7 @@ from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.snapshot import PRIVATE_TABLE_PREFIXES
 from leaderboard.datasette import with_benchmark
-from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, SHOWN_SQL, WEIGHTS
 from scoring.sql import RECOMPUTE_SQL
 
 # Where the method is written up in full (relative to the project's source URL).
@@ -75,11 +75,11 @@ reweighted as (
   from scores s, w
   where s.run_id = (select score_run_id from published where id = 1)
 )
-select full_name, round(score, 1) as score,
+select full_name, {SHOWN_SQL.format("score")} as score,
        row_number() over ranking as rank,
        published_rank,
        published_rank - row_number() over ranking as places_up,
-       round(published_score, 1) as published_score
+       {SHOWN_SQL.format("published_score")} as published_score
 from reweighted
 window ranking as (order by round(score, 9) desc, stars desc, full_name, repo_id)
 order by rank
@@ -485,14 +485,15 @@ order by a.rank
         "title": "Biggest rank changes since the previous run",
         "description": "Repositories in both the published score run and the score run before it, "
         "by how far their rank moved (empty until two score runs exist).",
-        "sql": """
+        "sql": f"""
 with current_run as (select score_run_id as run_id from published where id = 1),
 previous_run as (
   select max(id) as run_id from runs
   where kind = 'score' and status = 'ok' and id < (select run_id from current_run)
 )
 select c.full_name, p.rank as previous_rank, c.rank, p.rank - c.rank as places_up,
-       round(p.score, 1) as previous_score, round(c.score, 1) as score, p.as_of as previous_as_of, c.as_of
+       {SHOWN_SQL.format("p.score")} as previous_score, {SHOWN_SQL.format("c.score")} as score, p.as_of as previous_as_of,
+       c.as_of
 from scores c
 join scores p on p.repo_id = c.repo_id and p.run_id = (select run_id from previous_run)
 where c.run_id = (select run_id from current_run)

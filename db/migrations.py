@@ -12,6 +12,7 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from db.connection import write_transaction
+from scoring.score import SHOWN_SQL
 
 migrations = Migrations("agentrank")
 
@@ -760,3 +761,22 @@ def m016_benchmark_methods(db: sqlite_utils.Database) -> None:
         },
         pk=("agent", "suite"),
     )
+
+
+@migrations()
+def m018_score_shown_halves_up(db: sqlite_utils.Database) -> None:
+    # The ranking showed SQLite's round(score, 1) while the maker's page, badge, explain and export
+    # rounded in Python (halves to even on the stored double): a score of 96.25 showed as 96.3 in the
+    # ranking and 96.2 on its own page. One rule now, the same arithmetic in SQL and Python
+    # (scoring.score.SHOWN_SQL and shown).
+    from db.agents import SOURCE_VIEW, refresh_agents
+
+    found = db.execute("select sql from sqlite_master where type = 'view' and name = ?", [SOURCE_VIEW]).fetchall()
+    if not found:
+        return
+    definition = found[0][0]
+    shown = definition.replace("round(s.score, 1) as score", SHOWN_SQL.format("s.score") + " as score")
+    if shown != definition:
+        db.execute(f"drop view {SOURCE_VIEW}")
+        db.execute(shown)
+        refresh_agents(db)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS, shown
 
 STEP_SHARE = 0.10  # "pass the next 10 % of listed repos"
 
@@ -344,7 +344,7 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         lines.append(f"not scored in run {breakdown.get('run_id')}: {reason}")
         return "\n".join(lines)
     lines.append(
-        f"AgentRank Score {breakdown['score']:.1f} — rank {breakdown['rank']:,} of {breakdown['listed_count']:,} "
+        f"AgentRank Score {shown(breakdown['score']):.1f} — rank {breakdown['rank']:,} of {breakdown['listed_count']:,} "
         f"listed repos, as of {breakdown['as_of']} (method v{breakdown['method_version']}, run {breakdown['run_id']})"
     )
     likely = likely_rank_phrase(breakdown)
@@ -466,7 +466,7 @@ def own_label(change: dict[str, Any]) -> str:
 def format_change(change: dict[str, Any]) -> str:
     """The change explanation as text for a terminal."""
     lines = [
-        f"{change['full_name']}: score {change['score_before']:.1f} → {change['score_after']:.1f} "
+        f"{change['full_name']}: score {shown(change['score_before']):.1f} → {shown(change['score_after']):.1f} "
         f"({signed(change['score_delta'])} points), rank {change['rank_before']:,} → {change['rank_after']:,}",
         f"between run {change['since_run_id']} (as of {change['as_of_before']}) and run {change['run_id']} "
         f"(as of {change['as_of_after']})",

@@ -21,6 +21,7 @@ doubles, not merely close ones.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -33,6 +34,18 @@ COMPONENTS = tuple(WEIGHTS)
 ACTIVITY_BUCKETS = ((7.0, 100.0), (30.0, 85.0), (90.0, 60.0), (180.0, 35.0), (365.0, 15.0))
 MIN_AGE_DAYS = 30.0
 SECONDS_PER_DAY = 86400.0
+
+# How a score is shown: one decimal, halves up. A score that is x.x5 in exact arithmetic may be
+# stored a hair below it, so a value within SHOWN_SLACK of a half rounds up (the ranking's exact ties
+# use the same tolerance). SHOWN_SQL is the same arithmetic, operation for operation, so Datasette's
+# tables, the pages, the badge, `explain` and the export all show one figure.
+SHOWN_SLACK = 1e-9
+SHOWN_SQL = f"(cast(({{0}}) * 10 + 0.5 + {SHOWN_SLACK!r} as integer) / 10.0)"
+
+
+def shown(score: float) -> float:
+    """``score`` as published: one decimal, halves up (see ``SHOWN_SQL``)."""
+    return math.floor(score * 10 + 0.5 + SHOWN_SLACK) / 10
 
 
 class Names(Protocol):

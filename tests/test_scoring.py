@@ -267,3 +267,42 @@ def test_score_defaults_as_of_to_the_latest_import_and_rejects_bad_input(tmp_pat
     assert "1 listed repos scored" in result.output
     run_cli("score", "--as-of", "2027-01-01T00:00:00+01:00", "--force")  # in the future: only with --force
     assert database.execute("select as_of from runs order by id desc").fetchone()[0] == "2026-12-31T23:00:00Z"
+
+
+def test_a_score_is_shown_one_way_in_python_and_sql():
+    """One decimal, halves up, a value a hair below a half counted as the half: the same figure from
+    scoring.score.shown and from SHOWN_SQL (the ranking tables), for halves and their neighbours."""
+    import sqlite3
+
+    from scoring.score import SHOWN_SQL, shown
+
+    assert [shown(v) for v in (96.25, 96.24999999999999, 96.2499, 0.05, 0.15, 2.675, 100.0, 0.0)] == [
+        96.3,
+        96.3,
+        96.2,
+        0.1,
+        0.2,
+        2.7,
+        100.0,
+        0.0,
+    ]
+    rng = np.random.default_rng(3)
+    halves = np.arange(0, 1001) / 10 + 0.05
+    values = [*halves, *np.nextafter(halves, 0), *np.nextafter(halves, 200), *rng.uniform(0, 100, 5000)]
+    conn = sqlite3.connect(":memory:")
+    in_sql = [conn.execute(f"select {SHOWN_SQL.format('?')}", [float(v)]).fetchone()[0] for v in values]
+    assert in_sql == [shown(float(v)) for v in values]
+
+
+def test_the_ranking_the_export_and_explain_show_the_same_score(db):
+    rng = np.random.default_rng(5)
+    run_id = import_and_score(db, _random_items(rng, 400))
+    from agentrank.exporter import build_export
+    from scoring.score import shown
+
+    stored = {
+        r["full_name"]: r["score"] for r in db.query("select full_name, score from scores where run_id = ?", [run_id])
+    }
+    ranking = {r["full_name"]: r["score"] for r in db.query("select full_name, score from agents")}
+    exported = {a["full_name"]: a["score"] for a in build_export(db)["agents"]}
+    assert ranking == exported == {name: shown(score) for name, score in stored.items()}
