@@ -9,6 +9,7 @@ from urllib.parse import quote
 from datasette import hookimpl
 
 from datasette_plugins.agent_page import agent_path
+from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
 from scoring.score import shown
@@ -86,6 +87,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         day=day,
         when=lambda value: when(value) if isinstance(value, str) and len(value) == 20 else (value or ""),
         share=share,
+        reason=reason_in_words,
         score=lambda value: "" if value is None else f"{shown(value):.1f}",
         field_label=field_label,
         field_value=field_value,

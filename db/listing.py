@@ -7,6 +7,8 @@ The API's own filters are not trusted: the rule is checked again on every item.
 
 from __future__ import annotations
 
+import re
+
 
 def unlisted_reason(
     *,
@@ -32,3 +34,24 @@ def unlisted_reason(
     if not matched:
         return "matched no configured topic or keyword"
     return None
+
+
+_BELOW = re.compile(r"below min_stars \((\d+) < (\d+)\)")
+
+
+def reason_in_words(reason: str | None) -> str | None:
+    """A stored unlisted reason as a maker reads it (the stored text stays short and stable)."""
+    if reason is None:
+        return None
+    below = _BELOW.fullmatch(reason)
+    if below:
+        stars, needed = (int(n) for n in below.groups())
+        return f"it has {stars:,} stars, fewer than the {needed:,} a repository needs to be listed"
+    if reason.startswith("excluded by correction: "):
+        return "a maintainer's correction excludes it: " + reason.removeprefix("excluded by correction: ")
+    return {
+        "fork": "it is a fork, and forks are not listed (the original repository is)",
+        "archived": "it is archived on GitHub, and archived repositories are not listed",
+        "missing from the latest complete crawl": "the latest complete crawl of GitHub's search did not find it",
+        "matched no configured topic or keyword": "it has none of the topics or keywords the directory searches for",
+    }.get(reason, reason)

@@ -352,7 +352,8 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         low, high = breakdown["score_range"]
         lines.append(
             f"rank {breakdown['rank']:,}, {likely}; score likely {low:.1f}–{high:.1f} "
-            "(5th–95th percentile with the weights redrawn and a week of star and fork noise)"
+            "(9 times in 10 when the ranking is rerun with the weights nudged a little and every repo's stars and "
+            "forks moved by about a week's change)"
         )
     lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
     for c in breakdown["components"]:
@@ -471,8 +472,8 @@ def format_change(change: dict[str, Any]) -> str:
         f"between run {change['since_run_id']} (as of {change['as_of_before']}) and run {change['run_id']} "
         f"(as of {change['as_of_after']})",
         f"  {own_label(change)}: {signed(change['own_points'])} points",
-        f"  the population's shift: {signed(change['population_points'])} points "
-        f"(listed repos {change['listed_before']:,} → {change['listed_after']:,}, median stars "
+        f"  the other listed repos' changes: {signed(change['population_points'])} points "
+        f"(listed repos {change['listed_before']:,} → {change['listed_after']:,}; the others' median stars "
         f"{change['median_stars_before'] or 0:,.0f} → {change['median_stars_after'] or 0:,.0f})",
         "",
         "own inputs:",

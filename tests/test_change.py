@@ -46,7 +46,7 @@ def test_change_is_split_into_own_and_population_and_adds_up(tmp_path, run_cli):
     assert (activity["before"], activity["after"], activity["population"]) == (100.0, 85.0, 0.0)
 
     text = run_cli("explain", "m3/agent3", "--since", "previous").output
-    assert "its own change" in text and "population's shift" in text
+    assert "its own change" in text and "the other listed repos' changes" in text
 
 
 def test_since_errors_are_one_line(tmp_path, run_cli):

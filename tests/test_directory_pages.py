@@ -165,7 +165,7 @@ async def test_an_owner_page_lists_every_repo_and_why_not_listed(datasette, conn
     response = await datasette.client.get(f"/-/owner/{archived[0]}")
     assert response.status_code == 200
     page = response.text
-    assert archived[1] in page and "not listed: archived" in page
+    assert archived[1] in page and "not listed: it is archived on GitHub" in page
     owned = [r[0] for r in conn.execute("select full_name from repos where owner_login = ?", [archived[0]])]
     assert sorted(names_in(page)) == sorted(owned)
     # A maker's page address without the repo is the owner's page.
@@ -380,3 +380,14 @@ def test_history_chart_keeps_small_changes_small():
     assert rank[1]["y"] < rank[0]["y"] - 20  # ten places up is a clear rise (rank 1 at the top)
     assert [m["title"] for m in chart["markers"]] == ["method version 1 → 2"]
     assert history_chart(runs[:1]) is None
+
+
+def test_an_unlisted_reason_reads_in_plain_words():
+    from db.listing import reason_in_words, unlisted_reason
+
+    reason = unlisted_reason(matched=True, stars=153, fork=False, archived=False, min_stars=200)
+    assert reason == "below min_stars (153 < 200)"  # stored short and stable
+    assert reason_in_words(reason) == "it has 153 stars, fewer than the 200 a repository needs to be listed"
+    assert reason_in_words("excluded by correction: a prompt list").startswith("a maintainer's correction excludes it")
+    assert reason_in_words("fork").startswith("it is a fork") and reason_in_words(None) is None
+    assert reason_in_words("something new") == "something new"
