@@ -137,7 +137,9 @@ def _activity_advice(days: float | None, activity: float) -> list[str]:
         if days <= bound:
             lower = next((p for b, p in ACTIVITY_BUCKETS if b > bound), 0.0)
             if points == 100.0:
-                advice.append(f"a push in the next {_days(bound - days)} keeps activity at 100")
+                left = _days(bound - days)
+                within = "within a day" if left == "less than a day" else f"in the next {left}"
+                advice.append(f"a push {within} keeps activity at 100")
             else:
                 advice.append(
                     f"a push now raises activity from {points:g} to 100 (+{weight * (100 - points):.2f} points)"
