@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from crawler.items import format_timestamp, parse_timestamp
+from db.listing import reason_in_words
 from scoring.explain import explain_row
 
 
@@ -257,7 +258,11 @@ def load_change(
     for label, rid in (("before", since_id), ("after", run_id)):
         found = _rows(conn, "select * from scores where run_id = ? and repo_id = ?", [rid, repo["id"]])
         if not found:
-            raise UnknownRun(f"{repo['full_name']} was not listed in score run {rid}")
+            why = ""
+            if repo.get("unlisted_reason"):
+                # It left the ranking: say why, in the words the maker's page uses.
+                why = f": {reason_in_words(repo['unlisted_reason'])}"
+            raise UnknownRun(f"{repo['full_name']} was not listed in score run {rid}{why}")
         rows[label] = found[0]
     return explain_change(
         rows["before"],

@@ -225,6 +225,9 @@ def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db
         assert after == (0, "excluded by correction: a prompt collection, not an agent")
         published = _query(db_path, "select count(*) from agents where full_name = ?", [excluded.full_name])[0]
         assert published == (0,)
+        # Asked why it moved, explain says why it is not there.
+        why = run_cli("explain", excluded.full_name, "--since", "previous", expect=2)
+        assert "a maintainer's correction excludes it: a prompt collection, not an agent" in why.stderr
 
     assert excluded.full_name not in agents
     reason = _query(db_path, "select listed, unlisted_reason from repos where id = ?", [excluded.id])[0]
