@@ -85,7 +85,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         plural=plural,
         ago=ago,
         day=day,
-        when=lambda value: when(value) if isinstance(value, str) and len(value) == 20 else (value or ""),
+        when=lambda value: when(value) if isinstance(value, str) else "",
         share=share,
         reason=reason_in_words,
         score=lambda value: "" if value is None else f"{shown(value):.1f}",

@@ -66,7 +66,7 @@ def field_value(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, float):
         return f"{value:,.1f}"
-    if isinstance(value, str) and _TIMESTAMP.fullmatch(value):
+    if isinstance(value, str):
         return when(value)
     return str(value)
 
@@ -75,9 +75,13 @@ _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 
 def when(timestamp: str) -> str:
-    """A stored UTC timestamp as people read it, ``15 Jan 2026``; the exact instant stays in the JSON."""
-    moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ")
-    return f"{moment.day} {moment:%b %Y}"
+    """A stored UTC timestamp as people read it, ``15 Jan 2026`` (the exact instant stays in the JSON);
+    any other text unchanged."""
+    try:
+        moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ") if _TIMESTAMP.fullmatch(timestamp) else None
+    except ValueError:
+        moment = None
+    return timestamp if moment is None else f"{moment.day} {moment:%b %Y}"
 
 
 def _days(d: float) -> str:
