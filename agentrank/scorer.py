@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -84,33 +85,58 @@ def score(
     parent_id: int | None = None,
     started_at: datetime | None = None,
     check: bool = False,
+    steps: dict[str, float] | None = None,
 ) -> ScoreResult:
     """Score every listed repo as of ``as_of`` in one ``score`` run; publish it unless told not to.
 
     With ``check`` (the command line without --force) a given ``as_of`` must lie between the start
-    of the latest crawl/import and now.
+    of the latest crawl/import and now. ``steps``, when given, receives the seconds each step took
+    (``bench/score_import.py`` prints them).
     """
+    lap = Stopwatch(steps)
     if as_of:
         as_of = check_as_of(db, as_of) if check else parse_as_of(as_of)
     else:
         as_of = default_as_of(db)
     as_of_epoch = int(parse_timestamp(as_of).timestamp())
     inputs, raw = load_score_inputs(db, as_of_epoch)
+    lap("read the listed set")
     if len(inputs) == 0:
         raise PipelineError("no listed repos to score: crawl or import repos with at least min_stars stars first")
     previous_run = published_score_run(db)
     with recorded_run(db, "score", parent_id=parent_id, as_of=as_of, started_at=started_at) as run:
         result = compute_scores(inputs)
+        lap("compute the scores and ranks")
         deltas = growth(db, as_of, inputs.repo_id, inputs.stars, inputs.forks)
         extra, judgement = trust_columns(db, as_of, inputs, result, deltas)
+        lap("rank and score ranges, flags")
         saved = save_scores(db, run.id, as_of, inputs, raw, result, extra=extra)
+        lap("write the score rows")
         figures, details = validation_figures(db, inputs, result, extra, judgement, previous_run)
         save_validation(db, run.id, figures, details)
+        lap("validation figures")
         run.counts = {"items": saved, "saved": saved}
         run.details = {"flagged": figures["flagged"], "spearman_vs_stars": figures["spearman_vs_stars"]}
+    lap("end the run")
     if publish_result:
         publish(db, run.id)
+        lap("publish")
     return ScoreResult(run.id, as_of, saved, top_of_run(db.conn, run.id), publish_result)
+
+
+class Stopwatch:
+    """Adds the seconds since the previous call (or since it was made) to ``into[step]``; a no-op
+    without ``into``."""
+
+    def __init__(self, into: dict[str, float] | None):
+        self.into = into
+        self.last = time.perf_counter()
+
+    def __call__(self, step: str) -> None:
+        now = time.perf_counter()
+        if self.into is not None:
+            self.into[step] = self.into.get(step, 0.0) + now - self.last
+        self.last = now
 
 
 def trust_columns(

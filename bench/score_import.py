@@ -1,4 +1,5 @@
-"""Scoring time at 10k, 100k and 1M repos; import throughput; peak memory.
+"""Scoring time at 10k, 100k and 1M repos; import throughput; peak memory; what scoring a million
+repos through SQLite costs at the least on this machine.
 
 Each case runs in a fresh child process so its peak RSS (ru_maxrss) is its own.
 
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,8 +108,9 @@ def case_db_score(n: int) -> dict:
         db = open_store(Path(tmp) / "bench.db")
         _synthetic_repos(db, n)
         _reset_peak()
+        steps: dict[str, float] = {}
         started = time.perf_counter()
-        scorer.score(db, as_of="2026-11-30T06:00:00Z", publish_result=False)
+        scorer.score(db, as_of="2026-11-30T06:00:00Z", publish_result=False, steps=steps)
         scored = time.perf_counter() - started
         score_peak = _peak_mb()  # VmHWM since the set-up: the scoring, before publishing
         from db.scores import publish
@@ -119,7 +122,107 @@ def case_db_score(n: int) -> dict:
             "publish_seconds": time.perf_counter() - started - scored,
             "peak_mb": score_peak,
             "publish_peak_mb": _peak_mb(),
+            "steps": steps,
         }
+
+
+def _timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def case_floor(n: int) -> dict:
+    """Each part any implementation must do to score ``n`` repos through SQLite, on its own, done
+    the cheapest way measured; their sum is a lower bound for the whole on this machine.
+
+    - read: the six input columns of the listed set out of ``repos`` as arrays (one aggregate pass,
+      no copy, no names);
+    - compute: the score and the rank (numpy);
+    - ranges: the rank and score ranges alone (the uncertainty model's draws, both cores);
+    - bind: the values only Python knows into SQLite, into an unindexed in-memory table: the
+      ``rank``, the two rank and two score bounds (the least: the components could be recomputed in
+      SQL) and the 18 columns the pipeline binds;
+    - write: a million finished score rows copied within SQLite (``insert … select`` from another
+      file, no Python) into ``scores`` as shipped and with its primary key only, and the commit.
+    """
+    import sqlite3
+
+    import numpy as np
+
+    from agentrank import scorer
+    from crawler.items import parse_timestamp
+    from db.scores import _COMPUTED, _INPUTS_SQL, load_score_inputs
+    from db.store import open_store
+    from scoring.score import compute_scores
+    from scoring.uncertainty import rank_ranges, weekly_noise
+
+    as_of = "2026-11-30T06:00:00Z"
+    as_of_epoch = int(parse_timestamp(as_of).timestamp())
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "source.db"
+        db = open_store(source)
+        _synthetic_repos(db, n)
+        scorer.score(db, as_of=as_of, publish_result=False)  # the score rows the write copies
+
+        bare = _INPUTS_SQL.replace("temp.score_inputs", "repos where listed = 1").replace("repo_id", "id")
+        columns: list[np.ndarray] = []
+        out["read"] = _timed(lambda: columns.extend(np.array(json.loads(t)) for t in db.execute(bare).fetchone()))
+        inputs, _ = load_score_inputs(db, as_of_epoch)
+        result: dict = {}
+        out["compute"] = _timed(lambda: result.update(compute_scores(inputs)))
+        nan = np.full(n, np.nan)
+        ranges = []
+        out["ranges"] = _timed(
+            lambda: ranges.append(
+                rank_ranges(inputs, result, weekly_noise(inputs.stars, nan), weekly_noise(inputs.forks, nan))
+            )
+        )
+        least = [
+            inputs.repo_id,
+            result["rank"],
+            ranges[0].rank_best,
+            ranges[0].rank_worst,
+            ranges[0].score_low,
+            ranges[0].score_high,
+        ]
+        shipped = least + [result[k] for k in _COMPUTED[2:] if k != "rank"]  # the columns save_scores binds
+        shipped += [inputs.osi.astype(np.int64)] + [np.zeros(n, dtype=np.int64)] * 2  # licence, flags, checks
+        for name, arrays in (("bind_least", least), ("bind_shipped", shipped)):
+            memory = sqlite3.connect(":memory:")
+            memory.execute(f"create table t ({', '.join(f'c{i}' for i in range(len(arrays)))})")
+            insert = f"insert into t values ({', '.join('?' * len(arrays))})"
+
+            def bind(arrays=arrays, insert=insert, memory=memory) -> None:
+                with memory:
+                    for start in range(0, n, 50_000):
+                        memory.executemany(
+                            insert, zip(*(a[start : start + 50_000].tolist() for a in arrays), strict=True)
+                        )
+
+            out[name] = _timed(bind)
+            memory.close()
+        ddl = db.execute("select sql from sqlite_master where name = 'scores'").fetchone()[0]
+        db.conn.close()
+        for name in ("write_shipped", "write_key_only"):
+            target = Path(tmp) / f"{name}.db"
+            if name == "write_shipped":
+                open_store(target).conn.close()  # every migration: the table and its indexes
+            else:
+                sqlite3.connect(target).execute(ddl).connection.close()  # rowid and primary key only
+            conn = sqlite3.connect(target, isolation_level=None)
+            conn.execute("pragma journal_mode = wal")
+            conn.execute("pragma synchronous = normal")
+            conn.execute("pragma cache_size = -262144")
+            conn.execute("attach ? as source", [str(source)])
+            conn.execute("begin")
+            started = time.perf_counter()
+            conn.execute("insert into main.scores select * from source.scores")
+            out[name] = time.perf_counter() - started
+            out[name + "_commit"] = _timed(conn.commit)
+            conn.close()
+    return out
 
 
 def case_import(n: int) -> dict:
@@ -138,7 +241,7 @@ def case_import(n: int) -> dict:
         return {"seconds": seconds, "per_second": n / seconds, "peak_mb": _peak_mb()}
 
 
-CASES = {"compute": case_compute, "db_score": case_db_score, "import": case_import}
+CASES = {"compute": case_compute, "db_score": case_db_score, "import": case_import, "floor": case_floor}
 
 
 def _run(case: str, n: int) -> dict:
@@ -167,10 +270,40 @@ def main() -> list[tuple[str, str]]:
             )
         )
         print(rows[-1])
+    for step, seconds in r["steps"].items():
+        print(f"  {step:32s} {seconds:6.2f} s")
     r = _run("import", 20_000)
     rows.append(("import 20,000 search items", f"{r['per_second']:,.0f} repos/s (peak {r['peak_mb']:.0f} MB)"))
     print(rows[-1])
+    rows.extend(floor(1_000_000))
     return rows
+
+
+def floor(n: int) -> list[tuple[str, str]]:
+    """The least each part of scoring ``n`` repos through SQLite takes here, and their sum."""
+    r = _run("floor", n)
+    parts = {
+        "read the inputs (one pass, no copy)": r["read"],
+        "compute the score and rank": r["compute"],
+        "rank and score ranges alone": r["ranges"],
+        "bind rank and ranges (5 values a row)": r["bind_least"],
+        "write the rows, primary key only (SQLite copy)": r["write_key_only"] + r["write_key_only_commit"],
+    }
+    print(f"\nThe least each part takes, {n:,} repos:")
+    for part, seconds in parts.items():
+        print(f"  {part:48s} {seconds:6.2f} s")
+    print(f"  {'(bind the 18 columns the pipeline binds)':48s} {r['bind_shipped']:6.2f} s")
+    shipped = r["write_shipped"] + r["write_shipped_commit"]
+    print(f"  {'(write into scores as shipped, all indexes)':48s} {shipped:6.2f} s")
+    total = sum(parts.values())
+    print(f"  {'sum: a lower bound for the whole':48s} {total:6.2f} s")
+    return [
+        (f"score through SQLite, {n:,}: sum of the least each part takes", f"{total:.2f} s"),
+        (
+            f"  writing {n:,} finished score rows as shipped / primary key only",
+            f"{shipped:.2f} s / {r['write_key_only'] + r['write_key_only_commit']:.2f} s",
+        ),
+    ]
 
 
 if __name__ == "__main__":

@@ -246,6 +246,29 @@ def test_sql_recomputation_equals_python_scoring(db, n):
     assert len(list(db.query(RECOMPUTE_SQL, {"run_id": ""}))) == n
 
 
+def test_score_reports_the_seconds_of_each_step_when_asked(db):
+    importer.save_items(
+        db,
+        ((str(i), item) for i, item in enumerate(_random_items(np.random.default_rng(5), 40))),
+        run_id=start_run(db, "import"),
+        min_stars=load_config(None, environ={}).crawl.min_stars,
+        source="import",
+        seen_at="2026-11-30T06:00:00Z",
+    )
+    steps: dict[str, float] = {}
+    scorer.score(db, as_of="2026-11-30T06:00:00Z", steps=steps)
+    assert list(steps) == [
+        "read the listed set",
+        "compute the scores and ranks",
+        "rank and score ranges, flags",
+        "write the score rows",
+        "validation figures",
+        "end the run",
+        "publish",
+    ]
+    assert all(seconds >= 0 for seconds in steps.values())
+
+
 def test_score_defaults_as_of_to_the_latest_import_and_rejects_bad_input(tmp_path, run_cli, db_path):
     from tests.conftest import write_json
 
