@@ -3,14 +3,15 @@ in-process page cache (Datasette's ``asgi_wrapper`` hook), plus :func:`per_run` 
 can share between visitors until the next publish.
 
 The ranking changes only when ``db.scores.publish`` points ``published`` at a new score run, so
-every public page that shows the published ranking is the same for every visitor until then. The
-wrapper reads the ``published`` row on each request (one indexed lookup on a private read-only
+every public page that shows the published ranking is the same for every visitor until then; the
+task-benchmark pages change with each ledger import, which records a run. The wrapper reads the
+``published`` row and the newest run on each request (two indexed lookups on a private read-only
 connection, a few microseconds), and for a page it knows to follow the published run:
 
 - answers ``If-None-Match`` with the current ETag by ``304`` before any page is rendered;
 - serves the page from an LRU cache in memory (``page_cache_mb``), keyed by the published run,
-  host, path and query, and stores each ``200`` it renders there;
-- adds ``ETag`` (the published run, ``published_at`` and the path and query) and
+  the newest run, host, path and query, and stores each ``200`` it renders there;
+- adds ``ETag`` (the published run, ``published_at``, the newest run and the path and query) and
   ``Cache-Control: public, max-age=cache_max_age`` so a CDN or reverse proxy can hold it.
 
 Pages that follow the published run: the home page, the published tables (``agents``,
@@ -33,7 +34,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from datasette_plugins.limits import limits
-from db.breakdown import has_published_table, published_stamp
+from db.breakdown import has_published_table, latest_run_stamp, published_stamp
 
 T = TypeVar("T")
 
@@ -74,7 +75,10 @@ def _published_token(conn: sqlite3.Connection) -> str | None:
     stamp = published_stamp(conn)
     if stamp is None:
         return None
-    return f"{stamp[0]}.{hashlib.sha1(stamp[1].encode()).hexdigest()[:8]}"
+    # The newest run too: the benchmark pages change with every ledger import, which publishes no
+    # score run (a crawl or classify only costs one more render of each page).
+    changed = f"{stamp[1]}|{latest_run_stamp(conn)}"
+    return f"{stamp[0]}.{hashlib.sha1(changed.encode()).hexdigest()[:8]}"
 
 
 class PublishedRun:

@@ -93,6 +93,16 @@ def published_stamp(conn: sqlite3.Connection) -> tuple[int, str] | None:
     return (rows[0][0], str(rows[0][1])) if rows and rows[0][0] is not None else None
 
 
+def latest_run_stamp(conn: sqlite3.Connection) -> str:
+    """The newest run of any kind and whether and when it ended: it changes with every command that
+    writes (a task-benchmark import changes the benchmark pages without a new publish)."""
+    try:
+        rows = conn.execute("select id, status, finished_at from runs order by id desc limit 1").fetchall()
+    except sqlite3.OperationalError:
+        return ""
+    return "|".join(str(value) for value in rows[0]) if rows else ""
+
+
 def run_identity(conn: sqlite3.Connection, run_id: int) -> tuple[str, int, str | None]:
     """What names a score run's rows across files and rebuilds: the file, the run and its start."""
     file = next((row[2] for row in conn.execute("pragma database_list").fetchall() if row[1] == "main"), "")

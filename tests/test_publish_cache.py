@@ -7,6 +7,7 @@ that the test re-publishes while it serves.
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -115,3 +116,30 @@ async def test_a_spike_on_a_page_not_cached_yet_renders_it_once_and_a_degraded_p
     for _ in range(2):
         await _get(app, "/agentrank/categories")
     assert renders.count("/agentrank/categories") == 2  # the facet timed out: tried again next time
+
+
+@pytest.mark.asyncio
+async def test_a_ledger_import_shows_on_the_benchmark_pages_without_a_new_publish(served, tmp_path):
+    from leaderboard.ingest import import_attempts
+    from tests.benchmark_attempts import attempt
+
+    published, datasette = served
+    before = await datasette.client.get("/-/leaderboard")
+    assert before.status_code == 200
+    assert "fresh/agent" not in before.text
+    assert (
+        await datasette.client.get("/-/leaderboard", headers={"if-none-match": before.headers["etag"]})
+    ).status_code == 304
+
+    attempts = tmp_path / "attempts.json"
+    attempts.write_text(
+        json.dumps([attempt("fresh/agent", "1.0", "t1", 1, "2026-11-01T08:00:00Z", "verified", 4, 4, 60.0, 0.5)])
+    )
+    db = open_store(published.path)
+    import_attempts(db, attempts)  # no score run is published
+    db.close()
+
+    after = await datasette.client.get("/-/leaderboard", headers={"if-none-match": before.headers["etag"]})
+    assert after.status_code == 200
+    assert after.headers["etag"] != before.headers["etag"]
+    assert "fresh/agent" in after.text  # not the page kept from before the import
