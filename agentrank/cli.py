@@ -40,7 +40,7 @@ from db.runs import UNRESUMABLE_KINDS, mark_interrupted
 from db.snapshot import SnapshotError
 from db.store import open_store
 from leaderboard.imports import LedgerFileError
-from leaderboard.ingest import AttemptFileError
+from leaderboard.ingest import AttemptFileError, read_attempts
 from leaderboard.ingest import import_attempts as load_attempts
 from scoring.explain import format_breakdown, format_change
 
@@ -357,16 +357,18 @@ def import_attempts(state: State, file: str) -> None:
     \b
     Exit status:
       0  every record was imported
-      1  nothing was imported: the file is not attempts (one line on stderr says why)
+      1  nothing was imported: the file is not attempts, or not one record is valid (one line on
+         stderr says why); the database is unchanged
       2  bad usage (missing file, unknown option)
       3  some records were rejected (one line each on stderr); the valid ones were imported
     """
     from agentrank.benchmark import prepare_methods
 
+    read = read_attempts(file)  # a file with nothing to import is refused before anything is written
     with state.lock("import-attempts"):
         db = state.open()
         prepare_methods(db, state.config)
-        result = load_attempts(db, file)
+        result = load_attempts(db, read)
     for line in result.errors:
         click.echo(line, err=True)
     c = result.counts

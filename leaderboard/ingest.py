@@ -162,12 +162,39 @@ def validate_records(path: str | Path, records: list[Record]) -> tuple[list[Atte
     return attempts, errors
 
 
-def import_attempts(db: sqlite_utils.Database, path: str | Path) -> ImportAttemptsResult:
-    """Load one attempts file as an ``import-attempts`` run and recompute the leaderboards."""
+@dataclass
+class ReadAttempts:
+    """An attempts file read and validated, before anything is written."""
+
+    path: str
+    records: int
+    attempts: list[Attempt]
+    errors: list[str]
+
+
+def read_attempts(path: str | Path) -> ReadAttempts:
+    """The valid attempts of ``path`` and one error line per bad record.
+
+    Raises :class:`AttemptFileError` when the file is not attempts at all, or when not one of its
+    records is valid: such a file changes nothing (no run is recorded).
+    """
     records = read_records(path)  # the whole file is read and parsed before anything is written
-    run_id = start_run(db, "import-attempts", details={"file": str(path)})
+    attempts, errors = validate_records(path, records)
+    if errors and not attempts:
+        first = errors[0].removeprefix(f"{path}: ")
+        more = f", all {len(errors)} records were rejected; the first" if len(errors) > 1 else ""
+        raise AttemptFileError(one_line(f"{path}: nothing imported{more}: {first}"))
+    return ReadAttempts(str(path), len(records), attempts, errors)
+
+
+def import_attempts(db: sqlite_utils.Database, source: str | Path | ReadAttempts) -> ImportAttemptsResult:
+    """Load one attempts file (or one already read) as an ``import-attempts`` run and recompute the
+    leaderboards."""
+    read = source if isinstance(source, ReadAttempts) else read_attempts(source)
+    path = read.path
+    run_id = start_run(db, "import-attempts", details={"file": path})
+    attempts, errors = read.attempts, read.errors
     try:
-        attempts, errors = validate_records(path, records)
         counts = save_attempts(db, attempts, run_id=run_id)
         boards = refresh_boards(db)
     except BaseException as e:
@@ -178,7 +205,7 @@ def import_attempts(db: sqlite_utils.Database, path: str | Path) -> ImportAttemp
         run_id,
         "ok",
         counts={
-            "items": len(records),
+            "items": read.records,
             "saved": counts.saved,
             "new": counts.new,
             "updated": counts.updated,
@@ -186,4 +213,4 @@ def import_attempts(db: sqlite_utils.Database, path: str | Path) -> ImportAttemp
         },
         details={"unchanged": counts.unchanged, "entries": len(boards.entries), "errors": errors[:100]},
     )
-    return ImportAttemptsResult(run_id=run_id, records=len(records), counts=counts, errors=errors)
+    return ImportAttemptsResult(run_id=run_id, records=read.records, counts=counts, errors=errors)
