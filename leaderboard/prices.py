@@ -33,10 +33,12 @@ class PriceFileError(ValueError):
 
 
 class Price(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # Strict, as attempts are: `input = true` or `output = "3"` is an error, not 1.0 or 3.0. The
+    # date alone may also be written as a string ("2026-10-01").
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, strict=True)
 
     model: str = Field(min_length=1, max_length=200)
-    from_date: dt.date = Field(alias="from")
+    from_date: dt.date = Field(alias="from", strict=False)
     input: float = Field(ge=0, allow_inf_nan=False)
     cached_input: float | None = Field(None, ge=0, allow_inf_nan=False)
     cache_write: float | None = Field(None, ge=0, allow_inf_nan=False)

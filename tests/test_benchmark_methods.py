@@ -395,6 +395,19 @@ def test_overlapping_intervals_and_the_pareto_frontier_are_marked(db, run_cli, t
             "price.0.input",
         ),
         ("import-prices", "p.toml", '[[price]]\nmodel = "m"\n', "price.0.from: required"),
+        # Strict like attempts: a boolean or a quoted number is not a price.
+        (
+            "import-prices",
+            "p.toml",
+            '[[price]]\nmodel = "m"\nfrom = 2026-01-01\ninput = true\noutput = 1\n',
+            "price.0.input",
+        ),
+        (
+            "import-prices",
+            "p.toml",
+            '[[price]]\nmodel = "m"\nfrom = 2026-01-01\ninput = 1\noutput = "3"\n',
+            "price.0.output",
+        ),
         ("import-prices", "p.toml", "[[price]\n", "not valid TOML"),
     ],
 )
