@@ -68,6 +68,23 @@ def build_methods_db(directory: Path) -> Path:
                     suite="rs9",
                     run="2026-11-01",
                 ),
+                # Real model ids and settings are long, unbroken strings: pages wrap them on a phone.
+                attempt(
+                    "long/names",
+                    "1",
+                    "t1",
+                    1,
+                    "2026-11-01T09:00:00Z",
+                    "verified",
+                    4,
+                    4,
+                    1,
+                    None,
+                    model="accounts/fireworks/models/qwen3-coder-480b-a35b-instruct",
+                    settings={"prompt_sha": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"},
+                    suite="rs9",
+                    run="2026-11-01",
+                ),
             ]
         ),
         "assessments.toml": assessments_toml(),
