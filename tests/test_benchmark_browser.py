@@ -47,7 +47,7 @@ def test_a_run_page_has_full_results_and_a_json_download(page, methods_server): 
 
     page.goto(f"{methods_server.url}/-/benchmark/runs/rs9/2026-11-01")
     rows = page.locator("table.agentrank-run tbody tr")
-    expect(rows).to_have_count(3)
+    expect(rows).to_have_count(4)
     expect(rows.nth(0)).to_contain_text("Closed Agent X")
     expect(rows.nth(0)).to_contain_text("price unknown")
     acme = rows.nth(1)
@@ -56,6 +56,7 @@ def test_a_run_page_has_full_results_and_a_json_download(page, methods_server): 
     expect(acme).to_contain_text("87.5")  # partial credit
     expect(acme).to_contain_text("$0.40 (lower bound)")
     expect(rows.nth(2)).to_contain_text("— (1 of 3 tasks)")  # late/agent: listed, no rank
+    expect(rows.nth(3)).to_contain_text("accounts/fireworks/models/qwen3-coder-480b-a35b-instruct")
     with page.expect_download() as download:
         page.locator("a.agentrank-download").click()
     assert download.value.suggested_filename.endswith(".json")
