@@ -480,15 +480,21 @@ def classify(
     "--as-of",
     "as_of",
     default=None,
-    help="ISO 8601 instant between the start of the latest crawl/import and now (default: that start)",
+    help="ISO 8601 instant to score as of (default: the start of the latest crawl/import)",
 )
-@click.option("--force", is_flag=True, help="Accept an --as-of in the future or before the data was fetched")
+@click.option("--force", is_flag=True, help="No note for an --as-of in the future or before the data was fetched")
 @pass_state
 def score(state: State, as_of: str | None, force: bool) -> None:
-    "Compute the AgentRank Score for every listed repo and publish the ranking"
+    """Compute the AgentRank Score for every listed repo and publish the ranking
+
+    An --as-of in the future or before the latest crawl/import fetched the data is scored all the
+    same (ages and days since the last push are counted to it), with a note on stderr.
+    """
     with state.lock("score", must_exist=True):
         db = state.open()
         result = score_listed(db, as_of=as_of, check=not force)
+    if result.note:
+        click.echo(f"Note: {result.note}", err=True)
     click.echo(result.summary())
 
 

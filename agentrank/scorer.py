@@ -29,6 +29,7 @@ class ScoreResult:
     count: int
     top: tuple[str, float] | None  # (full_name, score) ranked first
     published: bool
+    note: str | None = None  # why the --as-of may not be what was meant (see as_of_note)
 
     def summary(self) -> str:
         line = f"score run {self.run_id}: {self.count} listed repos scored as of {self.as_of}"
@@ -63,18 +64,20 @@ def parse_as_of(value: str) -> str:
     return format_timestamp(parsed)
 
 
-def check_as_of(db: sqlite_utils.Database, value: str, *, now: datetime | None = None) -> str:
-    """``value`` as a stored timestamp, refused when it is in the future (beyond ``CLOCK_SKEW``) or
-    before the latest crawl or import fetched the data it would score."""
-    as_of = parse_as_of(value)
+def as_of_note(db: sqlite_utils.Database, as_of: str, *, now: datetime | None = None) -> str | None:
+    """A word to the user when ``as_of`` lies in the future (beyond ``CLOCK_SKEW``) or before the
+    latest crawl/import fetched the data it scores, else None.
+
+    Such an instant is accepted (replaying past weeks, scoring saved results as of a fixed date, a
+    what-if date): the scores are computed as of it from the stored data, ages and the days since
+    the last push counted to it.
+    """
     fetched = default_as_of(db)
-    latest = format_timestamp((now or utcnow()) + CLOCK_SKEW)
-    accepted = f"give an instant from {fetched} (when the latest crawl/import started) to now, or add --force"
-    if as_of > latest:
-        raise InputRefused(f"--as-of {value}: is in the future; {accepted}")
+    if as_of > format_timestamp((now or utcnow()) + CLOCK_SKEW):
+        return f"--as-of {as_of} is in the future; the stored data was fetched from {fetched} on"
     if as_of < fetched:
-        raise InputRefused(f"--as-of {value}: is before the data it would score was fetched; {accepted}")
-    return as_of
+        return f"--as-of {as_of} is before the data it scores was fetched ({fetched} on)"
+    return None
 
 
 def score(
@@ -89,13 +92,16 @@ def score(
 ) -> ScoreResult:
     """Score every listed repo as of ``as_of`` in one ``score`` run; publish it unless told not to.
 
-    With ``check`` (the command line without --force) a given ``as_of`` must lie between the start
-    of the latest crawl/import and now. ``steps``, when given, receives the seconds each step took
+    With ``check`` (the command line without --force) a given ``as_of`` outside the start of the
+    latest crawl/import to now gets a note in the result (:func:`as_of_note`); it is scored all the
+    same. ``steps``, when given, receives the seconds each step took
     (``bench/score_import.py`` prints them).
     """
     lap = Stopwatch(steps)
-    if as_of:
-        as_of = check_as_of(db, as_of) if check else parse_as_of(as_of)
+    note = None
+    if as_of is not None:  # an empty --as-of is refused, not taken for the default
+        as_of = parse_as_of(as_of)
+        note = as_of_note(db, as_of) if check else None
     else:
         as_of = default_as_of(db)
     as_of_epoch = int(parse_timestamp(as_of).timestamp())
@@ -121,7 +127,7 @@ def score(
     if publish_result:
         publish(db, run.id)
         lap("publish")
-    return ScoreResult(run.id, as_of, saved, top_of_run(db.conn, run.id), publish_result)
+    return ScoreResult(run.id, as_of, saved, top_of_run(db.conn, run.id), publish_result, note)
 
 
 class Stopwatch:

@@ -19,9 +19,9 @@ RISER = "{riser}"  # replaced by the repo the demo suggests
 
 
 NONSENSE = [
-    (("score", "--as-of", "2031-01-01T00:00:00Z"), 2, ["2031-01-01T00:00:00Z", "future", "--force"]),
-    (("score", "--as-of", "2020-01-01T00:00:00Z"), 2, ["2020-01-01T00:00:00Z", "before the data", "--force"]),
     (("score", "--as-of", "banana"), 2, ["banana", "ISO 8601"]),
+    (("score", "--as-of", ""), 2, ["''", "ISO 8601"]),
+    (("score", "--as-of", "1999-12-31T00:00:00Z"), 2, ["1999-12-31T00:00:00Z", "outside"]),
     (("explain", RISER, "--since", "banana"), 2, ["banana", "previous"]),
     (("explain", RISER, "--since", "2099-01-01"), 2, ["2099-01-01", "previous", "score runs:"]),
     (("explain", RISER, "--since", "99999"), 2, ["99999", "score runs:"]),
@@ -55,11 +55,23 @@ def test_nonsense_is_refused_in_one_line_and_changes_nothing(project, args, stat
     assert export.read_bytes() == exported
 
 
-def test_score_force_accepts_what_it_would_refuse(demo_folder, tmp_path):
+@pytest.mark.parametrize(
+    ("as_of", "words"),
+    [
+        ("2031-01-01T00:00:00Z", "is in the future"),
+        ("2020-01-01T00:00:00Z", "is before the data it scores was fetched"),
+    ],
+)
+def test_score_as_of_any_date_with_a_note_when_it_is_not_the_data_s(demo_folder, tmp_path, as_of, words):
+    """Scoring saved results as of a fixed date, or a what-if date, works; the user is told."""
     folder = demo_folder.copy(tmp_path / "project")
-    result = agentrank(folder.path, "score", "--as-of", "2031-01-01T00:00:00Z", "--force")
+    result = agentrank(folder.path, "score", "--as-of", as_of)
     assert result.returncode == 0, result.stderr
-    assert "as of 2031-01-01T00:00:00Z" in result.stdout
+    assert f"as of {as_of}" in result.stdout
+    assert result.stderr.startswith(f"Note: --as-of {as_of} {words}")
+    assert len(result.stderr.strip().splitlines()) == 1
+    forced = agentrank(folder.path, "score", "--as-of", as_of, "--force")
+    assert forced.returncode == 0 and forced.stderr == "", forced.stderr
 
 
 def test_since_accepts_previous_a_run_id_and_a_date(project):

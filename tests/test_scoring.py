@@ -288,7 +288,7 @@ def test_score_defaults_as_of_to_the_latest_import_and_rejects_bad_input(tmp_pat
     latest_import = database.execute("select started_at from runs where kind = 'import' order by id desc").fetchone()[0]
     assert database.execute("select as_of from scores").fetchone()[0] == latest_import
     assert "1 listed repos scored" in result.output
-    run_cli("score", "--as-of", "2027-01-01T00:00:00+01:00", "--force")  # in the future: only with --force
+    run_cli("score", "--as-of", "2027-01-01T00:00:00+01:00", "--force")  # in the future: no note with --force
     assert database.execute("select as_of from runs order by id desc").fetchone()[0] == "2026-12-31T23:00:00Z"
 
 
