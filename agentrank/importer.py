@@ -7,14 +7,14 @@ import json
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
 import sqlite_utils
 
 from agentrank.errors import PipelineError
-from crawler.items import ItemRejected, parse_item, parse_timestamp
+from crawler.items import EARLIEST, ItemRejected, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
 from db.connection import write_transaction
 from db.repos import SaveCounts, newest_snapshot_after, save_rejects, save_repos
@@ -67,14 +67,27 @@ def save_items(
     return counts, rejects
 
 
-def parse_observed_at(value: str | datetime) -> datetime:
-    """``--observed-at`` as a UTC instant (whole seconds); a time without a zone is UTC."""
-    if isinstance(value, datetime):
-        return parse_timestamp(value.isoformat()).replace(microsecond=0)
+# How far ahead of this machine's clock an --observed-at may be (the saving machine's clock may run fast).
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def parse_observed_at(value: str | datetime, *, now: datetime | None = None) -> datetime:
+    """``--observed-at`` as a UTC instant (whole seconds); a time without a zone is UTC.
+
+    Results cannot have been fetched in the future (beyond ``CLOCK_SKEW``) or before 2000: such an
+    instant is refused, as it would date every later import's history before it.
+    """
     try:
-        return parse_timestamp(value).replace(microsecond=0)
+        parsed = parse_timestamp(value.isoformat() if isinstance(value, datetime) else value).replace(microsecond=0)
     except (ValueError, OverflowError):
         raise PipelineError(f"--observed-at: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
+    latest = (now or utcnow()) + CLOCK_SKEW
+    if not EARLIEST <= parsed <= latest:
+        when = "in the future" if parsed > latest else f"before {EARLIEST:%Y}"
+        raise PipelineError(
+            f"--observed-at {iso(parsed)}: is {when}; give the instant the saved results were fetched from GitHub"
+        )
+    return parsed
 
 
 @dataclass
@@ -142,16 +155,14 @@ def import_files(
     leaves the database as it was, and its ``running`` run is marked ``interrupted`` by the next
     command that takes the run lock.
     """
-    if observed_at is None:
-        started = utcnow()
-    else:
-        started = parse_observed_at(observed_at)
-        later = newest_snapshot_after(db.conn, iso(started))
-        if later:
-            raise PipelineError(
-                f"--observed-at {iso(started)} is earlier than the stored snapshot of {later[0]} observed at "
-                f"{later[1]}: history is appended, never rewritten (import older saves first)"
-            )
+    started = utcnow() if observed_at is None else parse_observed_at(observed_at)
+    later = newest_snapshot_after(db.conn, iso(started))
+    if later:
+        given = f"--observed-at {iso(started)}" if observed_at is not None else f"now ({iso(started)})"
+        raise PipelineError(
+            f"{given} is earlier than the stored snapshot of {later[0]} observed at "
+            f"{later[1]}: history is appended, never rewritten (import older saves first)"
+        )
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         validated = _validate(paths, spool)
         return _import(db, paths, validated, started=started, min_stars=min_stars, parent_id=parent_id)
