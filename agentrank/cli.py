@@ -30,6 +30,7 @@ from agentrank.pipeline import RefreshFailed, refresh_database
 from agentrank.scorer import score as score_listed
 from classify.examples import ClassifyError
 from crawler.client import GitHubError
+from crawler.items import is_full_name
 from crawler.saved import SavedFileError
 from crawler.secrets import TokenError, github_token, redact
 from datasette_plugins.settings import ServeConfig, SettingError
@@ -540,7 +541,6 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
 
 
 _GITHUB_URL = re.compile(r"^(?:https?://)?(?:www\.)?github\.com/([^/\s]+)/([^/\s?#]+?)(?:\.git)?(?:[/?#].*)?$", re.I)
-_OWNER_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
 
 
 def repo_name(value: str) -> str:
@@ -548,7 +548,7 @@ def repo_name(value: str) -> str:
     value = value.strip()
     match = _GITHUB_URL.match(value)
     name = f"{match.group(1)}/{match.group(2)}" if match else value
-    if not _OWNER_REPO.match(name):
+    if not is_full_name(name):  # any name an import may have stored, not only GitHub's own
         raise InputRefused(f"{value!r}: not a repository; give OWNER/REPO or https://github.com/OWNER/REPO")
     return name
 

@@ -47,6 +47,12 @@ MAX_TOPIC_LENGTH = 50
 MAX_NESTING = 16
 
 
+def is_full_name(value: str) -> bool:
+    """Is ``value`` a repository's name as an item may carry it: ``owner/name``, one slash, no spaces
+    or control characters (GitHub's own names are narrower; saved results are taken as they are)."""
+    return bool(_FULL_NAME.match(value)) and not _CONTROL.search(value)
+
+
 class ItemRejected(ValueError):
     """An item failed validation; ``reason`` is one line saying which field and why."""
 
@@ -183,7 +189,7 @@ class SearchItem(_Model):
     @field_validator("full_name")
     @classmethod
     def _full_name(cls, value: str) -> str:
-        if not _FULL_NAME.match(value) or _CONTROL.search(value):
+        if not is_full_name(value):
             raise ValueError("expected 'owner/name' without spaces or control characters")
         return value
 

@@ -174,20 +174,17 @@ _UNITS = {"popularity": "stars", "adoption": "forks", "momentum": "stars per day
 
 
 def _advise_the_top(components: list[dict[str, Any]]) -> None:
-    """The #1 repo has nobody ahead to pass: say what is left to gain instead of whom to pass."""
+    """The #1 repo is ahead overall, not necessarily on each measure: say so where it is not first,
+    before the advice on whom to pass on that measure."""
     for item in components:
         name = item["component"]
-        if name not in _UNITS:
-            continue
-        room = 100.0 - item["percentile"]
-        advice = [a for a in item["advice"] if "to pass" not in a and "to have the most" not in a]
-        if room > 0:
-            advice.insert(
+        room = 100.0 - item.get("percentile", 100.0)
+        if name in _UNITS and room > 0:
+            item["advice"].insert(
                 0,
-                f"ranked #1: nobody listed is ahead of it; more {_UNITS[name]} can add at most "
+                f"ranked #1 overall, yet not first on {_UNITS[name]}: more {_UNITS[name]} can add up to "
                 f"{room:.1f} percentile ({WEIGHTS[name] * room:.2f} points) to {name}",
             )
-        item["advice"] = advice
 
 
 def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[str, Any]:

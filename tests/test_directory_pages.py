@@ -357,14 +357,19 @@ async def test_method_page_states_the_method_from_the_code(datasette):
     assert reweighted.status_code == 200 and reweighted.json()[0]["rank"] == 1
 
 
-def test_the_top_repo_is_told_what_is_left_not_whom_to_pass(conn, directory_db):
+def test_the_top_repo_is_told_it_is_not_first_on_every_measure(conn, directory_db):
     from db.breakdown import load_breakdown
 
     breakdown = load_breakdown(conn, directory_db.top_name)
     popularity = next(c for c in breakdown["components"] if c["component"] == "popularity")
     assert breakdown["rank"] == 1 and popularity["percentile"] < 100
-    assert popularity["advice"][0].startswith("ranked #1: nobody listed is ahead of it; more stars can add at most")
-    assert not any("to pass" in a for c in breakdown["components"] for a in c["advice"])
+    room = 100 - popularity["percentile"]
+    assert popularity["advice"][0] == (
+        f"ranked #1 overall, yet not first on stars: more stars can add up to {room:.1f} percentile "
+        f"({0.3 * room:.2f} points) to popularity"
+    )
+    # Whom to pass on stars is still worth knowing: it is what raises popularity.
+    assert any("more stars to pass" in a for a in popularity["advice"][1:])
 
 
 def test_history_chart_keeps_small_changes_small():

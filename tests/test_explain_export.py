@@ -84,6 +84,17 @@ def test_explain_cli_text_json_and_unknown(tmp_path, run_cli, db_path):
     assert result.stderr.strip().startswith("Error: unknown repository: nobody/nothing is not in ")
 
 
+def test_explain_takes_any_name_an_import_stored(tmp_path, run_cli):
+    names = ["ünï/cødé-agënt", "my_org/agent", "q/it's", "amp/a&b<c>"]
+    items = [make_item(seed=i, id=500 + i, full_name=name, name=name.split("/")[1]) for i, name in enumerate(names)]
+    run_cli("import", str(write_json(tmp_path / "names.json", _population(6) + items)))
+    run_cli("score")
+    for name in names:
+        data = json.loads(run_cli("explain", name, "--json").output)
+        assert data["full_name"] == name
+    assert "not a repository" in run_cli("explain", "two/slashes/here", expect=2).stderr
+
+
 def test_export_follows_the_design_and_validates(tmp_path, db):
     items = _population(20)
     items[0].update(description="<script>alert(1)</script>", homepage="javascript:alert(1)")
