@@ -504,7 +504,7 @@ def score(state: State, as_of: str | None, force: bool) -> None:
 @pass_state
 def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
-    path = out or state.config.export.path
+    path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     db = state.open(must_exist=True)
     result = write_export(db, path, public_url=state.config.serve.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")

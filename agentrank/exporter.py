@@ -46,6 +46,9 @@ class ExportError(Exception):
     """Nothing to export, or the export could not be written."""
 
 
+NOTHING_PUBLISHED = "nothing is published yet: run `agentrank score` (or `agentrank refresh`) first"
+
+
 @dataclass
 class ExportResult:
     run_id: int  # the export run
@@ -177,7 +180,7 @@ def build_export(
     directory is served (``serve.public_url``), the base of each agent's ``page_url`` and ``badge_url``."""
     run_id = run_id or published_score_run(db)
     if run_id is None:
-        raise ExportError("nothing is published yet: run `agentrank score` (or `agentrank refresh`) first")
+        raise ExportError(NOTHING_PUBLISHED)
     conn = db.conn
     benchmarks = benchmarks_by_repo(conn)
     agents = [_agent(row, benchmarks.get(row["repo_id"]), public_url) for row in load_export_rows(conn, run_id)]
@@ -246,6 +249,22 @@ def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
             os.unlink(tmp)
 
 
+def check_target(path: str | Path) -> None:
+    """Refuse a path the export cannot be written to, in one line (its folders are created, as
+    ``mkdir -p`` would)."""
+    if not str(path).strip():  # before Path(), which reads "" as "."
+        raise ExportError("--out '': give the file to write, e.g. --out site/agentrank.json")
+    path = Path(path)
+    try:
+        directory = make_folder_for(path)
+    except OSError as e:
+        raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
+    if path.is_dir():
+        raise ExportError(f"cannot write {path}: it is a folder; give a file in it, e.g. {path / 'agentrank.json'}")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ExportError(f"cannot write {path}: {directory} is not writable")
+
+
 @contextmanager
 def staged_export(
     db: sqlite_utils.Database,
@@ -260,6 +279,10 @@ def staged_export(
     The file replaces ``path`` when the block ends without error; code inside the block (the
     refresh's publish step) runs with the new file ready beside the old one.
     """
+    # What a user can get wrong is refused before the run is recorded: the database stays as it was.
+    if (score_run_id or published_score_run(db)) is None:
+        raise ExportError(NOTHING_PUBLISHED)
+    check_target(path)
     with recorded_run(db, "export", parent_id=parent_id, details={"path": str(path)}) as run:
         document = build_export(db, score_run_id, public_url=public_url)
         validate_export(document)

@@ -173,6 +173,27 @@ def test_export_before_anything_is_published_is_a_clear_error(run_cli, tmp_path,
     assert not (tmp_path / "x.json").exists()
 
 
+def test_an_export_to_a_path_it_cannot_write_changes_nothing(tmp_path, run_cli, db_path):
+    run_cli("import", str(write_json(tmp_path / "i.json", _population(5))))
+    run_cli("score")
+    wal = db_path.with_name(db_path.name + "-wal")
+
+    def state():
+        return db_path.read_bytes(), wal.read_bytes() if wal.exists() else None
+
+    before = state()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for out, words, status in (
+        (str(blocker / "x.json"), "is a file, not a folder", 1),
+        (str(tmp_path), "is a directory", 2),
+        ("", "--out ''", 1),
+    ):
+        result = run_cli("export", "--out", out, expect=status)
+        assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert state() == before  # no failed export run recorded
+
+
 def test_schema_rejects_a_broken_document(db):
     _build(db, _population(5))
     from agentrank.exporter import build_export, validate_export
