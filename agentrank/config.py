@@ -93,5 +93,9 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
     except ValidationError as e:
         raise ConfigError(_describe(e, file_path)) from None
     if environ.get("GITHUB_API_URL"):
-        config.github.api_url = environ["GITHUB_API_URL"]
+        try:
+            config.github.api_url = environ["GITHUB_API_URL"]
+        except ValidationError as e:
+            message = e.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+            raise ConfigError(f"GITHUB_API_URL {environ['GITHUB_API_URL']!r}: {message}") from None
     return config

@@ -88,7 +88,11 @@ def _open(path: Path) -> Iterator[BinaryIO]:
 def _error(path: Path, e: BaseException) -> SavedFileError:
     if isinstance(e, (OSError, EOFError)) and not isinstance(e, ijson.JSONError):
         return SavedFileError(f"{path}: broken gzip file: {e}")
-    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    # yajl's messages come as bytes holding the offending text on further lines: keep the first line.
+    detail = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], bytes) else str(e)
+    if isinstance(detail, bytes):
+        detail = detail.decode("utf-8", "replace")
+    text = detail.strip().splitlines()[0] if detail.strip() else type(e).__name__
     if "utf" in text.lower() or isinstance(e, UnicodeDecodeError):
         return SavedFileError(f"{path}: not UTF-8 text ({text})")
     return SavedFileError(f"{path}: not valid JSON ({text})")

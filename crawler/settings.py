@@ -6,7 +6,9 @@ and an unknown key is an error that names it.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_TOPICS = [
     "ai-agent",
@@ -33,6 +35,15 @@ class GitHubConfig(_Section):
     # A rate-limit wait longer than this stops the crawl cleanly (resumable) instead of sleeping.
     max_wait_s: float = Field(900, ge=0)
     user_agent: str = "agentrank-crawler (+https://github.com/agentrank/agentrank)"
+
+    @field_validator("api_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        # Checked with the rest of the file, so a typo fails every command, not only the next crawl.
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("expected an http(s) URL such as https://api.github.com")
+        return value
 
 
 class CrawlConfig(_Section):

@@ -344,7 +344,11 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
             lines.append(f"  {category['reason']['text']}")
     if breakdown.get("score") is None:
         reason = repo.get("unlisted_reason") or "not in the scored run"
-        lines.append(f"not scored in run {breakdown.get('run_id')}: {reason}")
+        run = breakdown.get("run_id")
+        if run is None:
+            lines.append("not scored yet: run `agentrank score` to score the listed repos")
+        else:
+            lines.append(f"not scored in run {run}: {reason}")
         return "\n".join(lines)
     lines.append(
         f"AgentRank Score {shown(breakdown['score']):.1f} — rank {breakdown['rank']:,} of {breakdown['listed_count']:,} "

@@ -54,6 +54,12 @@ def test_bad_values_and_bad_toml_are_one_line_errors(tmp_path: Path):
         load_config(path, environ={})
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "missing.toml", environ={})
+    # A URL the crawler cannot use fails every command, not only the next crawl.
+    path.write_text('[github]\napi_url = "ftp://x"\n')
+    with pytest.raises(ConfigError, match=r"github.api_url.*http\(s\) URL"):
+        load_config(path, environ={})
+    with pytest.raises(ConfigError, match=r"GITHUB_API_URL 'api.github.com': expected an http\(s\) URL"):
+        load_config(None, environ={"GITHUB_API_URL": "api.github.com"})
 
 
 def test_environment_overrides_the_api_url(tmp_path: Path):

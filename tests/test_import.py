@@ -78,6 +78,12 @@ def test_a_malformed_file_is_refused_whole_and_nothing_is_lost(tmp_path, run_cli
         path.write_text(bad if isinstance(bad, str) else json.dumps(bad))
         assert message in run_cli("import", str(path), expect=1).stderr
     assert run_cli("import", str(tmp_path / "nope.json"), expect=2).exit_code == 2
+    # Binary junk is named as such, without the parser's bytes or a repr of them.
+    for junk, message in ((b"\xdd\xf6U&\x85 junk", "not valid JSON"), (b'[{"a": "\xff\xfe"}]', "not UTF-8 text")):
+        path = tmp_path / "junk.json"
+        path.write_bytes(junk)
+        refused = run_cli("import", str(path), expect=1).stderr.strip()
+        assert refused.startswith(f"Error: {path}: {message} (") and "b'" not in refused and "\\x" not in refused
 
 
 @pytest.mark.parametrize(
