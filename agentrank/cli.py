@@ -36,9 +36,10 @@ from crawler.secrets import TokenError, github_token, redact
 from datasette_plugins.settings import ServeConfig, SettingError
 from db.breakdown import UnknownRun, load_breakdown, load_change
 from db.connection import DatabaseError
+from db.paths import output_refusal
 from db.repos import count_listed
 from db.runs import UNRESUMABLE_KINDS, mark_interrupted
-from db.snapshot import SnapshotError
+from db.snapshot import SnapshotError, metadata_path_for
 from db.store import open_store
 from leaderboard.imports import LedgerFileError
 from leaderboard.ingest import AttemptFileError, read_attempts
@@ -608,8 +609,11 @@ def snapshot(state: State, out: str) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
     from agentrank.serve import datasette_command, publish_snapshot
 
-    if Path(out).resolve() == state.db_path.resolve():
-        raise click.ClickException("--out must not be the database itself")
+    refusal = output_refusal(Path(out), state.db_path, sqlite=True) or output_refusal(
+        metadata_path_for(out), state.db_path, sqlite=False
+    )
+    if refusal:
+        raise click.ClickException(f"--out {out}: {refusal}")
     result = publish_snapshot(state.open(must_exist=True), out, state.config.serve)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
     click.echo(

@@ -18,3 +18,42 @@ def make_folder_for(path: Path) -> Path:
         blocking = next((p for p in (directory, *directory.parents) if p.exists() and not p.is_dir()), directory)
         raise NotADirectoryError(20, f"{blocking} is a file, not a folder") from None
     return directory
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_sqlite_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def database_files(database: Path) -> dict[Path, str]:
+    """The database and the files SQLite and the run lock keep beside it, each with what it is."""
+    real = database.resolve()
+    return {
+        real: "the database itself",
+        **{Path(f"{real}{suffix}"): f"the database's {suffix[1:]} file" for suffix in ("-wal", "-shm", "-journal")},
+        Path(f"{real}.lock"): "the database's run lock",
+    }
+
+
+def output_refusal(out: Path, database: Path, *, sqlite: bool) -> str | None:
+    """Why an output file (the export: ``sqlite`` False; a snapshot: True) must not be written at
+    ``out``, or None. Replacing it would lose data or break something in use: the database or a file
+    beside it, a device or anything else that is not a regular file, or an existing file of the
+    other kind (an export is not replaced by a database, nor a database by an export)."""
+    what = database_files(database).get(out.resolve())
+    if what:
+        return f"{out} is {what}"
+    if out.is_dir():
+        return f"{out} is a folder; give a file in it"
+    if out.exists() and not out.is_file():
+        return f"{out} is not a regular file"
+    if out.is_file() and out.stat().st_size and is_sqlite_file(out) != sqlite:
+        kind = "an SQLite database" if not sqlite else "not an SQLite database"
+        return f"{out} exists and is {kind}: remove it or choose another path"
+    return None

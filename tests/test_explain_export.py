@@ -188,6 +188,9 @@ def test_an_export_to_a_path_it_cannot_write_changes_nothing(tmp_path, run_cli, 
         (str(blocker / "x.json"), "is a file, not a folder", 1),
         (str(tmp_path), "is a directory", 2),
         ("", "--out ''", 1),
+        (str(db_path), "is the database itself", 1),
+        (str(db_path) + "-wal", "the database's wal file", 1),
+        ("/dev/null", "is not a regular file", 1),
     ):
         result = run_cli("export", "--out", out, expect=status)
         assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr

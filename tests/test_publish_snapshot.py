@@ -6,6 +6,7 @@ import hashlib
 import json
 import sqlite3
 import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -73,15 +74,38 @@ def test_snapshot_is_a_checked_copy_without_private_state(source, tmp_path):
 
 def test_snapshot_replaces_the_file_only_when_everything_passed(source, tmp_path):
     out = tmp_path / "pub.db"
-    out.write_bytes(b"previous snapshot")
+    previous = sqlite3.connect(out)
+    previous.execute("create table previous_snapshot (x)")
+    previous.close()
+    before = out.read_bytes()
     empty = tmp_path / "empty.db"
     open_store(empty).close()
     result = agentrank("--db", str(empty), "snapshot", "--out", str(out), expect=1)
     assert "nothing is published yet" in result.output and "Traceback" not in result.output
-    assert out.read_bytes() == b"previous snapshot"
+    assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
     snapshot(source, out)
     assert sqlite3.connect(out).execute("select count(*) from agents").fetchone()[0] > 0
+
+
+def test_snapshot_never_replaces_what_it_must_not(source, tmp_path):
+    """The database and the files beside it, a device, an export: one line, nothing replaced."""
+    export = tmp_path / "agentrank.json"
+    export.write_text('{"schema_version": 1}')
+    lock = source.path.with_name(source.path.name + ".lock")
+    for out, words in (
+        (source.path, "is the database itself"),
+        (source.path.with_name(source.path.name + "-wal"), "the database's wal file"),
+        (lock, "the database's run lock"),
+        (Path("/dev/null"), "is not a regular file"),
+        (export, "exists and is not an SQLite database"),
+    ):
+        before = out.read_bytes() if out.is_file() else None
+        result = snapshot(source, out, expect=1)
+        assert words in result.output and len(result.output.strip().splitlines()) == 1, result.output
+        if before is not None:
+            assert out.read_bytes() == before
+    assert not (tmp_path / "agentrank.metadata.json").exists()
 
 
 def test_plain_datasette_serves_the_snapshot_unchanged(source, tmp_path):

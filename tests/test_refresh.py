@@ -378,3 +378,13 @@ def _maker_page(db_path: Path, full_name: str, as_json: bool = False):
         return response.json() if as_json else response.text
 
     return asyncio.run(get())
+
+
+def test_a_refresh_never_writes_its_export_over_the_database(repos, setup, run_cli, db_path):
+    with emulated(repos) as emulator:
+        paths = setup(emulator, "")
+        run_cli("--config", str(paths["config"]), "refresh")
+        before = _published(db_path), _query(db_path, "select count(*) from repos")
+        result = run_cli("--config", str(paths["config"]), "refresh", "--out", str(db_path), expect=1)
+    assert "is the database itself" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert (_published(db_path), _query(db_path, "select count(*) from repos")) == before  # still a database
