@@ -13,6 +13,7 @@ than ``max_wait_s`` is not slept: the run stops with :class:`RateLimitStop` and 
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import math
 from collections.abc import Callable, Collection
@@ -25,7 +26,7 @@ import httpx
 import tenacity
 
 from crawler.clock import Clock, RealClock
-from crawler.secrets import redact, register_secret
+from crawler.secrets import REDACTED, redact, register_secret
 from crawler.settings import GitHubConfig
 
 log = logging.getLogger("agentrank.crawler")
@@ -397,10 +398,14 @@ class GitHubClient:
         )
 
     # -- bodies ------------------------------------------------------------------------------
-    @staticmethod
-    def _json(r: httpx.Response) -> Any:
+    def _json(self, r: httpx.Response) -> Any:
+        """The body as JSON, the token taken out first: a server that echoes it back (in an item's
+        field, a message) must not get it into the database."""
         try:
-            return r.json()
+            text = r.text
+            if self._token and self._token in text:
+                text = text.replace(self._token, REDACTED)
+            return json.loads(text)
         except ValueError:
             return _NOT_JSON
 

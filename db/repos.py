@@ -9,6 +9,7 @@ from typing import Any
 
 import sqlite_utils
 
+from crawler.secrets import redact
 from db.connection import write_transaction
 from db.listing import unlisted_reason
 
@@ -198,7 +199,7 @@ def save_rejects(db: sqlite_utils.Database, run_id: int, rejects: Iterable[dict[
             "item_ref": r.get("item_ref"),
             "repo_id": r.get("repo_id"),
             "full_name": r.get("full_name"),
-            "reason": r["reason"],
+            "reason": redact(r["reason"]),  # it may quote the item's values, never the token
         }
         for r in rejects
     ]

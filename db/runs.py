@@ -12,6 +12,7 @@ from typing import Any
 import sqlite_utils
 
 from crawler.items import format_timestamp as iso  # the one stored time format: 2026-11-30T06:00:00Z
+from crawler.secrets import redact
 from db.connection import write_transaction
 
 RUN_COUNT_COLUMNS = ("items", "saved", "new", "updated", "rejected", "listed")
@@ -40,7 +41,7 @@ def start_run(
                 "started_at": iso(started_at or utcnow()),
                 "status": "running",
                 "as_of": as_of,
-                "details": json.dumps(details or {}, sort_keys=True),
+                "details": redact(json.dumps(details or {}, sort_keys=True)),
             },
             pk="id",
         )
@@ -51,6 +52,11 @@ def start_run(
 def update_run(db: sqlite_utils.Database, run_id: int, **values: Any) -> None:
     if "details" in values and not isinstance(values["details"], str):
         values["details"] = json.dumps(values["details"], sort_keys=True, ensure_ascii=False)
+    # A stored error or detail may quote what a server sent back (a redirect URL, a message): the
+    # token never goes into the database, whichever code path worded it.
+    for name in ("details", "error"):
+        if isinstance(values.get(name), str):
+            values[name] = redact(values[name])
     with write_transaction(db):
         db.table("runs").update(run_id, values)
 

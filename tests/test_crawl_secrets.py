@@ -87,6 +87,30 @@ def test_the_token_is_sent_but_never_written_anywhere(tmp_path, run_cli, db_path
     assert_clean(export.read_text(encoding="utf-8"), "the export")
 
 
+def test_a_server_that_echoes_the_token_gets_it_nowhere(tmp_path, run_cli, db_path):
+    """Items whose fields quote the token (a valid one, a rejected one) and stored errors that quote it."""
+    from db.runs import finish_run, start_run
+    from db.store import open_store
+    from tests.conftest import make_item
+
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0)
+    with emulated(population(30, seed=5), tokens={TOKEN}) as emulator:
+        good = make_item(id=990_001, full_name="echo/good", description=f"leaked {TOKEN} here", topics=["ai-agent"])
+        bad = make_item(id=990_002, full_name="echo/bad", created_at=f"token {TOKEN}", topics=["ai-agent"])
+        emulator.add_raw(good, stars=900, topics=["ai-agent"], description=good["description"])
+        emulator.add_raw(bad, stars=900, topics=["ai-agent"])
+        result = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, env={"GITHUB_TOKEN": TOKEN})
+    assert_clean(result.stdout + result.stderr, "the crawl's output")
+    db = open_store(db_path)
+    assert db.execute("select description from repos where id = 990001").fetchone()[0] == "leaked [redacted] here"
+    assert db.execute("select count(*) from rejects").fetchone()[0] >= 1
+    # An error worded anywhere (e.g. quoting a redirect's URL) is stored without the token.
+    run_id = start_run(db, "crawl", details={"url": f"https://x-access-token:{TOKEN}@evil.example/"})
+    finish_run(db, run_id, "failed", error=f"redirected to https://x-access-token:{TOKEN}@evil.example/")
+    assert_clean("\n".join(db.conn.iterdump()), "the database")
+    db.close()
+
+
 def test_exceptions_do_not_carry_the_token():
     repos = population(50, seed=62)
     with emulated(repos, clock=FakeClock(), tokens={"ghp_" + "y" * 36}) as emulator:
