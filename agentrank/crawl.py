@@ -38,11 +38,15 @@ from db import crawl_state
 from db.connection import checkpoint_wal, write_transaction
 from db.listing import unlisted_reason
 from db.repos import count_listed, count_seen_in_run, crawl_candidates, mark_missing, save_rejects, save_repos
-from db.runs import finish_run, iso, latest_run, start_run, update_run
+from db.runs import finish_run, get_run, iso, latest_run, start_run, update_run
 
-RESUMABLE = ("running", "interrupted", "failed")
+RESUMABLE = ("running", "interrupted", "failed")  # not "refused": see DelistRefused
 RESUME_WITHIN_S = 3 * 24 * 3600  # an older unfinished crawl is stale: start afresh
 MAX_SWEEPS = 2
+
+
+class DelistRefused(PipelineError):
+    """A complete crawl would delist more than ``crawl.max_delist_share`` of the listing."""
 
 
 @dataclass
@@ -159,7 +163,13 @@ class _Crawl:
                 parent_id=parent_id,
                 started_at=started,
                 as_of=iso(started),
-                details={"api_url": redact(self.client.api_url), "queries": bases, "min_stars": self.min_stars},
+                details={
+                    "api_url": redact(self.client.api_url),
+                    "queries": bases,
+                    "min_stars": self.min_stars,
+                    # The delisting guard's base: repos this crawl lists anew must not dilute it.
+                    "listed_at_start": count_listed(db.conn, confirmed=True),
+                },
             )
             crawl_state.create_state(db, self.run_id, fingerprint=fp, api_url=redact(self.client.api_url))
             roots = [
@@ -182,6 +192,10 @@ class _Crawl:
             return self._finish()
         except RateLimitStop as e:
             self._end("interrupted", str(e))
+            raise
+        except DelistRefused as e:
+            # A finished crawl whose result was refused: nothing to resume, the next one starts afresh.
+            self._end("refused", str(e))
             raise
         except KeyboardInterrupt:
             self._end("interrupted", "interrupted by the user")
@@ -327,7 +341,10 @@ class _Crawl:
         seen = crawl_state.seen_ids(db.conn, self.run_id)
         candidates = [row for row in crawl_candidates(db.conn) if row["id"] not in seen]
         if complete:
-            self._check_delist_share(sum(row["listed"] for row in candidates), count_listed(db.conn))
+            started_with = json.loads(get_run(db, self.run_id).get("details") or "{}").get("listed_at_start")
+            listed_before = count_listed(db.conn, confirmed=True) if started_with is None else int(started_with)
+            would_delist = sum(1 for row in candidates if row["listed"] and row["confirmed"])
+            self._check_delist_share(would_delist, listed_before)
         delisted = 0
         with write_transaction(db):
             crawl_state.record_misses(db, self.run_id, [row["id"] for row in candidates], complete=complete)
@@ -401,10 +418,11 @@ class _Crawl:
         """Refuse to finish a crawl that would delist more than ``crawl.max_delist_share`` of the listing."""
         share = self.config.crawl.max_delist_share
         if listed and would_delist / listed > share:
-            raise PipelineError(
+            raise DelistRefused(
                 f"crawl run {self.run_id} would delist {would_delist} of {listed} listed repos "
                 f"({would_delist / listed:.0%}, more than crawl.max_delist_share {share:.0%}): stopped before "
-                "delisting or publishing anything; check [crawl] topics and keywords, or raise the share"
+                "delisting or publishing anything; check [crawl] topics and keywords, or raise the share "
+                "(the next crawl starts afresh)"
             )
 
     def _end(self, status: str, error: str) -> None:

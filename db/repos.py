@@ -245,10 +245,15 @@ def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, s
     return changed
 
 
+# A repo first found by a crawl whose result was refused (``agentrank.crawl.DelistRefused``) was
+# never confirmed by an accepted crawl: the delisting guard neither counts it nor measures by it.
+_CONFIRMED = "not exists (select 1 from runs u where u.id = repos.first_seen_run and u.status = 'refused')"
+
+
 def crawl_candidates(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Repos a crawl is expected to find again: matched ones not added by a correction."""
     cursor = conn.execute(
-        "select id, listed, unlisted_reason, stars, fork, archived from repos "
+        f"select id, listed, unlisted_reason, stars, fork, archived, {_CONFIRMED} as confirmed from repos "
         "where matched = 1 and coalesce(source, '') != 'correction'"
     )
     names = [d[0] for d in cursor.description]
@@ -269,8 +274,10 @@ def count_seen_in_run(conn: sqlite3.Connection, run_id: int) -> int:
     return int(conn.execute("select count(*) from repos where last_seen_run = ?", [run_id]).fetchone()[0])
 
 
-def count_listed(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("select count(*) from repos where listed = 1").fetchone()[0])
+def count_listed(conn: sqlite3.Connection, *, confirmed: bool = False) -> int:
+    """Listed repos (``confirmed``: only those first found by a crawl whose result was accepted)."""
+    where = f"listed = 1 and {_CONFIRMED}" if confirmed else "listed = 1"
+    return int(conn.execute(f"select count(*) from repos where {where}").fetchone()[0])
 
 
 def newest_snapshot_after(conn: sqlite3.Connection, instant: str) -> tuple[str, str] | None:

@@ -75,7 +75,26 @@ def test_a_crawl_that_would_delist_most_of_the_listing_stops(db):
             run_crawl(db, emulator, crawl_config(topics=["no-such-topic-anywhere"], keywords=[]), fresh=True)
     assert listed_ids(db) == listed
     run = db.execute("select status, error from runs order by id desc limit 1").fetchone()
-    assert run[0] == "failed" and "max_delist_share" in run[1]
+    assert run[0] == "refused" and "max_delist_share" in run[1] and "the next crawl starts afresh" in run[1]
+
+
+def test_new_repos_do_not_dilute_the_delisting_guard_and_a_refused_crawl_is_not_resumed(db):
+    topic = "ai-agent"
+    config = crawl_config(topics=[topic], keywords=[])
+    with emulated(population(300, seed=3)) as emulator:
+        run_crawl(db, emulator, config)
+    listed = listed_ids(db)
+    # GitHub now answers with another population: nearly every listed repo is gone, as many new
+    # ones appear. Measured against the listing before the crawl, not after, it is refused.
+    with emulated(population(300, seed=4)) as other:
+        with pytest.raises(PipelineError, match=r"would delist \d+ of " + str(len(listed)) + " listed repos"):
+            run_crawl(db, other, config)
+    assert listed_ids(db) >= listed
+    # Once GitHub answers as before, the next crawl starts afresh instead of resuming the refused one.
+    with emulated(population(300, seed=3)) as emulator:
+        again = run_crawl(db, emulator, config)
+    assert again.complete and listed_ids(db) == listed
+    assert db.execute("select count(*) from runs where kind = 'crawl' and status = 'ok'").fetchone()[0] == 2
 
 
 def test_links_follow_the_servers_address_until_a_public_url_is_set():
