@@ -8,11 +8,13 @@ then renamed over FILE. Datasette serves it with ``datasette -i FILE -m FILE's m
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
@@ -20,12 +22,19 @@ from db.paths import make_folder_for
 from db.scores import published_score_run
 
 PRIVATE_TABLE_PREFIXES = ("crawl_",)
-# Operator-side details that say nothing about the data: local file paths.
-_SCRUB_SQL = (
-    "update rejects set item_ref = null",
-    "update runs set details = json_remove(details, '$.files', '$.path', '$.conflicting_duplicates') "
-    "where json_valid(details)",
-)
+# Operator-side details that say nothing about the data: local file paths and error texts (which
+# quote paths and hosts). The live server hides them from queries; the snapshot leaves them out.
+_SCRUB_SQL = ("update rejects set item_ref = null", "update runs set error = null")
+_PRIVATE_DETAILS = frozenset({"files", "path", "conflicting_duplicates", "corrections", "export", "error", "errors"})
+
+
+def _without_private(value: Any) -> Any:
+    """``value`` (a run's details) without the private keys, at any depth (e.g. each stage's error)."""
+    if isinstance(value, dict):
+        return {k: _without_private(v) for k, v in value.items() if k not in _PRIVATE_DETAILS}
+    if isinstance(value, list):
+        return [_without_private(v) for v in value]
+    return value
 
 
 class SnapshotError(Exception):
@@ -64,6 +73,11 @@ def _strip_private(conn: sqlite3.Connection) -> list[str]:
             conn.execute(f'DROP TABLE "{name}"')
         for sql in _SCRUB_SQL:
             conn.execute(sql)
+        rows = conn.execute("select id, details from runs where json_valid(details)").fetchall()
+        conn.executemany(
+            "update runs set details = ? where id = ?",
+            [(json.dumps(_without_private(json.loads(details)), sort_keys=True), run) for run, details in rows],
+        )
     return dropped
 
 

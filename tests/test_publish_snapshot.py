@@ -28,6 +28,18 @@ def source(tmp_path_factory):
     bad = published.path.parent / "bad.json"
     bad.write_text(json.dumps([{"id": "not-a-number", "full_name": "x/y"}]), encoding="utf-8")
     importer.import_files(db, [bad], min_stars=Config().crawl.min_stars)
+    # A failed refresh: its error and details quote the operator's local paths.
+    private = "/home/operator/private-corrections.toml"
+    stages = [{"stage": "corrections", "status": "failed", "error": f"{private}:1: unknown repo"}]
+    db["runs"].insert(
+        {
+            "kind": "refresh",
+            "started_at": "2026-11-30T06:00:00Z",
+            "status": "failed",
+            "error": f"{private}:1: unknown repo",
+            "details": json.dumps({"corrections": private, "export": "/srv/private-site/x.json", "stages": stages}),
+        }
+    )
     db.close()
     return published
 
@@ -61,6 +73,9 @@ def test_snapshot_is_a_checked_copy_without_private_state(source, tmp_path):
     assert conn.execute("select count(*) from rejects where item_ref is not null").fetchone()[0] == 0
     assert b"secret-cursor" not in out.read_bytes()
     assert b"bad.json" not in out.read_bytes()  # the import's local file path
+    assert b"private-corrections" not in out.read_bytes() and b"private-site" not in out.read_bytes()
+    failed = conn.execute("select error, details from runs where kind = 'refresh'").fetchone()
+    assert failed[0] is None and json.loads(failed[1]) == {"stages": [{"stage": "corrections", "status": "failed"}]}
     live = sqlite3.connect(source.path)
     assert (
         conn.execute("select count(*) from agents").fetchone() == live.execute("select count(*) from agents").fetchone()
