@@ -12,7 +12,6 @@ the same directory, fsync, rename), so the website never reads half a file or an
 from __future__ import annotations
 
 import json
-import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -36,7 +35,7 @@ from db.scores import published_score_run
 from db.validation import load_validation
 from leaderboard.summary import benchmarks_by_repo, leaderboards
 from leaderboard.views import methods_document
-from scoring.score import COMPONENTS, METHOD_VERSION, shown
+from scoring.score import COMPONENTS, METHOD_VERSION, shown, shown_range
 
 SCHEMA_VERSION = 3
 DEFAULT_PUBLIC_URL = ServeConfig().public_url
@@ -123,16 +122,6 @@ def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None, public_url: st
     }
 
 
-def _outward(value: float, down: bool) -> float:
-    """``value`` to one decimal, rounded down (or up) so the result still lies on the right side of it."""
-    shown = (math.floor(value * 10) if down else math.ceil(value * 10)) / 10
-    if down and shown > value:
-        shown = round(shown - 0.1, 1)
-    if not down and shown < value:
-        shown = round(shown + 0.1, 1)
-    return min(100.0, max(0.0, shown))
-
-
 def _trust(row: dict[str, Any]) -> dict[str, Any]:
     """The rank and score ranges (the score's to one decimal, rounded outwards so they still hold
     the shown score), the flags and the growth figures behind them."""
@@ -143,7 +132,7 @@ def _trust(row: dict[str, Any]) -> dict[str, Any]:
         low = high = row["score"]
     return {
         "rank_range": [best, worst],
-        "score_range": [_outward(low, down=True), _outward(high, down=False)],
+        "score_range": list(shown_range(low, high)),
         "flags": json.loads(row.get("flags") or "[]"),
         "growth_check": json.loads(row["growth_check"]) if row.get("growth_check") else None,
     }

@@ -12,7 +12,7 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from db.connection import write_transaction
-from scoring.score import SHOWN_SQL
+from scoring.score import SHOWN_HIGH_SQL, SHOWN_LOW_SQL, SHOWN_SQL
 
 migrations = Migrations("agentrank")
 
@@ -779,4 +779,24 @@ def m018_score_shown_halves_up(db: sqlite_utils.Database) -> None:
     if shown != definition:
         db.execute(f"drop view {SOURCE_VIEW}")
         db.execute(shown)
+        refresh_agents(db)
+
+
+@migrations()
+def m019_score_range_shown_outwards(db: sqlite_utils.Database) -> None:
+    # The ranking showed SQLite's round() of the score range, the export rounded it outwards (so it
+    # holds score_exact too), the maker's page neither: 45.6 in one place, 45.7 in another. One
+    # rule now: scoring.score.shown_range, and its SQL.
+    from db.agents import SOURCE_VIEW, refresh_agents
+
+    found = db.execute("select sql from sqlite_master where type = 'view' and name = ?", [SOURCE_VIEW]).fetchall()
+    if not found:
+        return
+    definition = found[0][0]
+    outward = definition.replace(
+        "round(s.score_low, 1) as score_low", SHOWN_LOW_SQL.format("s.score_low") + " as score_low"
+    ).replace("round(s.score_high, 1) as score_high", SHOWN_HIGH_SQL.format("s.score_high") + " as score_high")
+    if outward != definition:
+        db.execute(f"drop view {SOURCE_VIEW}")
+        db.execute(outward)
         refresh_agents(db)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS, shown
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS, shown, shown_range
 
 STEP_SHARE = 0.10  # "pass the next 10 % of listed repos"
 
@@ -298,7 +298,8 @@ def trust_fields(row: dict[str, Any]) -> dict[str, Any]:
     check = row.get("growth_check")
     return {
         "rank_range": [row["rank_best"], row["rank_worst"]] if has_ranges else None,
-        "score_range": [row["score_low"], row["score_high"]] if has_ranges else None,
+        # As published everywhere: one decimal, rounded outwards (scoring.score.shown_range).
+        "score_range": list(shown_range(row["score_low"], row["score_high"])) if has_ranges else None,
         "flags": json.loads(row.get("flags") or "[]"),
         "growth_check": json.loads(check) if check else None,
     }

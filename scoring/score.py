@@ -48,6 +48,30 @@ def shown(score: float) -> float:
     return math.floor(score * 10 + 0.5 + SHOWN_SLACK) / 10
 
 
+def shown_range(low: float, high: float) -> tuple[float, float]:
+    """A score range as published: one decimal, rounded outwards (``low`` down, ``high`` up, within
+    0–100), so it still holds the unrounded score as well as the shown one. ``SHOWN_LOW_SQL`` and
+    ``SHOWN_HIGH_SQL`` are the same arithmetic for the ranking tables."""
+    down, up = math.floor(low * 10) / 10, math.ceil(high * 10) / 10
+    if down > low:  # a tenth that is not exact in binary, stored a hair above
+        down = round(down - 0.1, 1)
+    if up < high:
+        up = round(up + 0.1, 1)
+    return min(100.0, max(0.0, down)), min(100.0, max(0.0, up))
+
+
+# {0} is the column; for the non-negative scores, cast(… as integer) truncates, i.e. floors.
+SHOWN_LOW_SQL = (
+    "max(0.0, min(100.0, case when cast(({0}) * 10 as integer) / 10.0 > ({0}) "
+    "then round(cast(({0}) * 10 as integer) / 10.0 - 0.1, 1) else cast(({0}) * 10 as integer) / 10.0 end))"
+)
+SHOWN_HIGH_SQL = (
+    "max(0.0, min(100.0, case when (cast(({0}) * 10 as integer) + (({0}) * 10 > cast(({0}) * 10 as integer))) / 10.0 "
+    "< ({0}) then round((cast(({0}) * 10 as integer) + (({0}) * 10 > cast(({0}) * 10 as integer))) / 10.0 + 0.1, 1) "
+    "else (cast(({0}) * 10 as integer) + (({0}) * 10 > cast(({0}) * 10 as integer))) / 10.0 end))"
+)
+
+
 class Names(Protocol):
     """The full names of some of the listed repos, looked up by position when needed."""
 

@@ -422,3 +422,30 @@ def test_a_null_spearman_says_why(db, stars, reason):
     validation = build_export(db)["validation"]
     assert validation["spearman_vs_stars"] is None
     assert validation["notes"]["spearman_vs_stars"] == reason
+
+
+def test_a_score_range_is_shown_one_way_everywhere(tmp_path):
+    """The export, the ranking table, the maker's page and explain: one decimal, rounded outwards,
+    holding the unrounded score as well as the shown one."""
+    from db.breakdown import load_breakdown
+    from tests.publish_helpers import build_published_db
+
+    published = build_published_db(tmp_path / "agentrank.db", n=150, weeks=2)
+    db = open_store(published.path)
+    exported = {a["full_name"]: a for a in build_export(db)["agents"]}
+    table = {r[0]: [r[1], r[2]] for r in db.execute("select full_name, score_low, score_high from agents")}
+    assert exported.keys() == table.keys()
+    outward = 0
+    for name, agent in exported.items():
+        low, high = agent["score_range"]
+        assert table[name] == [low, high], name
+        assert low <= agent["score_exact"] <= high and low <= agent["score"] <= high
+        raw = db.execute(
+            "select score_low, score_high from scores where run_id = (select score_run_id from published) and full_name = ?",
+            [name],
+        ).fetchone()
+        outward += (low, high) != (round(raw[0], 1), round(raw[1], 1))
+    assert outward  # the data has ranges that plain rounding would show otherwise
+    for name in list(exported)[:25]:
+        assert load_breakdown(db.conn, name)["score_range"] == exported[name]["score_range"], name
+    db.close()
