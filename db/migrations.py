@@ -763,23 +763,30 @@ def m016_benchmark_methods(db: sqlite_utils.Database) -> None:
     )
 
 
+def _rewrite_published_view(db: sqlite_utils.Database, replacements: dict[str, str]) -> None:
+    """Rewrite parts of the published ranking's view (each key by its value) and rebuild the
+    ``agents`` table from it; a database without the view, or already rewritten, is left as it is."""
+    from db.agents import SOURCE_VIEW, refresh_agents
+
+    found = db.execute("select sql from sqlite_master where type = 'view' and name = ?", [SOURCE_VIEW]).fetchall()
+    if not found:
+        return
+    definition = rewritten = found[0][0]
+    for old, new in replacements.items():
+        rewritten = rewritten.replace(old, new)
+    if rewritten != definition:
+        db.execute(f"drop view {SOURCE_VIEW}")
+        db.execute(rewritten)
+        refresh_agents(db)
+
+
 @migrations()
 def m018_score_shown_halves_up(db: sqlite_utils.Database) -> None:
     # The ranking showed SQLite's round(score, 1) while the maker's page, badge, explain and export
     # rounded in Python (halves to even on the stored double): a score of 96.25 showed as 96.3 in the
     # ranking and 96.2 on its own page. One rule now, the same arithmetic in SQL and Python
     # (scoring.score.SHOWN_SQL and shown).
-    from db.agents import SOURCE_VIEW, refresh_agents
-
-    found = db.execute("select sql from sqlite_master where type = 'view' and name = ?", [SOURCE_VIEW]).fetchall()
-    if not found:
-        return
-    definition = found[0][0]
-    shown = definition.replace("round(s.score, 1) as score", SHOWN_SQL.format("s.score") + " as score")
-    if shown != definition:
-        db.execute(f"drop view {SOURCE_VIEW}")
-        db.execute(shown)
-        refresh_agents(db)
+    _rewrite_published_view(db, {"round(s.score, 1) as score": SHOWN_SQL.format("s.score") + " as score"})
 
 
 @migrations()
@@ -787,16 +794,10 @@ def m019_score_range_shown_outwards(db: sqlite_utils.Database) -> None:
     # The ranking showed SQLite's round() of the score range, the export rounded it outwards (so it
     # holds score_exact too), the maker's page neither: 45.6 in one place, 45.7 in another. One
     # rule now: scoring.score.shown_range, and its SQL.
-    from db.agents import SOURCE_VIEW, refresh_agents
-
-    found = db.execute("select sql from sqlite_master where type = 'view' and name = ?", [SOURCE_VIEW]).fetchall()
-    if not found:
-        return
-    definition = found[0][0]
-    outward = definition.replace(
-        "round(s.score_low, 1) as score_low", SHOWN_LOW_SQL.format("s.score_low") + " as score_low"
-    ).replace("round(s.score_high, 1) as score_high", SHOWN_HIGH_SQL.format("s.score_high") + " as score_high")
-    if outward != definition:
-        db.execute(f"drop view {SOURCE_VIEW}")
-        db.execute(outward)
-        refresh_agents(db)
+    _rewrite_published_view(
+        db,
+        {
+            "round(s.score_low, 1) as score_low": SHOWN_LOW_SQL.format("s.score_low") + " as score_low",
+            "round(s.score_high, 1) as score_high": SHOWN_HIGH_SQL.format("s.score_high") + " as score_high",
+        },
+    )
