@@ -43,6 +43,8 @@ from db.runs import finish_run, get_run, iso, latest_run, start_run, update_run
 RESUMABLE = ("running", "interrupted", "failed")  # not "refused": see DelistRefused
 RESUME_WITHIN_S = 3 * 24 * 3600  # an older unfinished crawl is stale: start afresh
 MAX_SWEEPS = 2
+# The delisting guard ignores a crawl that would delist this many repos or fewer, whatever the share.
+DELIST_GUARD_FLOOR = 10
 
 
 class DelistRefused(PipelineError):
@@ -415,9 +417,10 @@ class _Crawl:
         )
 
     def _check_delist_share(self, would_delist: int, listed: int) -> None:
-        """Refuse to finish a crawl that would delist more than ``crawl.max_delist_share`` of the listing."""
+        """Refuse to finish a crawl that would delist more than ``crawl.max_delist_share`` of the listing
+        (and more than ``DELIST_GUARD_FLOOR`` repos: a small listing's weekly churn is not an outage)."""
         share = self.config.crawl.max_delist_share
-        if listed and would_delist / listed > share:
+        if listed and would_delist > DELIST_GUARD_FLOOR and would_delist / listed > share:
             raise DelistRefused(
                 f"crawl run {self.run_id} would delist {would_delist} of {listed} listed repos "
                 f"({would_delist / listed:.0%}, more than crawl.max_delist_share {share:.0%}): stopped before "

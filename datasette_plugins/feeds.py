@@ -23,6 +23,7 @@ from datasette_plugins.formatting import plural
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
 from db import directory
+from db.listing import reason_in_words
 from scoring.score import shown
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -37,15 +38,19 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
-def clean(text: Any, limit: int | None = None) -> str:
-    """Repo text for XML: characters XML cannot carry dropped, cut to ``limit``, and any
-    right-to-left override isolated (FSI … PDI) so it cannot reverse what follows it."""
+def isolated(text: str) -> str:
+    """``text`` in an isolate (FSI … PDI) when it holds a bidirectional control, so a right-to-left
+    override in it cannot reverse what follows it."""
+    return "\u2068" + text + "\u2069" if _BIDI.search(text) else text
+
+
+def clean(text: Any, limit: int | None = None, *, isolate: bool = True) -> str:
+    """Repo text for XML: characters XML cannot carry dropped, cut to ``limit``, and (``isolate``)
+    isolated as a whole. A title isolates the repo's name in it instead, not the whole line."""
     value = _NOT_XML.sub("", "" if text is None else str(text))
     if limit is not None and len(value) > limit:
         value = value[: limit - 1] + "…"
-    if _BIDI.search(value):
-        value = "\u2068" + value + "\u2069"
-    return value
+    return isolated(value) if isolate else value
 
 
 def _category(row: dict[str, Any]) -> str:
@@ -61,18 +66,21 @@ def feed_entries(conn: sqlite3.Connection, kind: str) -> list[dict[str, Any]]:
             continue  # the first run: nothing to compare with
         if kind == "new":
             for row in directory.newly_listed(conn, run["id"], previous):
-                title = f"{row['full_name']} is newly listed at #{row['rank']:,}{_category(row)}"
+                title = f"{isolated(row['full_name'])} is newly listed at #{row['rank']:,}{_category(row)}"
                 entries.append({**row, "title": title, "updated": run["as_of"]})
         elif kind == "left":
             for row in directory.left_list(conn, run["id"], previous):
-                reason = f": {row['unlisted_reason']}" if row["unlisted_reason"] else ""
-                title = f"{row['full_name']} left the list (was #{row['previous_rank']:,}){reason}"
+                words = reason_in_words(row["unlisted_reason"])  # as the maker's page says it
+                reason = f": {words}" if words else ""
+                title = f"{isolated(row['full_name'])} left the list (was #{row['previous_rank']:,}){reason}"
                 entries.append({**row, "title": title, "updated": run["as_of"]})
         else:
             for row in directory.movers(conn, run["id"], previous, MOVERS_PER_RUN):
                 moved = row["places_up"]
                 way = f"up {plural(moved, 'place')}" if moved > 0 else f"down {plural(-moved, 'place')}"
-                title = f"{row['full_name']} moved {way} to #{row['rank']:,} (score {shown(row['score']):.1f})"
+                title = (
+                    f"{isolated(row['full_name'])} moved {way} to #{row['rank']:,} (score {shown(row['score']):.1f})"
+                )
                 entries.append({**row, "title": title, "updated": run["as_of"]})
     return entries
 
@@ -100,7 +108,7 @@ def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: 
         page = base + agent_path(row["full_name"])
         entry = sub(feed, "entry")
         sub(entry, "id", f"{base}/-/feeds/{kind}/run-{row['run_id']}/repo-{row['repo_id']}")
-        sub(entry, "title", clean(row["title"]))
+        sub(entry, "title", clean(row["title"], isolate=False))  # its name is isolated already
         sub(entry, "updated", row["updated"])
         sub(entry, "link", rel="alternate", type="text/html", href=page)
         if row.get("description"):

@@ -72,7 +72,22 @@ async def test_left_feed_lists_the_repos_that_left(datasette, directory_db):
     archived = {r[0] for r in conn.execute("select full_name from repos where unlisted_reason = 'archived'")}
     root = await parsed(datasette, "left")
     assert set(linked_names(root)) == archived and len(archived) == 2
-    assert all("archived" in e.findtext(f"{A}title") for e in root.iter(f"{A}entry"))
+    # In the maker's page's words, not the stored code.
+    assert all(
+        e.findtext(f"{A}title").endswith("it is archived on GitHub, and archived repositories are not listed")
+        for e in root.iter(f"{A}entry")
+    )
+
+
+def test_a_feed_title_isolates_the_name_not_the_whole_line():
+    from datasette_plugins.feeds import atom_document, isolated
+
+    name = "rtl-owner/rtl\u202eevil"
+    assert isolated(name) == "\u2068" + name + "\u2069" and isolated("plain/name") == "plain/name"
+    entry = {"full_name": name, "title": f"{isolated(name)} moved up 2 places to #3", "run_id": 1, "repo_id": 2}
+    document = atom_document("movers", [{**entry, "updated": "2026-11-30T06:00:00Z"}], BASE, "2026-11-30T06:00:00Z")
+    title = ET.fromstring(document).find(f"{A}entry/{A}title").text
+    assert title == "\u2068" + name + "\u2069 moved up 2 places to #3"  # what follows the name reads as written
 
 
 @pytest.mark.asyncio

@@ -205,6 +205,10 @@ async def test_makers_page_shows_the_breakdown_of_explain(published_db, datasett
     assert page.count("<rect ") == 2 * 24  # the star and fork histograms
     assert "History" in page and page.count('class="agentrank-published"') == 1
     assert "Ask for a correction" in page and "issues/new?title=Correction" in page
+    # The name is isolated wherever text follows it, so a right-to-left override in a name cannot
+    # reverse the words after it.
+    assert f"<title>\u2068{top}\u2069: AgentRank Score breakdown</title>" in page
+    assert f"<bdi>{top}</bdi> on GitHub ↗</a>" in page
 
 
 @pytest.mark.asyncio
@@ -266,7 +270,7 @@ async def test_unknown_repo_is_a_404_page(datasette):
 async def test_old_name_finds_the_renamed_repo(datasette):
     response = await datasette.client.get(f"/-/agent/{OLD_NAME}")
     assert response.status_code == 200
-    assert f"{OLD_NAME} was renamed: it is now {NEW_NAME}" in response.text
+    assert f"<bdi>{OLD_NAME}</bdi> was renamed: it is now <bdi>{NEW_NAME}</bdi>" in response.text
     data = rows(await datasette.client.get(f"/-/agent/{OLD_NAME}.json"))
     assert data["breakdown"]["repo"]["full_name"] == NEW_NAME and len(data["history"]) == 2
 
