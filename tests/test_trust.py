@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
@@ -308,6 +309,12 @@ async def test_the_directory_shows_ranges_flags_and_validation(tmp_path):
     assert f"Rank {agent['rank']:,}, likely {agent['rank_best']:,}–{agent['rank_worst']:,}" in text
     assert "Flag: unusual-star-growth: 5,000 stars gained in the last week" in text
     assert "<script>alert" not in text  # the description is escaped
+    assert 'id="flags"' in text
+    # The compact lists (home, the agents page) mark it too, linking to the flag on its page.
+    for listing in ("/", "/agentrank/agents?_size=max"):
+        lines = (await datasette.client.get(listing)).text
+        marked = re.findall(r'<a class="ar-flag" href="/-/agent/([^"#]+)#flags"', lines)
+        assert marked == [flagged[0]], listing
     figures = (await datasette.client.get("/agentrank/validation_figures.json?_shape=objects")).json()["rows"]
     assert figures[0]["n"] == 120 and figures[0]["flagged"] == 1 and figures[0]["kendall_tau_vs_previous"] is not None
     growth = (await datasette.client.get("/agentrank/flagged_growth.json?_shape=objects")).json()["rows"]
