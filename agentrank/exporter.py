@@ -29,7 +29,7 @@ from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.demo import demo_marker
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
-from db.paths import make_folder_for, output_refusal
+from db.paths import database_file, make_folder_for, output_refusal
 from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
 from db.validation import load_validation
@@ -238,30 +238,19 @@ def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
             os.unlink(tmp)
 
 
-def database_path(db: sqlite_utils.Database) -> Path | None:
-    """The file of ``db``'s main database (None in memory)."""
-    rows = db.conn.execute("pragma database_list").fetchall()
-    name = next((row[2] for row in rows if row[1] == "main"), "")
-    return Path(name) if name else None
-
-
 def check_target(path: str | Path, database: Path | None = None) -> None:
     """Refuse a path the export cannot or must not be written to, in one line (its folders are
     created, as ``mkdir -p`` would); ``database`` is the database file, never to be replaced."""
     if not str(path).strip():  # before Path(), which reads "" as "."
         raise ExportError("--out '': give the file to write, e.g. --out site/agentrank.json")
     path = Path(path)
-    refusal = output_refusal(path, database, sqlite=False) if database else None
+    refusal = output_refusal(path, database, sqlite=False)
     if refusal:
         raise ExportError(f"cannot write {path}: {refusal}")
     try:
         directory = make_folder_for(path)
     except OSError as e:
         raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
-    if path.is_dir():
-        raise ExportError(f"cannot write {path}: it is a folder; give a file in it, e.g. {path / 'agentrank.json'}")
-    if path.exists() and not path.is_file():
-        raise ExportError(f"cannot write {path}: it is not a regular file")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise ExportError(f"cannot write {path}: {directory} is not writable")
 
@@ -283,7 +272,7 @@ def staged_export(
     # What a user can get wrong is refused before the run is recorded: the database stays as it was.
     if (score_run_id or published_score_run(db)) is None:
         raise ExportError(NOTHING_PUBLISHED)
-    check_target(path, database_path(db))
+    check_target(path, database_file(db.conn))
     with recorded_run(db, "export", parent_id=parent_id, details={"path": str(path)}) as run:
         document = build_export(db, score_run_id, public_url=public_url)
         validate_export(document)

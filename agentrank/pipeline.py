@@ -36,7 +36,7 @@ from agentrank.corrections import (
     resolve_corrections,
 )
 from agentrank.crawl import crawl
-from agentrank.exporter import database_path, staged_export
+from agentrank.exporter import staged_export
 from agentrank.importer import import_files
 from agentrank.locks import run_lock
 from agentrank.scorer import score
@@ -44,7 +44,7 @@ from crawler.client import GitHubClient, GitHubError
 from crawler.repository import fetch_repo
 from db.connection import write_transaction
 from db.corrections import save_corrections
-from db.paths import output_refusal
+from db.paths import database_file, output_refusal
 from db.runs import RunRecord, iso, mark_interrupted, recorded_run, utcnow
 from db.scores import publish
 from db.store import open_store
@@ -135,7 +135,7 @@ def run_pipeline(
     Call it holding the run lock, as ``refresh_database`` does.
     """
     export_path = Path(export_path or config.export.path)
-    check_output_path(export_path, database_path(db))
+    check_output_path(export_path, database_file(db.conn))
     corrections_path, named = corrections_file(config)
     if named and not corrections_path.exists():
         raise CorrectionsError(f"{corrections_path}: corrections file not found")
@@ -274,7 +274,7 @@ def check_output_path(path: Path, database: Path | None = None) -> None:
     """Fail before any stage runs when ``path`` cannot or must not be written: its nearest existing
     ancestor must be a directory (missing folders are created when the file is written, as
     ``mkdir -p``), and it must not be the database or a file beside it (:func:`output_refusal`)."""
-    refusal = output_refusal(path, database, sqlite=False) if database else None
+    refusal = output_refusal(path, database, sqlite=False)
     if refusal:
         raise RefreshFailed("export", f"cannot write {path}: {refusal}")
     parent = path.parent

@@ -16,6 +16,7 @@ import numpy as np
 
 from crawler.items import format_timestamp, parse_timestamp
 from db.listing import reason_in_words
+from db.paths import database_file
 from scoring.explain import explain_row
 
 
@@ -105,7 +106,7 @@ def latest_run_stamp(conn: sqlite3.Connection) -> str:
 
 def run_identity(conn: sqlite3.Connection, run_id: int) -> tuple[str, int, str | None]:
     """What names a score run's rows across files and rebuilds: the file, the run and its start."""
-    file = next((row[2] for row in conn.execute("pragma database_list").fetchall() if row[1] == "main"), "")
+    file = str(database_file(conn) or "")
     started = conn.execute("select started_at from runs where id = ?", [run_id]).fetchall()
     return (file, run_id, started[0][0] if started else None)
 

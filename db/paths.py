@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 
@@ -41,12 +42,18 @@ def database_files(database: Path) -> dict[Path, str]:
     }
 
 
-def output_refusal(out: Path, database: Path, *, sqlite: bool) -> str | None:
+def database_file(conn: sqlite3.Connection) -> Path | None:
+    """The file of the connection's main database (None for one in memory)."""
+    name = next((row[2] for row in conn.execute("pragma database_list").fetchall() if row[1] == "main"), "")
+    return Path(name) if name else None
+
+
+def output_refusal(out: Path, database: Path | None, *, sqlite: bool) -> str | None:
     """Why an output file (the export: ``sqlite`` False; a snapshot: True) must not be written at
     ``out``, or None. Replacing it would lose data or break something in use: the database or a file
     beside it, a device or anything else that is not a regular file, or an existing file of the
     other kind (an export is not replaced by a database, nor a database by an export)."""
-    what = database_files(database).get(out.resolve())
+    what = database_files(database).get(out.resolve()) if database else None
     if what:
         return f"{out} is {what}"
     if out.is_dir():
