@@ -440,7 +440,21 @@ def import_assessments(state: State, file: str) -> None:
     "evaluate_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Score the model on a labelled CSV (full_name, description, topics, category); no database",
+    help="Score the model on a labelled CSV (full_name, description, topics, category, second_category); no database",
+)
+@click.option(
+    "--repos",
+    "repos_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Descriptions and topics by full_name (CSV or search-items JSON) for an --evaluate file without them",
+)
+@click.option(
+    "--survey",
+    "survey_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Classify unlabelled repos (search-items JSON or CSV): category mix and share uncertain; no database",
 )
 @click.option("--cross-validate", is_flag=True, help="k-fold cross-validation on the bundled training set")
 @click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Folds for --cross-validate")
@@ -449,21 +463,34 @@ def import_assessments(state: State, file: str) -> None:
 )
 @pass_state
 def classify(
-    state: State, only_changed: bool, evaluate_path: str | None, cross_validate: bool, folds: int, held_out: bool
+    state: State,
+    only_changed: bool,
+    evaluate_path: str | None,
+    repos_path: str | None,
+    survey_path: str | None,
+    cross_validate: bool,
+    folds: int,
+    held_out: bool,
 ) -> None:
     "Assign a category to every listed repo, or evaluate the classifier"
-    if evaluate_path or cross_validate or held_out:
+    if repos_path and not evaluate_path:
+        raise click.UsageError("--repos goes with --evaluate")
+    if evaluate_path or cross_validate or held_out or survey_path:
         from classify import evaluate as ev
 
         uncertain_below = state.config.classify.uncertain_below
         if evaluate_path:
-            click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below))
-        if held_out:
+            click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below, repos=repos_path))
+        if survey_path:
             if evaluate_path:
+                click.echo("")
+            click.echo(ev.survey_report(survey_path, uncertain_below=uncertain_below))
+        if held_out:
+            if evaluate_path or survey_path:
                 click.echo("")
             click.echo(ev.held_out_report(uncertain_below=uncertain_below))
         if cross_validate:
-            if evaluate_path or held_out:
+            if evaluate_path or survey_path or held_out:
                 click.echo("")
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return
