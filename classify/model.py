@@ -186,7 +186,7 @@ _OTHER = CATEGORY_IDS.index("other")
 _AI_WORDS = re.compile(
     r"agent|\bllms?\b|llm|gpt|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|language models?|\bchat|bot\b|bots\b"
     r"|assistant|copilot|\bmcp\b|\brag\b|prompt|claude|openai|anthropic|gemini|deepseek|ollama|qwen|llama|mistral"
-    r"|model context|autonomous|automat|workflow|智能|模型|机器人|助手|代理|エージェント"
+    r"|model context|autonomous|automat(?:ion|es?|ed|ing)\b|workflow|智能|模型|机器人|助手|代理|エージェント"
 )
 
 
