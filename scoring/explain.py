@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from scoring.components import EXTRA_INPUTS, PERCENTILE, RANKED_VALUES, TABLE, Component, explain_measure
-from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS, shown, shown_range
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, SECONDS_PER_DAY, WEIGHTS, shown, shown_range
 
 STEP_SHARE = 0.10  # "pass the next 10 % of listed repos"
 
@@ -236,7 +236,6 @@ def _push_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> di
 def _rate_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> dict[str, Any]:
     """Stars per day of age: how many more stars at the same age pass the next repos."""
     age = row["age_days"]
-    effective_age = max(age, MIN_AGE_DAYS)
     momentum_others = others("stars_per_day", row["stars_per_day"])
     smaller = int(np.searchsorted(momentum_others, row["stars_per_day"], side="left"))
     momentum_advice = []
@@ -246,8 +245,8 @@ def _rate_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> di
     elif nxt is None:
         momentum_advice.append("more stars per day than every other listed repo: momentum is at its maximum of 100")
     else:
-        need = max(math.floor(nxt[1] * effective_age) + 1 - row["stars"], 1)
-        passed = _passed(momentum_others, (row["stars"] + need) / effective_age, nxt[0])
+        need = _stars_to_beat(row["stars"], row["age_days"], nxt[1])
+        passed = _passed(momentum_others, _rate(row["stars"] + need, row["age_days"]), nxt[0])
         gain = 100.0 * (passed / (n - 1)) - row[c.name]
         momentum_advice.append(
             f"{_plural(need, 'more star')} at the same age to pass "
@@ -266,6 +265,23 @@ def _rate_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> di
         "percentile": row[c.name],
         "advice": momentum_advice,
     }
+
+
+def _rate(stars: int, age_days: float) -> float:
+    """Stars per day as the score computes it (scoring.score.stars_per_day_of): one division of
+    stars × 86,400 by the age in seconds, at least MIN_AGE_DAYS."""
+    seconds = max(round(age_days * SECONDS_PER_DAY), round(MIN_AGE_DAYS * SECONDS_PER_DAY))
+    return float(stars * round(SECONDS_PER_DAY)) / float(seconds)
+
+
+def _stars_to_beat(stars: int, age_days: float, rate: float) -> int:
+    """The fewest more stars (at least 1) that put stars per day strictly above ``rate`` at the same age."""
+    need = max(math.floor(rate * max(age_days, MIN_AGE_DAYS)) + 1 - stars, 1)
+    while _rate(stars + need, age_days) <= rate:  # the product rounded down past a whole number
+        need += 1
+    while need > 1 and _rate(stars + need - 1, age_days) > rate:
+        need -= 1
+    return need
 
 
 def _licence_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> dict[str, Any]:
