@@ -27,6 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+# The method's version: bump it with any change to the table (a score row keeps the version it was
+# computed with).
+METHOD_VERSION = "1"
+
 PERCENTILE: Final = "percentile"
 BUCKETS: Final = "buckets"
 FLAG: Final = "flag"
@@ -137,7 +141,7 @@ TABLE: tuple[Component, ...] = (
         explain_measure="the share of the other listed repos with fewer stars per day of age, 0 to 100 (age "
         f"counted as at least {MIN_AGE_DAYS:g} days)",
         doc_measure=f"percentile of stars / max(age in days, {MIN_AGE_DAYS:g})",
-        measured_by="stars per day",
+        measured_by="stars per day of age",
         export_description=f"percentile of stars / max(age in days, {MIN_AGE_DAYS:g}) among the listed repos, 0-100",
     ),
     Component(

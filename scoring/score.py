@@ -31,6 +31,7 @@ from scoring.components import (
     ACTIVITY_BUCKETS,
     BUCKETS,
     FLAG,
+    METHOD_VERSION,
     MIN_AGE_DAYS,
     NAMES,
     PERCENTILE,
@@ -39,7 +40,6 @@ from scoring.components import (
     WEIGHTS,
 )
 
-METHOD_VERSION = "1"
 COMPONENTS = NAMES
 __all__ = ["ACTIVITY_BUCKETS", "COMPONENTS", "METHOD_VERSION", "MIN_AGE_DAYS", "SECONDS_PER_DAY", "WEIGHTS"]
 
