@@ -29,7 +29,11 @@ FEEDS = {
     "movers": "The week's biggest movers",
 }
 # The activity buckets of the agents view, in the order people read them.
-BUCKET_ORDER = ("≤ 7 days", "≤ 30 days", "≤ 90 days", "≤ 180 days", "≤ 365 days", "> 365 days", "no push")
+BUCKET_ORDER = (
+    *(f"≤ {bound:g} days" for bound, _ in ACTIVITY_BUCKETS),
+    f"> {ACTIVITY_BUCKETS[-1][0]:g} days",
+    "no push",
+)
 
 
 async def read(database: Any, reader: Callable[[sqlite3.Connection], Any]) -> Any:

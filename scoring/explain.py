@@ -222,7 +222,9 @@ def _count_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> d
 
 def _push_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> dict[str, Any]:
     days = row.get("days_since_push")
-    bucket = next((f"≤ {b:g} days" for b, _ in c.buckets if days is not None and days <= b), "> 365 days")
+    bucket = next(
+        (f"≤ {b:g} days" for b, _ in c.buckets if days is not None and days <= b), f"> {c.buckets[-1][0]:g} days"
+    )
     return {
         "component": c.name,
         "input": {"pushed_at": row.get("pushed_at"), "days_since_push": days},
