@@ -310,7 +310,8 @@ def schedule(state: State, next_count: int | None) -> None:
     "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
     from functools import partial
 
-    from schedules.jobs import last_successful_refresh, scheduled_refresh
+    from agentrank.pipeline import scheduled_refresh
+    from schedules.jobs import last_successful_refresh
     from schedules.weekly import next_fire_times, run_forever, weekly_trigger
 
     cfg = state.config.schedule
