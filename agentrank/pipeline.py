@@ -46,7 +46,7 @@ from crawler.secrets import github_token
 from db.connection import write_transaction
 from db.corrections import save_corrections
 from db.paths import database_file, output_refusal
-from db.runs import RunRecord, iso, mark_interrupted, recorded_run, utcnow
+from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, mark_interrupted, recorded_run, utcnow
 from db.scores import publish
 from db.store import open_store
 
@@ -142,7 +142,7 @@ def run_pipeline(
         raise CorrectionsError(f"{corrections_path}: corrections file not found")
     corrections = load_corrections(corrections_path)  # a bad file fails here, before anything is recorded
     # The caller holds the run lock, so any stage still marked running belongs to a dead process.
-    mark_interrupted(db, ("refresh", "corrections", "classify", "score", "export", "import"))
+    mark_interrupted(db, UNRESUMABLE_KINDS)
     own_client = client is None
     try:
         github = client or GitHubClient(config.github, api_url=api_url, token=token)
