@@ -9,7 +9,7 @@ import re
 import socket
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -175,12 +175,9 @@ class State:
             return
         for db in self._opened:
             db.close()
-        try:
-            with closing(sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)) as conn:
-                recorded = conn.execute("select count(*) from runs").fetchone()[0]
-        except sqlite3.Error:
-            recorded = 0
-        if recorded:
+        from db.runs import file_has_runs
+
+        if file_has_runs(self.db_path):
             return
         for path in self._new_files:
             path.unlink(missing_ok=True)

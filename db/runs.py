@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import sqlite_utils
@@ -190,3 +192,13 @@ def recorded_run(
         details=record.details,
         finished_at=finished(),
     )
+
+
+def file_has_runs(path: str | Path) -> bool:
+    """Has the database file at ``path`` recorded any run? Read-only; False for a file that is not
+    an AgentRank database."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            return bool(conn.execute("select count(*) from runs").fetchone()[0])
+    except sqlite3.Error:
+        return False
