@@ -8,8 +8,8 @@ as is; the breakdown inside it is :func:`db.breakdown.load_breakdown`, the same 
 from __future__ import annotations
 
 import math
-from functools import partial
 import sqlite3
+from functools import partial
 from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
