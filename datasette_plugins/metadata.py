@@ -16,6 +16,7 @@ from markupsafe import escape
 from classify.categories import CATEGORIES
 from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
+from db.runs import RUN_KINDS
 from db.snapshot import PRIVATE_TABLE_PREFIXES
 from leaderboard.datasette import with_benchmark
 from scoring.components import EXTRA_INPUTS, TABLE
@@ -182,10 +183,11 @@ TABLES: dict[str, dict[str, Any]] = {
         },
     },
     "runs": {
-        "description": "Every crawl, import, classify, score, export and refresh, with its status and counts.",
+        "description": "Every command that changed the database (crawl, import, classify, score, export, refresh "
+        "and the benchmark imports), with its status and counts.",
         "columns": {
             "id": "Run id",
-            "kind": "crawl, import, classify, score, export or refresh",
+            "kind": "; ".join(f"{kind.name}: {kind.what}" for kind in RUN_KINDS),
             "parent_id": "The refresh run this stage belonged to",
             "started_at": "Start (UTC)",
             "finished_at": "End (UTC)",

@@ -283,3 +283,28 @@ def load_change(
         _others(conn, since_id, repo["id"], population),
         _others(conn, run_id, repo["id"], population),
     )
+
+
+def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
+    """The repo's score and rank in every finished score run, oldest first."""
+    cursor = conn.execute(
+        """
+        select s.run_id, s.as_of, s.score, s.rank, r.saved as listed_count, s.stars, s.method_version,
+               s.run_id = (select score_run_id from published where id = 1) as published
+        from scores s join runs r on r.id = s.run_id
+        where s.repo_id = ? and r.status = 'ok'
+        order by s.as_of, s.run_id
+        """,
+        [repo_id],
+    )
+    names = [d[0] for d in cursor.description]
+    published = names.index("published")
+    return [dict(zip(names, row, strict=False)) | {"published": bool(row[published])} for row in cursor.fetchall()]
+
+
+def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
+    """Makers who claimed the repo through the corrections file."""
+    rows = conn.execute(
+        "select value, reason, date from corrections where kind = 'claim' and repo_id = ? order by line", [repo_id]
+    ).fetchall()
+    return [{"login": login, "reason": reason, "date": date} for login, reason, date in rows]
