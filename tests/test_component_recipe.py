@@ -38,6 +38,7 @@ NEW_ROW = """
 # In the copy: is it the copy that runs, and does the new component come out everywhere?
 CHECK = """
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -59,6 +60,14 @@ from scoring.sql import RECOMPUTE_SQL
 
 items = json.loads(Path(sys.argv[2]).read_text())
 db = open_store(root / "agentrank.db")
+
+
+def schema():
+    rows = db.conn.execute("select type, name, sql from sqlite_master where name not like 'sqlite_%' order by type, name")
+    return [(kind, name, re.sub(r"\\s+", " ", sql or "").replace("( ", "(").replace(" )", ")")) for kind, name, sql in rows]
+
+
+built = schema()
 importer.save_items(
     db, ((str(i), item) for i, item in enumerate(items)), run_id=start_run(db, "import"), min_stars=200,
     source="import", seen_at="2026-11-30T06:00:00Z",
@@ -77,6 +86,7 @@ tables = metadata["databases"]["agentrank"]["tables"]
 document = build_export(db)
 jsonschema.validate(document, export_schema())
 print(json.dumps({
+    "schema_unchanged_by_publishing": schema() == built,
     "recompute": [[r["score"], r["stored_score"], r["rank"], r["stored_rank"], r["attention"]] for r in rows],
     "stored": {str(k): v for k, v in stored.items()},
     "explain": [c for c in breakdown["components"] if c["component"] == "attention"],
@@ -92,15 +102,23 @@ print(json.dumps({
 """
 
 
-def _published_view(tmp_path: Path) -> str:
-    """The published ranking's view as today's migrations leave it: the SQL the migration replaces whole."""
+def _ranking_schema(tmp_path: Path) -> tuple[str, str]:
+    """The published ranking's view and the agents table (with its indexes) as today's migrations
+    leave them: the SQL the new migration writes out whole, with the new column."""
     from db.store import open_store
 
     db = open_store(tmp_path / "today.db")
     try:
-        return db.execute("select sql from sqlite_master where name = 'published_ranking'").fetchone()[0]
+        (view,) = db.execute("select sql from sqlite_master where name = 'published_ranking'").fetchone()
+        table = [
+            sql
+            for (sql,) in db.execute(
+                "select sql from sqlite_master where tbl_name = 'agents' and sql is not null order by type desc, name"
+            ).fetchall()
+        ]
     finally:
         db.close()
+    return view, ";\n".join(table) + ";"
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -116,11 +134,12 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def _migration(view: str) -> str:
-    """Step 2: the new columns and the view with the component, as self-contained SQL."""
+def _migration(view: str, table: str) -> str:
+    """Step 2: the new columns, the view and the agents table with the component, as self-contained SQL."""
     shown = "round(s.openness, 1) as openness,"
-    assert view.count(shown) == 1
+    assert view.count(shown) == 1 and table.count('"openness", ') == 1
     new_view = view.replace(shown, shown + "\n          round(s.attention, 1) as attention,")
+    new_table = table.replace('"openness", ', '"openness", "attention", ')
     return textwrap.dedent(
         f"""
 
@@ -130,6 +149,9 @@ def _migration(view: str) -> str:
             db.execute("alter table scores add column attention real")
             db.execute("drop view published_ranking")
             db.execute({new_view!r})
+            db.execute("drop table agents")
+            db.executescript({new_table!r})
+            db.execute("insert into agents select * from published_ranking order by rank")
         """
     )
 
@@ -164,9 +186,8 @@ def test_a_sixth_component_needs_only_the_table_and_a_migration(tmp_path):
     _edit(components, "\n)\n\nBY_NAME", NEW_ROW.rstrip("\n") + "\n)\n\nBY_NAME")
     _edit(components, 'METHOD_VERSION = "1"', 'METHOD_VERSION = "2"')
     migrations = copy / "db" / "migrations.py"
-    migrations.write_text(
-        migrations.read_text(encoding="utf-8") + _migration(_published_view(tmp_path)), encoding="utf-8"
-    )
+    migration = _migration(*_ranking_schema(tmp_path))
+    migrations.write_text(migrations.read_text(encoding="utf-8") + migration, encoding="utf-8")
     touched = sorted(str(p.relative_to(copy)) for p, data in before.items() if p.read_bytes() != data)
     assert touched == ["db/migrations.py", "scoring/components.py"]
 
@@ -182,6 +203,9 @@ def test_a_sixth_component_needs_only_the_table_and_a_migration(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     found = json.loads(result.stdout)
+
+    # The migration builds the schema publishing leaves (tests/test_migrations.py's rule).
+    assert found["schema_unchanged_by_publishing"]
 
     # Python and SQL: the same doubles and the same ranks, with the new component in them.
     recompute = found["recompute"]
