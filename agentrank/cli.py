@@ -240,7 +240,6 @@ def _demo_database(state: State, api_url: str | None) -> bool:
 def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
     from agentrank.crawl import crawl as run_crawl
-    from agentrank.crawl import format_summary
 
     if _demo_database(state, api_url):
         raise click.ClickException(
@@ -254,7 +253,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     with state.lock("crawl"):
         db = state.open()
         result = run_crawl(db, config, api_url=api_url or config.github.api_url, token=token, fresh=fresh)
-    click.echo(format_summary(result))
+    click.echo(result.summary())
 
 
 @cli.command()
@@ -344,14 +343,13 @@ def schedule(state: State, next_count: int | None) -> None:
 @pass_state
 def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> None:
     "Load saved GitHub search results from FILES (JSON lists of items or saved response pages) as if crawled"
-    from agentrank.importer import format_summary as import_summary
     from agentrank.importer import import_files
 
     config = state.config
     with state.lock("import"):
         db = state.open()
         result = import_files(db, list(files), min_stars=config.crawl.min_stars, observed_at=observed_at)
-    click.echo(import_summary(result))
+    click.echo(result.summary())
 
 
 # Exit status of import-attempts when some records were rejected (the valid ones are stored).

@@ -51,7 +51,6 @@ from db.scores import publish
 from db.store import open_store
 
 log = logging.getLogger("agentrank.refresh")
-STAGES = ("corrections", "crawl", "apply-corrections", "classify", "score", "export", "publish")
 T = TypeVar("T")
 
 

@@ -76,11 +76,6 @@ def place(shape: dict[str, Any], value: int) -> dict[str, Any]:
     }
 
 
-def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
-    """Where ``value`` sits among ``values``, with a histogram on a log scale for the chart."""
-    return place(histogram(values), value)
-
-
 def _run_key(conn: sqlite3.Connection, run_id: int, what: str) -> tuple[Any, ...]:
     """What names a score run's rows for :func:`per_run`: the file, the run and when it started."""
     return (what, *run_identity(conn, run_id))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
 import sqlite_utils
 
+from crawler.items import parse_timestamp
 from db.agents import refresh_agents
 from db.connection import bulk_cache, write_transaction
 from db.runs import iso, utcnow
@@ -150,7 +151,7 @@ order by s.repo_id
 
 
 def _cutoff(as_of: str, days: float) -> str:
-    return iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
+    return iso(parse_timestamp(as_of) - timedelta(days=days))
 
 
 def _by_repo(repo_ids: np.ndarray, rows: list[tuple[Any, ...]], columns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -213,7 +214,7 @@ def weekly_stars(
     Column 0 is the stars now; column k the newest snapshot taken between 7k − 1 and 7k + 3 days
     before ``as_of`` (a weekly crawl a day early or a few days late still counts), NaN without one.
     """
-    at = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    at = parse_timestamp(as_of)
     repo_ids = np.asarray(repo_ids, dtype=np.int64)
     out = np.full((len(repo_ids), weeks + 1), np.nan)
     out[:, 0] = stars

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from crawler.items import parse_timestamp
 from db.connection import connect
 from db.runs import latest_run
 
@@ -21,4 +22,4 @@ def last_successful_refresh(db_path: str | Path) -> datetime | None:
         run = latest_run(db, ("refresh",)) if db["runs"].exists() else None
     finally:
         db.close()
-    return datetime.fromisoformat(run["started_at"].replace("Z", "+00:00")) if run else None
+    return parse_timestamp(run["started_at"]) if run else None
