@@ -38,10 +38,11 @@ from classify.lexicon import TOPIC_LEXICON, boosts, lexicon_fingerprint, settlin
 from classify.text import MAX_DESCRIPTION, RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "4"
+CODE_VERSION = "5"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
+NAME_ONLY_FLATTEN = 3.0  # a repo with only a name: its scores are divided by three times the temperature
 # Big batches are classified in several processes at once (forked, so nothing is copied in): one per
 # CPU, at most this many, and only with at least PARALLEL_MIN repos each (forking costs a few ms).
 MAX_WORKERS = 4
@@ -63,9 +64,9 @@ class Settings:
     # `framework` needs positive evidence (a framework phrase: SDK, library, "build agents", …, or
     # the library-first rule); without it its score is lowered by this much (log scale).
     framework_penalty: float = 2.0
-    # A repo that names nothing of AI agents or language models (no "agent", "LLM", "GPT", "AI",
-    # "chat", "bot", "MCP", "RAG", …) is, in a crawl, a general library, app or list: `other`'s
-    # score is raised by this much (log scale), `resources` keeps its own evidence.
+    # A repo that says what it is (three words or more, or topics) but names nothing of AI agents
+    # or language models (no "agent", "LLM", "GPT", "AI", "chat", "bot", "MCP", "RAG", …) is, in a
+    # crawl, a general library, app or list: `other`'s score is raised by this much (log scale).
     plain_other_boost: float = 1.5
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
@@ -195,6 +196,13 @@ def _mentions_ai(repo: RepoText) -> bool:
     return _AI_WORDS.search(text) is not None
 
 
+def _plain(repo: RepoText) -> bool:
+    """Says what it is (a description of three words or more, or topics) without naming AI: a repo
+    with nothing to read is not evidence of anything."""
+    said = len(repo.description[:MAX_DESCRIPTION].split()) >= 3 or bool(repo.topics)
+    return said and not _mentions_ai(repo)
+
+
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
@@ -203,7 +211,7 @@ def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings
             out[row, _RESOURCES] = RESOURCES_PENALTY
         if settings.framework_penalty and not _framework_evidence(feats, repo):
             out[row, _FRAMEWORK] = -settings.framework_penalty
-        if settings.plain_other_boost and not _mentions_ai(repo):
+        if settings.plain_other_boost and _plain(repo):
             out[row, _OTHER] += settings.plain_other_boost
     return out
 
@@ -393,10 +401,19 @@ class CategoryModel:
         X = self._encoder.encode(docs)
         return _scores(self._model, X) + _log_boosts(repos) + _rule_offsets(docs, repos, self.settings), X, featurized
 
+    def _temperatures(self, repos: Sequence[RepoText]) -> np.ndarray:
+        """Per row: the temperature, times ``NAME_ONLY_FLATTEN`` for a repo with neither a description
+        nor topics (its name alone is weak evidence, so its probabilities are flattened)."""
+        out = np.full((len(repos), 1), self.temperature)
+        for row, repo in enumerate(repos):
+            if not repo.topics and not repo.description.strip():
+                out[row] *= NAME_ONLY_FLATTEN
+        return out
+
     def probabilities(self, repos: Sequence[RepoText]) -> np.ndarray:
         """Rows of calibrated probabilities over ``CATEGORY_IDS``, settling topics applied."""
         scores, _, _ = self._scores(repos)
-        return softmax(scores / self.temperature + self._prior_offset, axis=1)
+        return softmax(scores / self._temperatures(repos) + self._prior_offset, axis=1)
 
     def predict(
         self, repos: Sequence[RepoText], *, reasons: bool = True, workers: int | None = None
@@ -424,7 +441,7 @@ class CategoryModel:
         """The predictions as columns: category, probability, runner-up, its probability, reasons
         (cheap to send from one process to another)."""
         scores, X, featurized = self._scores(repos)
-        probs = softmax(scores / self.temperature + self._prior_offset, axis=1)
+        probs = softmax(scores / self._temperatures(repos) + self._prior_offset, axis=1)
         # Stable sort: equal probabilities fall back to the category order, so ties never flip.
         order = np.argsort(-probs, axis=1, kind="stable")
         first, second = order[:, 0], order[:, 1]
