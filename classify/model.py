@@ -38,7 +38,7 @@ from classify.lexicon import TOPIC_LEXICON, boosts, lexicon_fingerprint, settlin
 from classify.text import MAX_DESCRIPTION, RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "5"
+CODE_VERSION = "6"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason

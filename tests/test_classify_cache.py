@@ -80,9 +80,9 @@ def test_a_corrupt_cache_file_is_ignored_and_rebuilt(examples, cache_dir, conten
 def test_a_file_holding_another_version_is_not_used(examples, cache_dir):
     model = trained(examples)
     path = cache_dir / f"{model.version}.model.pickle"
-    other = cache_dir / "clf5-000000000000.model.pickle"
+    other = cache_dir / "clf6-000000000000.model.pickle"
     other.write_bytes(path.read_bytes())  # the right kind of object, under the wrong name
-    assert cache.load("clf5-000000000000", CategoryModel) is None
+    assert cache.load("clf6-000000000000", CategoryModel) is None
 
 
 def test_the_cache_can_be_turned_off(examples, tmp_path, monkeypatch):
