@@ -14,6 +14,7 @@ from tests.test_benchmark_fitscore import assessments_toml, seed_attempts
 from tests.test_benchmark_methods import INDEX_CONFIG, PRICES, rs9_attempts, task
 
 HOSTILE = '<img src=x onerror="window.__agentrank_xss = 3">'
+AWKWARD = {"agent": "probe/..", "suite": "eval/v2", "run": "r.json", "task": ".."}
 
 
 def index_attempts() -> list[dict]:
@@ -84,6 +85,22 @@ def build_methods_db(directory: Path) -> Path:
                     settings={"prompt_sha": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"},
                     suite="rs9",
                     run="2026-11-01",
+                ),
+                # Awkward names for links: a suite with "/", a run ending ".json", a task "..", a
+                # community agent "probe/..".
+                attempt(
+                    AWKWARD["agent"],
+                    "1",
+                    AWKWARD["task"],
+                    1,
+                    "2026-11-03T09:00:00Z",
+                    "community",
+                    3,
+                    4,
+                    20,
+                    0.05,
+                    suite=AWKWARD["suite"],
+                    run=AWKWARD["run"],
                 ),
             ]
         ),
