@@ -349,12 +349,19 @@ EXIT_RECORDS_REJECTED = 3
 
 @cli.command(name="import-attempts")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--verified",
+    is_flag=True,
+    help='The operator vouches for the file: its tier "verified" records go on the verified board '
+    "(without it they are rejected; community records import either way)",
+)
 @pass_state
-def import_attempts(state: State, file: str) -> None:
+def import_attempts(state: State, file: str, verified: bool) -> None:
     """Load task-benchmark attempts from FILE (one JSON object, a JSON list, or JSON Lines); recompute the leaderboards
 
     Re-importing an attempt updates it in place (same tier, agent, version, model, task and
-    attempt number), so importing a file twice changes nothing.
+    attempt number), so importing a file twice changes nothing. A record saying tier "verified"
+    is rejected unless the operator passes --verified: a submitted file cannot assert it.
 
     \b
     Exit status:
@@ -366,7 +373,7 @@ def import_attempts(state: State, file: str) -> None:
     """
     from agentrank.benchmark import prepare_methods
 
-    read = read_attempts(file)  # a file with nothing to import is refused before anything is written
+    read = read_attempts(file, verified=verified)  # a file with nothing to import is refused before any write
     with state.lock("import-attempts"):
         db = state.open()
         prepare_methods(db, state.config)

@@ -97,7 +97,7 @@ def build_methods_db(directory: Path) -> Path:
         ["score"],
         ["import-tasks", str(directory / "tasks.json")],
         ["import-prices", str(directory / "prices.toml")],
-        ["import-attempts", str(directory / "attempts.json")],
+        ["import-attempts", "--verified", str(directory / "attempts.json")],
         ["import-assessments", str(directory / "assessments.toml")],
     ]
     for step in steps:
