@@ -18,6 +18,7 @@ from agentrank.config import Config
 from db.connection import write_transaction
 from leaderboard.imports import (
     ImportResult,
+    LedgerFileError,
     checked_assessments,
     checked_prices,
     read_tasks,
@@ -25,7 +26,9 @@ from leaderboard.imports import (
     save_prices,
     save_tasks,
     sync_indexes,
+    uncounted_by,
 )
+from leaderboard.ingest import one_line
 from leaderboard.store import refresh_boards
 
 # Each ledger command: how its file is read (validated whole, nothing written) and how it is saved.
@@ -45,9 +48,18 @@ def prepare_methods(db: sqlite_utils.Database, config: Config) -> None:
             refresh_boards(db)
 
 
-def import_ledger_file(db: sqlite_utils.Database, config: Config, kind: str, path: str | Path) -> ImportResult:
-    """Run one of the ledger's import commands (``import-tasks`` …) on ``path``: read, then write."""
+def import_ledger_file(
+    db: sqlite_utils.Database, config: Config, kind: str, path: str | Path, **options: Any
+) -> ImportResult:
+    """Run one of the ledger's import commands (``import-tasks`` …) on ``path``: read, then write.
+
+    ``options`` go to the command's save step (``leave_uncounted`` for ``import-tasks``).
+    """
     read, save = IMPORTERS[kind]
     parsed = read(path)  # a refused file raises here, before anything is written
+    if kind == "import-tasks" and not options.get("leave_uncounted"):
+        problems = uncounted_by(db, parsed)
+        if problems:  # refused before the index definitions are touched
+            raise LedgerFileError(one_line(f"{path}: {problems[0]}; add their records, or pass --leave-uncounted"))
     prepare_methods(db, config)
-    return save(db, path, parsed)
+    return save(db, path, parsed, **options)

@@ -102,22 +102,29 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
 
 
 def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One chart per suite and agent variant (agent and settings) across the suite's runs."""
-    charts: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    """One chart per suite, tier and agent variant (agent and settings) across the suite's runs.
+
+    ``entries`` come from ``views.rs9_runs``, runs in date order (the name breaking ties): the
+    charts keep that order (``run-9`` before ``run-10``), never the names' alphabetical one.
+    """
+    charts: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     runs: dict[str, list[str]] = {}
     for entry in entries:
         settings = json.dumps(entry["settings"], sort_keys=True)
-        charts.setdefault((entry["suite"], entry["agent"], settings), []).append(entry)
+        charts.setdefault((entry["suite"], entry["tier"], entry["agent"], settings), []).append(entry)
         runs.setdefault(entry["suite"], [])
         if entry["run"] not in runs[entry["suite"]]:
             runs[entry["suite"]].append(entry["run"])
     out = []
-    for (suite, agent, settings), points in sorted(charts.items()):
-        suite_runs = sorted(runs[suite])
-        points.sort(key=lambda p: p["run"])
+    for (suite, tier, agent, settings), points in sorted(
+        charts.items(), key=lambda item: (item[0][0], item[0][1] == "community", *item[0][2:])
+    ):
+        suite_runs = runs[suite]
+        points.sort(key=lambda p: suite_runs.index(p["run"]))
         out.append(
             {
                 "suite": suite,
+                "tier": tier,
                 "agent": agent,
                 "settings": json.loads(settings),
                 "points": points,

@@ -65,11 +65,38 @@ def _save(db: sqlite_utils.Database, kind: str, path: str | Path, table: str, ro
         return run.id
 
 
-def import_tasks(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
-    return save_tasks(db, path, read_tasks(path))
+def import_tasks(db: sqlite_utils.Database, path: str | Path, *, leave_uncounted: bool = False) -> ImportResult:
+    return save_tasks(db, path, read_tasks(path), leave_uncounted=leave_uncounted)
 
 
-def save_tasks(db: sqlite_utils.Database, path: str | Path, tasks: list[TaskRecord]) -> ImportResult:
+def uncounted_by(db: sqlite_utils.Database, tasks: list[TaskRecord]) -> list[str]:
+    """Per suite the file gives records for: the attempted tasks that would be left without a record."""
+    out = []
+    for suite in sorted({t.suite for t in tasks}):
+        known = {t.task_id for t in tasks if t.suite == suite}
+        known |= {r["task_id"] for r in db.query("select task_id from benchmark_task_records where suite = ?", [suite])}
+        attempted = [
+            r["task_id"]
+            for r in db.query(
+                "select distinct task_id from benchmark_attempts where suite = ? order by task_id", [suite]
+            )
+        ]
+        missing = [t for t in attempted if t not in known]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            out.append(f"suite {suite}: attempted tasks without a record would stop counting ({shown})")
+    return out
+
+
+def save_tasks(
+    db: sqlite_utils.Database, path: str | Path, tasks: list[TaskRecord], *, leave_uncounted: bool = False
+) -> ImportResult:
+    """Store task records. A file that would take attempted tasks of a suite out of every figure (they have
+    no record) is refused unless the operator says so (``leave_uncounted``, the CLI's --leave-uncounted):
+    one stray record can no longer unrank a suite's entries by accident."""
+    problems = [] if leave_uncounted else uncounted_by(db, tasks)
+    if problems:
+        raise LedgerFileError(one_line(f"{path}: {problems[0]}; add their records, or pass --leave-uncounted"))
     run_id = _save(db, "import-tasks", path, "benchmark_task_records", [t.row() for t in tasks])
     not_counted = sum(1 for t in tasks if not t.status()[0])
     return ImportResult(run_id, len(tasks), f"{len(tasks) - not_counted} validated, {not_counted} not counted")
