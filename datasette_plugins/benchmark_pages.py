@@ -211,6 +211,26 @@ async def task_page(datasette: Any, request: Any) -> Response:
     )
 
 
+async def method_page(datasette: Any, request: Any) -> Response:
+    """A registered method without a page of its own: its items' declared figures, by tier."""
+    from leaderboard.methods import METHODS
+
+    key = _var(request, "method")
+    spec = METHODS.get(key)
+
+    def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
+        if spec is None or spec.table is not None:
+            return None
+        return {
+            "key": key,
+            "export_name": spec.export_name,
+            "figures": list(spec.figures),
+            "items": views.method_items(conn, key),
+        }
+
+    return await _page(datasette, request, "benchmark_method.html", read, what=f"method {key}")
+
+
 _JSON = r"(?:\.(?P<format>json))?$"
 ROUTES = [
     (r"^/-/benchmark/?" + _JSON, home),
@@ -219,4 +239,5 @@ ROUTES = [
     (r"^/-/benchmark/index" + _JSON, index_page),
     (r"^/-/benchmark/fitscore" + _JSON, fitscore_page),
     (r"^/-/benchmark/tasks/(?P<suite>[^/]+)/(?P<task>[^/]+?)" + _JSON, task_page),
+    (r"^/-/benchmark/methods/(?P<method>[^/]+?)" + _JSON, method_page),
 ]

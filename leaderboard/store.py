@@ -10,9 +10,10 @@ from typing import Any
 import sqlite_utils
 
 from db.connection import write_transaction
+from leaderboard import methods as registry
 from leaderboard.attempt import Attempt
 from leaderboard.figures import Boards, build_boards, result_of
-from leaderboard.methods import METHODS, Methods, compute_methods
+from leaderboard.methods import Methods, compute_methods
 
 
 @dataclass
@@ -107,7 +108,7 @@ def save_methods(db: sqlite_utils.Database, methods: Methods) -> None:
     transaction: a method with a table of its own fills it, the others the shared benchmark_method_items."""
     with write_transaction(db):
         db.execute("delete from benchmark_method_items")
-        for spec in METHODS.values():
+        for spec in registry.METHODS.values():
             rows = methods.items.get(spec.key, [])
             if spec.table is None:
                 db.table("benchmark_method_items").insert_all(
