@@ -80,19 +80,13 @@ def _listed(conn: sqlite3.Connection) -> set[str]:
     return {name.lower() for (name,) in conn.execute("select full_name from repos where listed = 1")}
 
 
-def _read(
-    reader: Callable[[sqlite3.Connection], Any], side: Callable[[sqlite3.Connection], Any] | None = None
-) -> Callable[[sqlite3.Connection], Any]:
+def _read(reader: Callable[[sqlite3.Connection], Any]) -> Callable[[sqlite3.Connection], Any]:
     def run(conn: sqlite3.Connection) -> Any:
         limit = conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(limit, PAGE_READ_VALUE_BYTES))
         try:
             with plain_rows(conn):
-                return {
-                    "data": reader(conn),
-                    "side": side(conn) if side else None,
-                    "listed": _listed(conn),
-                }
+                return {"data": reader(conn), "listed": _listed(conn)}
         finally:
             conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limit)
 
@@ -175,25 +169,29 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
 
 
 def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One chart per suite, tier and agent variant (agent and settings) across the suite's runs, the runs
-    in the order the reader gives them (by date)."""
+    """One chart per suite, tier and agent variant (agent and settings) across the suite's runs.
+
+    ``entries`` come from ``views.rs9_runs``, runs in date order (the name breaking ties): the
+    charts keep that order (``run-9`` before ``run-10``), never the names' alphabetical one.
+    """
     charts: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     runs: dict[str, list[str]] = {}
     for entry in entries:
         settings = json.dumps(entry["settings"], sort_keys=True)
-        key = (entry["suite"], entry.get("tier") or "", entry["agent"], settings)
-        charts.setdefault(key, []).append(entry)
-        suite_runs = runs.setdefault(entry["suite"], [])
-        if entry["run"] not in suite_runs:
-            suite_runs.append(entry["run"])
+        charts.setdefault((entry["suite"], entry["tier"], entry["agent"], settings), []).append(entry)
+        runs.setdefault(entry["suite"], [])
+        if entry["run"] not in runs[entry["suite"]]:
+            runs[entry["suite"]].append(entry["run"])
     out = []
-    for (suite, tier, agent, settings), points in sorted(charts.items()):
+    for (suite, tier, agent, settings), points in sorted(
+        charts.items(), key=lambda item: (item[0][0], item[0][1] == "community", *item[0][2:])
+    ):
         suite_runs = runs[suite]
         points.sort(key=lambda p: suite_runs.index(p["run"]))
         out.append(
             {
                 "suite": suite,
-                "tier": tier or None,
+                "tier": tier,
                 "agent": agent,
                 "settings": json.loads(settings),
                 "points": points,
@@ -219,14 +217,13 @@ async def _page(
     request: Any,
     template: str,
     reader: Callable[[sqlite3.Connection], Any],
-    side: Callable[[sqlite3.Connection], Any] | None = None,
     **extra: Any,
 ) -> Response:
-    """``reader`` gives the page's data (and its .json twin); ``side``, facts only the HTML page shows."""
+    """``reader`` gives the page's data and its .json twin (in full; the page renders it bounded)."""
     database = await _database(datasette)
     if database is None:
         return Response.html("No AgentRank database is served.", status=404)
-    found = await database.execute_fn(_read(reader, side))
+    found = await database.execute_fn(_read(reader))
     if found["data"] is None:
         return Response.html(
             await datasette.render_template("benchmark_404.html", {"what": extra.get("what", "page")}, request=request),
@@ -237,7 +234,6 @@ async def _page(
     cut = Cut()
     context = {
         "data": bounded(found["data"], cut),
-        "side": bounded(found["side"], cut),
         "cut": cut,
         "agent_link": agent_link(datasette, found["listed"]),
         "database": database.name,
@@ -263,7 +259,7 @@ async def home(datasette: Any, request: Any) -> Response:
 
 
 async def scorecard_page(datasette: Any, request: Any) -> Response:
-    return await _page(datasette, request, "benchmark_scorecard.html", page_views.scorecard)
+    return await _page(datasette, request, "benchmark_scorecard.html", views.scorecards)
 
 
 async def run_page(datasette: Any, request: Any) -> Response:
@@ -291,7 +287,7 @@ async def index_page(datasette: Any, request: Any) -> Response:
 
 
 async def fitscore_page(datasette: Any, request: Any) -> Response:
-    return await _page(datasette, request, "benchmark_fitscore.html", views.fitscores, side=page_views.agent_versions)
+    return await _page(datasette, request, "benchmark_fitscore.html", views.fitscores)
 
 
 async def task_page(datasette: Any, request: Any) -> Response:
@@ -305,6 +301,26 @@ async def task_page(datasette: Any, request: Any) -> Response:
     )
 
 
+async def method_page(datasette: Any, request: Any) -> Response:
+    """A registered method without a page of its own: its items' declared figures, by tier."""
+    from leaderboard.methods import METHODS
+
+    key = _var(request, "method")
+    spec = METHODS.get(key)
+
+    def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
+        if spec is None or spec.table is not None:
+            return None
+        return {
+            "key": key,
+            "export_name": spec.export_name,
+            "figures": list(spec.figures),
+            "items": views.method_items(conn, key),
+        }
+
+    return await _page(datasette, request, "benchmark_method.html", read, what=f"method {key}")
+
+
 _JSON = r"(?:\.(?P<format>json))?$"
 ROUTES = [
     (r"^/-/benchmark/?" + _JSON, home),
@@ -314,4 +330,5 @@ ROUTES = [
     (r"^/-/benchmark/fitscore" + _JSON, fitscore_page),
     (r"^/-/benchmark/scorecard" + _JSON, scorecard_page),
     (r"^/-/benchmark/tasks/(?P<suite>[^/]+)/(?P<task>[^/]+?)" + _JSON, task_page),
+    (r"^/-/benchmark/methods/(?P<method>[^/]+?)" + _JSON, method_page),
 ]

@@ -35,6 +35,9 @@ def index_attempts() -> list[dict]:
                     0.4,
                     suite=suite,
                     settings={"reasoning": settings},
+                    # Token counts by type (reasoning not reported) and the agent's own time.
+                    tokens={"input": 1_000 * (n + 1), "cached": 500, "cache_write": 100, "output": 2_000},
+                    agent_seconds=80,
                 )
             )
     return out
@@ -114,7 +117,7 @@ def build_methods_db(directory: Path) -> Path:
         ["score"],
         ["import-tasks", str(directory / "tasks.json")],
         ["import-prices", str(directory / "prices.toml")],
-        ["import-attempts", str(directory / "attempts.json")],
+        ["import-attempts", "--verified", str(directory / "attempts.json")],
         ["import-assessments", str(directory / "assessments.toml")],
     ]
     for step in steps:

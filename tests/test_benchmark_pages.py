@@ -189,11 +189,11 @@ def _huge_ledger(directory: Path) -> Path:
     )
     for step in (
         ["import-tasks", "tasks.json"],
-        ["import-attempts", "attempts.json"],
+        ["import-attempts", "attempts.json", "--verified"],
         ["import-assessments", "assessments.toml"],
     ):
         result = CliRunner().invoke(
-            cli, ["--db", str(db_path), step[0], str(directory / step[1])], catch_exceptions=False
+            cli, ["--db", str(db_path), step[0], str(directory / step[1]), *step[2:]], catch_exceptions=False
         )
         assert result.exit_code == 0, (step, result.output)
     return db_path
