@@ -137,6 +137,17 @@ async def test_every_cost_on_the_run_and_task_pages_prints_its_source(datasette)
     assert "$0.40 (lower bound) (list price)" in run
     # How many attempts were left out as infrastructure errors, and why.
     assert "1 attempt left out as an infrastructure error" in run
+    # Billed through a router: the billed figure with its source, and the list price of the same tokens.
+    routed = (await datasette.client.get("/-/benchmark/runs/routed/2026-11-02")).text
+    routed_text = text_of(routed)
+    assert "$0.20 (provider invoice) billed; at list price: $0.90" in routed_text
+    # An entry with part of the suite is not ranked; its cost-score column shows its known cost.
+    partial = re.search(r'<tr class="agentrank-unranked">(.*?)</tr>', routed, re.S).group(1)
+    assert "partial/agent" in partial
+    assert text_of(re.search(r'data-label="cost–score">(.*?)</td>', partial, re.S).group(1)) == "not ranked; cost $0.20"
+    twin = (await datasette.client.get("/-/benchmark/runs/routed/2026-11-02.json")).json()
+    acme = next(e for e in twin["entries"] if e["agent"] == "acme/coder")
+    assert (acme["total_cost_usd"], acme["total_list_cost_usd"]) == (pytest.approx(0.2), pytest.approx(0.9))
     task = (await datasette.client.get("/-/benchmark/tasks/rs9/t1")).text
     costs = [text_of(c) for c in re.findall(r'data-label="cost">(.*?)</td>', task, re.S)]
     assert costs and any(c != "—" for c in costs)
