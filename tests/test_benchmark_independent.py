@@ -390,7 +390,7 @@ def index(recs, suites=("deep", "term")):
                 short.append(suite)
         value = None if any(v is None for v in per_suite.values()) else fmean(per_suite.values())
 
-        def m(field, sub=None):
+        def m(field, sub=None, counted=counted):
             vals = [r.get(field) if sub is None else (r.get("tokens") or {}).get(sub) for r in counted]
             return fmean(F(v) for v in vals if v is not None)
 
@@ -550,7 +550,7 @@ def test_every_method_element_matches_the_independent_calculation(db, run_cli, t
             {"cost": 5, "setup": 4, "agent": 5, "privacy": 3},
             runs=["round-2"],
             judgements=[{"setup": 2}],
-        ),  # fmt: skip
+        ),
         ("Tool C", "pack"): fitscore(records, "Tool C", "pack", {"cost": 3, "setup": 3, "agent": 3, "privacy": 3}),
         ("Tool A", "pack-old"): fitscore(
             records,
@@ -558,7 +558,7 @@ def test_every_method_element_matches_the_independent_calculation(db, run_cli, t
             "pack-old",
             {"cost": 3, "setup": 5, "agent": 5, "privacy": 4, "speed": 5},
             runs=["round-1"],
-        ),  # fmt: skip
+        ),
     }
     for row in db.query("select * from benchmark_fitscores"):
         w = expected[(row["agent"], row["suite"])]

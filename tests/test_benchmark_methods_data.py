@@ -97,7 +97,7 @@ def records() -> list[dict]:
                 suite="sc",
                 repo_commit="abc123",
                 tokens={"input": 1000, "output": 100},
-            )  # fmt: skip
+            )
             for n, (p, w) in enumerate([(10, 300), (6, 200), (8, 400)], 1)
         ],
         # An unranked (partial) entry with a known cost, on the leaderboard of suite sc.
@@ -113,11 +113,11 @@ def records() -> list[dict]:
         *[
             attempt("Tool", "1", "t1", n, N8, V, 4, 4, w, None, suite="pack", run="r2", quality=5, limit_seconds=900)
             for n, w in enumerate([250, 200, 260], 1)
-        ],  # fmt: skip
+        ],
         *[
             attempt("Tool", "1", "t2", n, N8, V, 4, 4, w, None, suite="pack", run="r2", quality=5, limit_seconds=900)
             for n, w in enumerate([400, 380, 500], 1)
-        ],  # fmt: skip
+        ],
     ]
 
 
