@@ -93,6 +93,13 @@ def _read(reader: Callable[[sqlite3.Connection], Any]) -> Callable[[sqlite3.Conn
     return run
 
 
+def short_run(run: str) -> str:
+    """A run's label on a phone: a date without its year, or the name's first 8 characters."""
+    if len(run) >= 10 and run[4] == "-" and run[:4].isdigit() and run[5:7].isdigit():
+        return run[5:10]
+    return run if len(run) <= 8 else run[:7] + "…"
+
+
 def _x(i: int, runs: int) -> str:
     """A run's horizontal place, in % of the chart's width: the chart takes the page's width while its
     labels keep their size in pixels (no viewBox scaling, so they stay readable on a phone)."""
@@ -130,10 +137,11 @@ def _panel(points: list[dict[str, Any]], runs: list[str], key: str, label: str, 
         x = _x(runs.index(p["run"]), len(runs))
         if p[key] is None:
             what = ("nothing passed" if p["passed"] == 0 else "price unknown") if key == "cost_per_pass" else "unknown"
+            # A dash at the run's place (the reason on hover, and in the line under the chart).
             shapes.append(
                 Markup(
-                    '<text class="agentrank-unknown" x="{}" y="{}" text-anchor="middle">— {}<title>{}: {}</title></text>'
-                ).format(x, top + PANEL_HEIGHT // 2 + 4, what, p["run"], what)
+                    '<text class="agentrank-unknown" x="{}" y="{}" text-anchor="middle">—<title>{}: {}</title></text>'
+                ).format(x, top + PANEL_HEIGHT // 2 + 4, p["run"], what)
             )
             continue
         y = top + 30 + (PANEL_HEIGHT - 56) * (1 - p[key] / high)
@@ -155,9 +163,19 @@ def _panel(points: list[dict[str, Any]], runs: list[str], key: str, label: str, 
 
 def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
     """Tasks passed and cost per pass across the suite's runs; a diamond where the version or model changed."""
+    # Each run's name, and a short form a phone shows instead (every other one when there are many).
+    label = Markup(
+        '<text class="agentrank-axis agentrank-run-label ar-run-full" x="{x}" y="{y}" text-anchor="middle">{full}</text>'
+        '<text class="agentrank-axis agentrank-run-label ar-run-short{skip}" x="{x}" y="{y}" text-anchor="middle">'
+        "{short}</text>"
+    )
     labels = Markup("").join(
-        Markup('<text class="agentrank-axis agentrank-run-label" x="{}" y="{}" text-anchor="middle">{}</text>').format(
-            _x(i, len(runs)), 2 * PANEL_HEIGHT + 16, run
+        label.format(
+            x=_x(i, len(runs)),
+            y=2 * PANEL_HEIGHT + 16,
+            full=run,
+            short=short_run(run),
+            skip=" ar-run-skip" if len(runs) > 4 and (len(runs) - 1 - i) % 2 else "",
         )
         for i, run in enumerate(runs)
     )

@@ -137,6 +137,39 @@ def build_methods_db(directory: Path) -> Path:
                     cost_source="provider-invoice",
                     tokens={"input": 100_000, "output": 10_000},
                 ),
+                # Errors with their reasons: the provider broke (left out), the agent itself failed (a fail).
+                attempt(
+                    "acme/coder",
+                    "2",
+                    "r3",
+                    1,
+                    "2026-11-02T09:10:00Z",
+                    "verified",
+                    None,
+                    None,
+                    None,
+                    None,
+                    suite="routed",
+                    run="2026-11-02",
+                    flags=("infra-error",),
+                    error_detail="provider returned 502",
+                ),
+                attempt(
+                    "partial/agent",
+                    "1",
+                    "r2",
+                    1,
+                    "2026-11-02T09:10:00Z",
+                    "verified",
+                    0,
+                    4,
+                    5,
+                    0.01,
+                    suite="routed",
+                    run="2026-11-02",
+                    flags=("agent-error",),
+                    error_detail="crashed on start",
+                ),
                 # Awkward names for links: a suite with "/", a run ending ".json", a task "..", a
                 # community agent "probe/..".
                 attempt(
@@ -152,6 +185,7 @@ def build_methods_db(directory: Path) -> Path:
                     0.05,
                     suite=AWKWARD["suite"],
                     run=AWKWARD["run"],
+                    settings={"demo_data": True},  # as `agentrank demo` marks its attempts: never shown on a row
                 ),
             ]
         ),

@@ -98,6 +98,7 @@ async def test_awkward_names_get_links_that_reach_their_own_page(datasette):
     page = await datasette.client.get(run_link)
     assert page.status_code == 200 and h1(page.text) == f"{suite}: run of {run}"
     assert AWKWARD["agent"] in text_of(page.text)
+    assert "demo_data" not in page.text  # the demo's marker setting is not an entry's setting to show
     # The run's JSON twin is the run's, not a run named "r".
     twin = await datasette.client.get(run_link + ".json")
     assert twin.status_code == 200 and twin.json()["run"] == run
@@ -144,7 +145,16 @@ async def test_every_cost_on_the_run_and_task_pages_prints_its_source(datasette)
     # An entry with part of the suite is not ranked; its cost-score column shows its known cost.
     partial = re.search(r'<tr class="agentrank-unranked">(.*?)</tr>', routed, re.S).group(1)
     assert "partial/agent" in partial
-    assert text_of(re.search(r'data-label="cost–score">(.*?)</td>', partial, re.S).group(1)) == "not ranked; cost $0.20"
+    assert text_of(re.search(r'data-label="cost–score">(.*?)</td>', partial, re.S).group(1)) == "not ranked; cost $0.21"
+    # Errors: how many were left out as infrastructure errors and why; agent errors count as fails.
+    assert "1 attempt left out as an infrastructure error" in routed_text
+    assert "acme/coder 2 (verified): 1: provider returned 502 (task r3)" in routed_text
+    assert (
+        "Agent errors (the agent itself failed to run properly) count as fails: partial/agent 1: 1 (crashed on start)"
+        in routed_text
+    )
+    task_r2 = text_of((await datasette.client.get("/-/benchmark/tasks/routed/r2")).text)
+    assert "yes, as a fail (agent error: crashed on start)" in task_r2
     twin = (await datasette.client.get("/-/benchmark/runs/routed/2026-11-02.json")).json()
     acme = next(e for e in twin["entries"] if e["agent"] == "acme/coder")
     assert (acme["total_cost_usd"], acme["total_list_cost_usd"]) == (pytest.approx(0.2), pytest.approx(0.9))
