@@ -52,8 +52,9 @@ select
   case when cost_per_solved_task is null then '{DASH} (' || cost_per_solved_task_null_reason || ')'
        else printf('%.2f', cost_per_solved_task) end as cost_per_solved_task,
   case when total_cost_usd is null then '{DASH}' else printf('%.2f', total_cost_usd)
-       || case when cost_lower_bound then ' (lower bound)' else '' end
-       || coalesce(' (' || cost_source || ')', '') end as total_cost_usd,
+       || case when cost_source is not null and cost_lower_bound then ' (' || cost_source || '; lower bound)'
+               when cost_source is not null then ' (' || cost_source || ')'
+               when cost_lower_bound then ' (lower bound)' else '' end end as total_cost_usd,
   {_shown("mean_wall_seconds", "%.0f")},
   {_shown("median_wall_seconds", "%.0f")},
   disqualified,

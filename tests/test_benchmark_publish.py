@@ -120,7 +120,7 @@ async def test_list_prices_and_lower_bounds_show_on_the_leaderboard_queries(meth
     board = (await ds.client.get(f"/{db}/verified_leaderboard.json?_shape=array")).json()
     acme = next(r for r in board if (r["suite"], r["agent"], r["version"]) == ("rs9", "acme/coder", "1.0"))
     # t1 at list price 0.2205 + t2 0.18 (its usage a lower bound); t3 was an infra error.
-    assert acme["total_cost_usd"] == "0.40 (lower bound)"
+    assert acme["total_cost_usd"] == "0.40 (api-list-price; lower bound)"
     attempts = (await ds.client.get(f"/{db}/agent_attempts.json?_shape=array&agent=acme/coder")).json()
     t1 = next(r for r in attempts if (r["task_id"], r["version"]) == ("t1", "1.0"))
     assert (t1["cost_usd"], t1["cost_source"]) == ("0.22", "api-list-price")
