@@ -17,7 +17,8 @@ from datasette import Response
 from datasette.utils import tilde_decode, tilde_encode
 from markupsafe import Markup, escape
 
-from datasette_plugins.limits import plain_rows
+from datasette_plugins.reading import ranking_database, read_page
+from db.repos import listed_names
 from leaderboard import page_views, views
 
 PANEL_HEIGHT = 130
@@ -69,24 +70,12 @@ def bounded(value: Any, cut: Cut) -> Any:
     return value
 
 
-async def _database(datasette: Any):
-    for name, database in datasette.databases.items():
-        if not name.startswith("_") and await database.table_exists("benchmark_rs9_runs"):
-            return database
-    return None
-
-
-def _listed(conn: sqlite3.Connection) -> set[str]:
-    return {name.lower() for (name,) in conn.execute("select full_name from repos where listed = 1")}
-
-
 def _read(reader: Callable[[sqlite3.Connection], Any]) -> Callable[[sqlite3.Connection], Any]:
     def run(conn: sqlite3.Connection) -> Any:
         limit = conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(limit, PAGE_READ_VALUE_BYTES))
         try:
-            with plain_rows(conn):
-                return {"data": reader(conn), "listed": _listed(conn)}
+            return {"data": reader(conn), "listed": listed_names(conn)}
         finally:
             conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limit)
 
@@ -238,10 +227,10 @@ async def _page(
     **extra: Any,
 ) -> Response:
     """``reader`` gives the page's data and its .json twin (in full; the page renders it bounded)."""
-    database = await _database(datasette)
+    database = await ranking_database(datasette)
     if database is None:
         return Response.html("No AgentRank database is served.", status=404)
-    found = await database.execute_fn(_read(reader))
+    found = await read_page(datasette, database, _read(reader))
     if found["data"] is None:
         return Response.html(
             await datasette.render_template("benchmark_404.html", {"what": extra.get("what", "page")}, request=request),

@@ -29,7 +29,7 @@ def index_attempts() -> list[dict]:
                     1,
                     "2026-11-02T09:00:00Z",
                     "verified",
-                    6 + n,
+                    10 if n < 2 else 6,  # deep and term pass every hidden test, qna does not
                     10,
                     100,
                     0.4,

@@ -257,3 +257,17 @@ def test_seed_004_speed_is_derived_and_the_page_has_versions_notes_and_runs(ledg
         None,
         None,
     )
+
+
+@pytest.mark.asyncio
+async def test_seed_000_the_pareto_column_of_an_unranked_entry_shows_its_known_cost(ledger, db_path):
+    from datasette.app import Datasette
+
+    from datasette_plugins.metadata import build_metadata
+
+    ds = Datasette([str(db_path)], metadata=build_metadata(db_path.stem))
+    await ds.invoke_startup()
+    rows = (await ds.client.get(f"/{db_path.stem}/community_leaderboard.json?_shape=array")).json()
+    partial = next(r for r in rows if r["agent"] == "part/agent")
+    assert partial["cost_score_pareto"] == "not ranked; 2.00 per attempt"
+    assert partial["total_cost_usd"] == "2.00 (self-reported)"
