@@ -211,7 +211,9 @@ def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def agent_link(datasette: Any, listed: set[str]) -> Callable[[str], Markup]:
     def link(name: str) -> Markup:
-        if "/" in name and name.lower() in listed:
+        # A name with a "." or ".." segment would resolve to another page: shown, not linked.
+        dots = any(part in (".", "..") for part in name.split("/"))
+        if "/" in name and name.lower() in listed and not dots:
             href = datasette.urls.path("/-/agent/" + quote(name, safe="/"))
             return Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(href, name)
         return escape(name)
