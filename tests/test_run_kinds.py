@@ -38,7 +38,7 @@ def test_a_ledger_import_killed_with_sigkill_is_marked_interrupted_by_the_next_c
     # Many attempts, so that recomputing the methods after a task import takes long enough to kill.
     many = tmp_path / "many.jsonl"
     with many.open("w", encoding="utf-8") as out:
-        for n in range(30_000):
+        for n in range(6_000):
             record = attempt(
                 f"agent-{n % 40}", "1.0", f"task-{n // 40}", 1, "2026-10-02T10:00:00Z", "verified", 2, 3, 60, 0.5
             )
