@@ -220,8 +220,9 @@ RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
     "list-of-links": (
         "a list of links, tutorials or examples (rule 9)",
         re.compile(
-            r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of)\b"
-            r"|教程|指南|资源|大全|合集|清单|课程|电子书|学习路线|面试|笔记|导航|提示词|精选"
+            r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of|workshops?|lessons|handbook"
+            r"|sample code|notebooks|cheat ?sheets?|demos|explained|best practices)\b"
+            r"|教程|指南|资源|大全|合集|清单|列表|课程|电子书|学习路线|面试|笔记|导航|提示词|精选|入门|解读"
         ),
         120,
         (
@@ -232,7 +233,16 @@ RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
             "course",
             "cookbook",
             "example",
-            *"教指资大合清课电学面笔导提精",
+            "workshop",
+            "lesson",
+            "handbook",
+            "sample code",
+            "notebook",
+            "cheat",
+            "demos",
+            "explained",
+            "best practice",
+            *"教指资大合清列课电学面笔导提精入解",
         ),
     ),
 }

@@ -370,7 +370,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bcrypto\w*\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
         r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
-        r"\bgames?\b|\bgaming\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
+        r"\bgames?\b|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
         r"\beducation\w*\b|\btutor\w*\b|\bstudents?\b|\bteach\w*\b",
         r"\bmedic\w*\b|\bhealth\w*\b|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
         r"\bjobs?\b|\bresumes?\b|\bcareers?\b|\brecruit\w*\b",

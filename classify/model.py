@@ -38,7 +38,7 @@ from classify.lexicon import TOPIC_LEXICON, boosts, lexicon_fingerprint, settlin
 from classify.text import MAX_DESCRIPTION, RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "6"
+CODE_VERSION = "7"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -67,10 +67,19 @@ class Settings:
     # A repo that says what it is (three words or more, or topics) but names nothing of AI agents
     # or language models (no "agent", "LLM", "GPT", "AI", "chat", "bot", "MCP", "RAG", …) is, in a
     # crawl, a general library, app or list: `other`'s score is raised by this much (log scale).
-    plain_other_boost: float = 1.5
+    plain_other_boost: float = 2.5
+    # `other` needs evidence too: a domain phrase of the lexicon (finance, games, security, …), a
+    # repo that names nothing of AI (above), or models, training, inference and other ML that is not
+    # an agent. A repo that speaks of agents, LLM apps or MCP without any of it has `other`'s score
+    # lowered by this much (log scale): agent lists and crawls are full of them, and they are agents.
+    other_penalty: float = 2.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0
+    # A naive Bayes model on the same features, added to the logistic regression's scores with this
+    # weight (both are linear in the features, so the sum is one linear model); 0 turns it off.
+    nb_weight: float = 0.5
+    nb_alpha: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -203,6 +212,24 @@ def _plain(repo: RepoText) -> bool:
     return said and not _mentions_ai(repo)
 
 
+_OTHER_EVIDENCE = frozenset({"kc:other:1"})
+# Not an agent: models and weights, training, inference and serving, ML libraries, media generation,
+# speech, or Chinese, Japanese or Korean text (read by character pairs, with less of the lexicon).
+_NOT_AGENT_WORDS = re.compile(
+    r"\bmodels?\b|\bweights\b|\binference\b|\bserving\b|fine-?tun|\btrain(?:ing|ed|s)?\b|pre-?train"
+    r"|\bdatasets?\b|diffusion|\bimages?\b|\bvideos?\b|\bspeech\b|\btts\b|\basr\b|transformers?\b|neural"
+    r"|deep learning|machine learning|\bml\b|pytorch|tensorflow|\bgguf\b|quantiz|\bgpus?\b|\bcuda\b"
+    r"|\bvision\b|\bdetection\b|segmentation|\bembeddings?\b|tokeniz|\bmoe\b|\bpaper\b|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+)
+
+
+def _other_evidence(feats: Sequence[str], repo: RepoText) -> bool:
+    if not _OTHER_EVIDENCE.isdisjoint(feats) or _plain(repo):
+        return True
+    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+    return _NOT_AGENT_WORDS.search(text) is not None
+
+
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
@@ -213,6 +240,8 @@ def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings
             out[row, _FRAMEWORK] = -settings.framework_penalty
         if settings.plain_other_boost and _plain(repo):
             out[row, _OTHER] += settings.plain_other_boost
+        if settings.other_penalty and not _other_evidence(feats, repo):
+            out[row, _OTHER] -= settings.other_penalty
     return out
 
 
@@ -233,7 +262,15 @@ def _fit(X: sparse.csr_matrix, labels: Sequence[str], settings: Settings) -> _Li
     # (ten times slower on the 2-core development machine).
     with threadpool_limits(limits=1):
         fitted = LogisticRegression(C=settings.C, max_iter=2000).fit(X, labels)
-    return _Linear(fitted.coef_, fitted.intercept_, tuple(str(c) for c in fitted.classes_))
+    coef, intercept = fitted.coef_, fitted.intercept_
+    if settings.nb_weight:
+        from sklearn.naive_bayes import ComplementNB
+
+        nb = ComplementNB(alpha=settings.nb_alpha).fit(X, labels)
+        assert list(nb.classes_) == list(fitted.classes_)
+        log_prob = nb.feature_log_prob_ - nb.feature_log_prob_.mean(axis=0)
+        coef = coef + settings.nb_weight * log_prob
+    return _Linear(coef, intercept, tuple(str(c) for c in fitted.classes_))
 
 
 def sklearn_version() -> str:
