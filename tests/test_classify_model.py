@@ -292,3 +292,36 @@ def test_a_repo_that_names_nothing_of_ai_agents_is_other(model, name, descriptio
 )
 def test_grey_zone_decisions(model, name, description, topics, category):
     assert predict(model, name, description, topics).category == category
+
+
+def test_an_agent_without_domain_or_model_evidence_is_less_likely_other(model):
+    """Agent lists and crawls are full of agents that say nothing of a domain: `other` needs
+    evidence (a domain, models or ML, or naming nothing of AI at all)."""
+    from classify.features import featurize
+
+    agent = RepoText("tasklark", "An autonomous agent that plans your goal and finishes it on its own", ("ai-agent",))
+    trader = RepoText("stock-trader-agent", "AI agent that trades stocks from market news", ())
+    weights = RepoText("lark-7b", "Open weights of a 7B language model fine-tuned for dialogue", ())
+    assert not classify.model._other_evidence(featurize(agent)[0], agent)
+    assert classify.model._other_evidence(featurize(trader)[0], trader)
+    assert classify.model._other_evidence(featurize(weights)[0], weights)
+    without = train(load_training_examples(), classify.model.Settings(other_penalty=0.0))
+    index = CATEGORY_IDS.index("other")
+    assert model.probabilities([agent])[0][index] < without.probabilities([agent])[0][index]
+    assert predict(model, trader.name, trader.description).category == "other"
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("rag-workshop", "Hands-on workshop: build a retrieval chatbot in an afternoon"),
+        ("prompting-cheatsheet", "Cheat sheet for prompt engineering with chat models"),
+        ("llm-app-links", "大模型应用开发资源列表"),
+        ("model-api-notebooks", "Runnable notebooks that show each feature of a hosted model API"),
+    ],
+)
+def test_workshops_cheat_sheets_and_chinese_lists_are_resources(model, name, description):
+    from classify.features import featurize
+
+    assert "r:list-of-links" in featurize(RepoText(name, description))[0]
+    assert predict(model, name, description).category == "resources"
