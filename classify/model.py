@@ -73,6 +73,12 @@ class Settings:
     # an agent. A repo that speaks of agents, LLM apps or MCP without any of it has `other`'s score
     # lowered by this much (log scale): agent lists and crawls are full of them, and they are agents.
     other_penalty: float = 2.0
+    # `data` is for data *agents*: data-science and plotting libraries that name nothing of AI are
+    # not; for such a repo `data`'s score is lowered by this much (log scale) besides the boost above.
+    plain_data_penalty: float = 2.0
+    # Inference engines and local model servers are `other` (grey zone, taxonomy rule 1) unless
+    # presented for agents or as a gateway/router: without either, `infrastructure` is lowered by this.
+    inference_penalty: float = 1.5
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0
@@ -193,6 +199,7 @@ def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
 
 
 _OTHER = CATEGORY_IDS.index("other")
+_DATA = CATEGORY_IDS.index("data")
 _AI_WORDS = re.compile(
     r"agent|\bllms?\b|llm|gpt|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|language models?|\bchat|bot\b|bots\b"
     r"|assistant|copilot|\bmcp\b|\brag\b|prompt|claude|openai|anthropic|gemini|deepseek|ollama|qwen|llama|mistral"
@@ -230,6 +237,22 @@ def _other_evidence(feats: Sequence[str], repo: RepoText) -> bool:
     return _NOT_AGENT_WORDS.search(text) is not None
 
 
+_INFRASTRUCTURE = CATEGORY_IDS.index("infrastructure")
+_INFERENCE = re.compile(
+    r"\binference\b|\bserving\b|\bserve[sd]? (?:\w+ )?(?:llms?|models?)\b|\brun\w* (?:\w+ ){0,4}(?:llms?|models?)\b"
+    r"|\bgguf\b|quantiz|\blocal (?:llms?|models?)\b|\bopen[- ]weights?\b"
+)
+_NOT_ONLY_INFERENCE = re.compile(
+    r"agent|\bmcp\b|tool[- ]call|sandbox|\bcode\b|gateway|router|routing|\bproxy\b|load[- ]balanc|api keys?\b|fallback"
+)
+
+
+def _inference_only(repo: RepoText) -> bool:
+    """Presents model inference or serving, and nothing for agents, no gateway or router."""
+    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+    return _INFERENCE.search(text) is not None and _NOT_ONLY_INFERENCE.search(text) is None
+
+
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
@@ -238,8 +261,11 @@ def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings
             out[row, _RESOURCES] = RESOURCES_PENALTY
         if settings.framework_penalty and not _framework_evidence(feats, repo):
             out[row, _FRAMEWORK] = -settings.framework_penalty
-        if settings.plain_other_boost and _plain(repo):
+        if _plain(repo):
             out[row, _OTHER] += settings.plain_other_boost
+            out[row, _DATA] -= settings.plain_data_penalty
+        if settings.inference_penalty and _inference_only(repo):
+            out[row, _INFRASTRUCTURE] -= settings.inference_penalty
         if settings.other_penalty and not _other_evidence(feats, repo):
             out[row, _OTHER] -= settings.other_penalty
     return out
