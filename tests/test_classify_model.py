@@ -325,3 +325,24 @@ def test_workshops_cheat_sheets_and_chinese_lists_are_resources(model, name, des
 
     assert "r:list-of-links" in featurize(RepoText(name, description))[0]
     assert predict(model, name, description).category == "resources"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        ("frameplus", "Exploratory data analysis helpers for dataframes", ()),
+        ("chartwell", "Data visualization: declarative statistical plots for notebooks", ()),
+    ],
+)
+def test_a_data_library_that_names_nothing_of_ai_is_not_a_data_agent(model, name, description, topics):
+    assert predict(model, name, description, topics).category == "other"
+
+
+def test_an_inference_engine_is_not_infrastructure_unless_for_agents(model):
+    local = RepoText("llamaport", "Run open LLMs locally on your laptop with quantized GGUF weights", ())
+    for_agents = RepoText("agentserve", "Serve local models to your AI agents with tool-call parsing", ())
+    gateway = RepoText("keyrouter", "Gateway that routes LLM calls across providers with fallbacks", ())
+    assert classify.model._inference_only(local)
+    assert not classify.model._inference_only(for_agents)
+    assert not classify.model._inference_only(gateway)
+    assert predict(model, local.name, local.description).category == "other"
