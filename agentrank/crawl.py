@@ -31,8 +31,18 @@ from agentrank.config import Config
 from agentrank.errors import PipelineError
 from crawler.client import GitHubClient, GitHubError, RateLimitStop
 from crawler.clock import Clock, RealClock
-from crawler.items import validate_items
-from crawler.search import CAP, Part, SearchPage, base_queries, fetch_pages, fetch_search_page, pages_for, plan_split
+from crawler.items import json_int, validate_items
+from crawler.search import (
+    CAP,
+    MAX_PAGE,
+    Part,
+    SearchPage,
+    base_queries,
+    fetch_pages,
+    fetch_search_page,
+    pages_for,
+    plan_split,
+)
 from crawler.secrets import redact
 from db import crawl_state
 from db.connection import checkpoint_wal, write_transaction
@@ -89,7 +99,9 @@ def format_summary(result: CrawlResult) -> str:
 
 
 def _item_ids(items: list[Any]) -> list[int]:
-    return [item["id"] for item in items if isinstance(item, dict) and type(item.get("id")) is int]
+    """The ids of a page's items that can be repo ids (an id past 64 bits is a rejected item, not a sighting)."""
+    ids = (json_int(item.get("id")) if isinstance(item, dict) else None for item in items)
+    return [i for i in ids if i is not None and i > 0]
 
 
 class CrawlProgress:
@@ -134,6 +146,7 @@ class _Crawl:
     # -- opening or resuming ------------------------------------------------------------------
     def open(self, *, fresh: bool, parent_id: int | None, at: datetime | None = None) -> None:
         db, fp = self.db, fingerprint(self.config)
+        self.client.check_clock()  # before anything is recorded: a wrong clock dates every row wrong
         last = latest_run(db, ("crawl",), status=None)
         if last is not None and not fresh and last["status"] in RESUMABLE:
             state = crawl_state.get_state(db.conn, last["id"])
@@ -221,6 +234,13 @@ class _Crawl:
     def _page_through(self, part: dict[str, Any]) -> None:
         spec = self._spec(part)
         flags = crawl_state.part_flags(part)
+        if (part["next_page"] or 1) > MAX_PAGE:
+            # A checkpoint past the last page GitHub serves (left by an older version that followed a
+            # bad Link header): the part has nothing more to give.
+            with write_transaction(self.db):
+                crawl_state.update_part(self.db, part["id"], {"state": "done"})
+            part["state"] = "done"
+            return
         for page in fetch_pages(self.client, part["q"], first_page=part["next_page"] or 1):
             self.progress.page(part, page)
             if page.number == 1 and page.total_count > CAP:

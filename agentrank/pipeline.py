@@ -149,6 +149,11 @@ def run_pipeline(
         raise RefreshFailed("crawl", str(e)) from e
     details = {"export": str(export_path), "corrections": str(corrections_path)}
     try:
+        if not import_paths:
+            try:
+                github.check_clock()  # before the refresh run is recorded at a wrong time
+            except GitHubError as e:
+                raise RefreshFailed("crawl", str(e)) from e
         with recorded_run(db, "refresh", details=details, started_at=at) as run:
             stage = _Stages(run, after_stage)
             result = _chain(
