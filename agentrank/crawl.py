@@ -47,7 +47,15 @@ from crawler.secrets import redact
 from db import crawl_state
 from db.connection import checkpoint_wal, write_transaction
 from db.listing import unlisted_reason
-from db.repos import count_listed, count_seen_in_run, crawl_candidates, mark_missing, save_rejects, save_repos
+from db.repos import (
+    count_listed,
+    count_seen_in_run,
+    crawl_candidates,
+    mark_missing,
+    save_rejects,
+    save_repos,
+    unlist_name_twins,
+)
 from db.runs import finish_run, get_run, iso, latest_run, start_run, update_run
 
 RESUMABLE = ("running", "interrupted", "failed")  # not "refused": see DelistRefused
@@ -385,6 +393,7 @@ class _Crawl:
                     delisted += row["listed"]
                     reasons[row["id"]] = reason
                 mark_missing(db, self.run_id, reasons)
+            unlist_name_twins(db)
             found = count_seen_in_run(db.conn, self.run_id)
             stats = self._stats()
             crawl_state.add_counters(db, self.run_id, {}, stats)

@@ -293,7 +293,7 @@ def refresh_database(db_path: str | Path, config: Config, *, what: str = "refres
     """Take the run lock, open the store and run the pipeline: the refresh command, the scheduler
     and the demo all start here. ``options`` go to ``run_pipeline``."""
     with run_lock(db_path, what):
-        db = open_store(db_path)
+        db = open_store(db_path, check=True)
         try:
             return run_pipeline(db, config, **options)
         finally:
