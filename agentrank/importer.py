@@ -40,6 +40,20 @@ class ImportResult:
     conflicts: list[str] = field(default_factory=list)  # the same id twice with different data
     rejects_recorded: int = 0  # rows in `rejects` (at most MAX_REJECTS_KEPT)
 
+    def summary(self) -> str:
+        c = self.counts
+        line = (
+            f"import run {self.run_id}: {c.items} items from {self.files} file(s): {c.saved} repos saved "
+            f"({c.new} new, {c.updated} updated), {self.rejected} rejected, {c.listed} listed"
+        )
+        if self.reasons:
+            line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(self.reasons.items()))
+        if self.rejects_recorded < self.rejected:
+            line += f" (the first {self.rejects_recorded:,} are listed in the rejects table)"
+        for conflict in self.conflicts:
+            line += f"\nduplicate with different data: {conflict}"
+        return line
+
 
 def save_items(
     db: sqlite_utils.Database,
@@ -229,18 +243,3 @@ def _import(
         reasons=reasons,
         conflicts=validated.conflicts,
     )
-
-
-def format_summary(result: ImportResult) -> str:
-    c = result.counts
-    line = (
-        f"import run {result.run_id}: {c.items} items from {result.files} file(s): {c.saved} repos saved "
-        f"({c.new} new, {c.updated} updated), {result.rejected} rejected, {c.listed} listed"
-    )
-    if result.reasons:
-        line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(result.reasons.items()))
-    if result.rejects_recorded < result.rejected:
-        line += f" (the first {result.rejects_recorded:,} are listed in the rejects table)"
-    for conflict in result.conflicts:
-        line += f"\nduplicate with different data: {conflict}"
-    return line
