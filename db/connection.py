@@ -72,7 +72,7 @@ DAMAGED = "the file is damaged: restore it from a backup (such as the last `agen
 
 def check_integrity(db: sqlite_utils.Database, path: str | Path) -> None:
     """Refuse a damaged database before a command writes into it (``PRAGMA quick_check``: every page
-    and index structure, in one read of the file, about 1 s for 200 MB)."""
+    and index structure, in one read of the file: 0.07 s for 71 MB, 40k repos over four weeks)."""
     try:
         rows = db.execute("PRAGMA quick_check(1)").fetchall()
     except sqlite3.DatabaseError as e:

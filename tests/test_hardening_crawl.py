@@ -244,3 +244,17 @@ def test_a_clock_far_from_githubs_records_nothing(tmp_path, run_cli, db_path, re
             line = one_line_failure(result)
             assert f"{abs(days)} days {'ahead of' if days > 0 else 'behind'} GitHub's" in line
             assert dump(db_path) == before
+
+
+def test_a_checkpoint_past_the_last_page_is_not_re_entered(tmp_path, run_cli, db_path, repos):
+    """A crawl left (by an older version) paging at page 11 resumes, marks the part done and ends."""
+    config = config_for(tmp_path)
+    with emulated(repos) as emulator:
+        run_cli("--config", str(config), "crawl", "--api-url", emulator.url)
+        with closing(sqlite3.connect(db_path)) as conn:
+            conn.execute("update crawl_parts set state = 'paging', next_page = 11, verified = 0")
+            conn.execute("update runs set status = 'interrupted' where kind = 'crawl'")
+            conn.commit()
+        done = crawl_in_subprocess(tmp_path, config, emulator.url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("crawl run 1 (") and "resumed" in done.stdout
