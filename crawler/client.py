@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import httpcore
 import httpx
 import tenacity
 
@@ -202,6 +203,8 @@ class GitHubClient:
         self._http = httpx.Client(
             base_url=self.api_url, headers=headers, timeout=httpx.Timeout(config.timeout_s), follow_redirects=False
         )
+        self._deadline = _Deadline()
+        _hold_to_deadline(self._http, self._deadline)
         self.stats = ClientStats()
         self._paused_until = 0.0
         self._pause_reason = ""
@@ -348,27 +351,40 @@ class GitHubClient:
         raise GitHubError(self._redact(f"GitHub answered {status} to {where}: {message}"), status)
 
     def _send(self, request: httpx.Request) -> tuple[httpx.Response, bytes]:
-        """Send ``request`` and read its whole body within ``timeout_s`` (a total deadline, not a
-        per-read one: a body trickled a byte at a time never idles long enough for a read timeout),
-        decompressed by us so that at most ``MAX_BODY_BYTES`` are ever held (a gzip bomb stops there)."""
+        """Send ``request`` and read its whole answer within ``timeout_s``: a total deadline, not a
+        per-read one (every socket read and write of the request stops there, so an answer trickled
+        a byte at a time, headers included, never outlasts it), decompressed by us so that at most
+        ``MAX_BODY_BYTES`` are ever held (a gzip bomb stops there)."""
         deadline = time.monotonic() + self.config.timeout_s
+        self._deadline.at = deadline
+        try:
+            return self._exchange(request, deadline)
+        finally:
+            self._deadline.at = None
+
+    def _exchange(self, request: httpx.Request, deadline: float) -> tuple[httpx.Response, bytes]:
         try:
             r = self._http.send(request, stream=True)
         except httpx.ConnectError as e:
             # Nobody answers at that address (refused, no such host): waiting does not fix that.
             raise _Unreachable(f"connection failed: {type(e).__name__}") from None
         except httpx.TimeoutException as e:
-            raise _Transient(f"timed out: {type(e).__name__}", unreachable=True) from None
+            raise _Transient(self._timed_out(e, deadline), unreachable=True) from None
         except httpx.TransportError as e:
             raise _Transient(f"connection failed: {type(e).__name__}", unreachable=True) from None
         try:
             return r, self._read_body(r, deadline)
         except httpx.TimeoutException as e:
-            raise _Transient(f"timed out: {type(e).__name__}") from None
+            raise _Transient(self._timed_out(e, deadline)) from None
         except httpx.TransportError as e:
             raise _Transient(f"the answer broke off: {type(e).__name__}") from None
         finally:
             r.close()
+
+    def _timed_out(self, error: Exception, deadline: float) -> str:
+        if time.monotonic() >= deadline:
+            return f"no complete answer within timeout_s ({self.config.timeout_s:g} s)"
+        return f"timed out: {type(error).__name__}"
 
     def _read_body(self, r: httpx.Response, deadline: float) -> bytes:
         encoding = r.headers.get("content-encoding", "").strip().lower()
@@ -554,6 +570,82 @@ class GitHubClient:
         if len(text) > 300:
             text = text[:297] + "..."
         return self._redact(text)
+
+
+class _Deadline:
+    """When the request in flight must be over (monotonic seconds); None: no request."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def left(self, timeout: float | None) -> float | None:
+        """The socket timeout to use now: ``timeout``, cut to what is left before the deadline."""
+        if self.at is None:
+            return timeout
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise httpcore.ReadTimeout("the request's deadline passed")
+        return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write stops at the request's deadline, so an answer
+    trickled a byte at a time (its headers included) cannot outlast ``timeout_s``."""
+
+    def __init__(self, stream: httpcore.NetworkStream, deadline: _Deadline) -> None:
+        self._stream, self._deadline = stream, deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, self._deadline.left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, self._deadline.left(timeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
+        return _DeadlineStream(
+            self._stream.start_tls(ssl_context, server_hostname, self._deadline.left(timeout)), self._deadline
+        )
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, backend: httpcore.NetworkBackend, deadline: _Deadline) -> None:
+        self._backend, self._deadline = backend, deadline
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_tcp(host, port, self._deadline.left(timeout), local_address, socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_unix_socket(path, self._deadline.left(timeout), socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+def _hold_to_deadline(client: httpx.Client, deadline: _Deadline) -> None:
+    """Put every connection ``client`` opens (directly or through a proxy) under ``deadline``."""
+    transports = [client._transport, *client._mounts.values()]  # httpx has no public hook for this
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if backend is not None and not isinstance(backend, _DeadlineBackend):
+            pool._network_backend = _DeadlineBackend(backend, deadline)  # type: ignore[union-attr]
 
 
 class _NotJson:

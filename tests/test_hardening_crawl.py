@@ -176,11 +176,12 @@ def test_a_gzip_bomb_stops_at_the_cap(tmp_path, run_cli, repos):
     assert "larger than 32 MB" in one_line_failure(result)
 
 
-def test_a_body_trickled_a_byte_at_a_time_meets_the_deadline(tmp_path, run_cli, repos):
-    """Each byte comes well within the read timeout, the whole body never within timeout_s."""
+@pytest.mark.parametrize("headers_too", [False, True], ids=["body", "headers-and-body"])
+def test_an_answer_trickled_a_byte_at_a_time_meets_the_deadline(tmp_path, run_cli, repos, headers_too):
+    """Each byte comes well within the read timeout, the whole answer never within timeout_s."""
     config = config_for(tmp_path, max_retries=0, timeout_s=1)
     with emulated(repos) as emulator:
-        emulator.inject(faults.raw_answer(EMPTY_PAGE, trickle_s=0.1, times=None))
+        emulator.inject(faults.raw_answer(EMPTY_PAGE, trickle_s=0.1, trickle_headers=headers_too, times=None))
         result = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, expect=None)
     assert "no complete answer within timeout_s (1 s)" in one_line_failure(result)
 

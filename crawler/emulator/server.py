@@ -190,6 +190,7 @@ def raw_answer(
     headers: dict[str, str] | None = None,
     gzip_body: bool = False,
     trickle_s: float = 0.0,
+    trickle_headers: bool = False,
     **match: Any,
 ) -> Fault:
     """Answer with exactly ``body`` (a hostile server): any status and headers, the body optionally
@@ -199,7 +200,16 @@ def raw_answer(
     if gzip_body:
         data = gzip.compress(data, compresslevel=9)
         headers = {**(headers or {}), "Content-Encoding": "gzip"}
-    return Fault("raw", status=status, body=data, headers=dict(headers or {}), seconds=trickle_s, **match)
+    # count=1: the status line and headers are trickled too, not only the body.
+    return Fault(
+        "raw",
+        status=status,
+        body=data,
+        headers=dict(headers or {}),
+        seconds=trickle_s,
+        count=int(trickle_headers),
+        **match,
+    )
 
 
 def hold(**match: Any) -> Fault:
@@ -793,8 +803,13 @@ class GitHubEmulator:
         record.status = answer.status
         # The client may have given up (a read timeout): then there is nothing to answer to.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            trickle = fault.seconds if fault is not None and fault.kind == "raw" else 0.0
-            handler.send(answer, cut=fault is not None and fault.kind == "cut", trickle_s=trickle)
+            raw = fault is not None and fault.kind == "raw"
+            handler.send(
+                answer,
+                cut=fault is not None and fault.kind == "cut",
+                trickle_s=fault.seconds if raw and fault is not None else 0.0,
+                trickle_headers=bool(raw and fault is not None and fault.count),
+            )
         record.real_end = time.monotonic()
 
     def _answer(self, path: str, params: dict[str, str], token: str | None, fault: Fault | None, base: str) -> _Answer:
@@ -1058,7 +1073,19 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.emulator.handle(self)
 
-    def send(self, answer: _Answer, *, cut: bool = False, trickle_s: float = 0.0) -> None:
+    def send(
+        self, answer: _Answer, *, cut: bool = False, trickle_s: float = 0.0, trickle_headers: bool = False
+    ) -> None:
+        if trickle_headers:
+            lines = [f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}"]
+            lines += [f"Content-Type: {answer.content_type}", f"Content-Length: {len(answer.body)}"]
+            lines += [f"{name}: {value}" for name, value in answer.headers.items()]
+            data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + answer.body
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+                time.sleep(trickle_s)
+            return
         self.send_response(answer.status)
         self.send_header("Content-Type", answer.content_type)
         self.send_header("Content-Length", str(len(answer.body)))
