@@ -53,8 +53,9 @@ def reason_in_words(reason: str | None) -> str | None:
     twin = _TWIN.fullmatch(reason)
     if twin:
         return (
-            f"another repository (GitHub id {twin.group(1)}) has the same name, letter case aside, and was seen "
-            "more recently: a name belongs to one repository at a time, so only that one is listed"
+            f"another repository (GitHub id {twin.group(1)}) has the same name (letter case and look-alike "
+            "characters aside) and was seen more recently: a name belongs to one repository at a time, so only "
+            "that one is listed"
         )
     if reason.startswith("excluded by correction: "):
         return "a maintainer's correction excludes it: " + reason.removeprefix("excluded by correction: ")
