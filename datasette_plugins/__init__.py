@@ -12,19 +12,21 @@ from datasette import hookimpl
 
 from datasette_plugins import admission, agent_page, badges, cache, feeds, pages
 from datasette_plugins.admission import handle_exception
-from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls
+from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls, static_cache_headers
 from datasette_plugins.cells import render_cell
+from datasette_plugins.cors import cors
 from datasette_plugins.formatting import prepare_jinja2_environment
-from datasette_plugins.limits import prepare_connection
+from datasette_plugins.limits import limits, prepare_connection
 from datasette_plugins.pages import extra_template_vars
 
 
 @hookimpl
 def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
     """Pages the published run decides come from the page cache (ETag, 304) before anything else;
-    what reaches the server passes the request gate that bounds heavy queries."""
+    what reaches the server passes the request gate that bounds heavy queries. Outermost: CORS
+    on the read-only data answers and ``Cache-Control`` on static files."""
     gate, cached = admission.asgi_wrapper(datasette), cache.asgi_wrapper(datasette)
-    return lambda app: cached(gate(app))
+    return lambda app: cors(static_cache_headers(cached(gate(app))), enabled=limits(datasette).cors)
 
 
 @hookimpl

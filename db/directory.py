@@ -142,6 +142,21 @@ def left_list(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: in
     )
 
 
+def observed_times(conn: sqlite3.Connection, run_id: int, repo_ids: list[int]) -> dict[int, str]:
+    """When the data each repo was scored on in score run ``run_id`` was observed (its newest
+    snapshot from a run before it), by repo id; repos without one are left out."""
+    found: dict[int, str] = {}
+    for start in range(0, len(repo_ids), 500):
+        chunk = repo_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"select repo_id, max(observed_at) from snapshots where run_id < ? and repo_id in ({marks}) group by repo_id",
+            [run_id, *chunk],
+        )
+        found.update({repo_id: observed for repo_id, observed in rows if observed})
+    return found
+
+
 def movers(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = 20) -> list[dict[str, Any]]:
     """Repos in both runs whose rank moved the most (places_up > 0 is a rise)."""
     return dicts(
