@@ -525,9 +525,9 @@ def export(state: State, out: str | None, public_url: str | None) -> None:
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     serve_config = serve_settings(state, {"public_url": public_url})
     db = state.open(must_exist=True)
-    warn_public_url(serve_config.public_url)
     result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
+    warn_public_url(serve_config.public_url)
 
 
 @cli.command()
@@ -654,9 +654,7 @@ def snapshot(state: State, out: str, public_url: str | None) -> None:
     )
     if refusal:
         raise click.ClickException(f"--out {out}: {refusal}")
-    db = state.open(must_exist=True)
-    warn_public_url(serve_config.public_url)
-    result = publish_snapshot(db, out, serve_config)
+    result = publish_snapshot(state.open(must_exist=True), out, serve_config)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
     click.echo(
         f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
@@ -664,6 +662,7 @@ def snapshot(state: State, out: str, public_url: str | None) -> None:
     )
     click.echo(f"wrote {result.metadata_path}")
     click.echo(f"serve it with: {datasette_command(result, serve_config)}")
+    warn_public_url(serve_config.public_url)
 
 
 def _command_prefix() -> str:

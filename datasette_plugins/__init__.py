@@ -10,7 +10,7 @@ from typing import Any
 
 from datasette import hookimpl
 
-from datasette_plugins import admission, agent_page, badges, cache, feeds, pages
+from datasette_plugins import admission, agent_page, badges, cache, feeds, pages, schemas
 from datasette_plugins.admission import handle_exception
 from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls, static_cache_headers
 from datasette_plugins.cells import render_cell
@@ -31,7 +31,7 @@ def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
 
 @hookimpl
 def register_routes():
-    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES, *feeds.ROUTES]
+    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES, *feeds.ROUTES, *schemas.ROUTES]
 
 
 __all__ = [

@@ -13,7 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 READ_ONLY_SUFFIXES = (".json", ".csv", ".atom", ".svg")
-READ_ONLY_TYPES = (b"application/json", b"text/csv", b"text/plain", b"application/atom+xml", b"image/svg+xml")
+READ_ONLY_TYPES = (
+    b"application/json",
+    b"application/schema+json",
+    b"text/csv",
+    b"text/plain",
+    b"application/atom+xml",
+    b"image/svg+xml",
+)
 EXPOSED = b"Link, ETag, Retry-After"
 
 
