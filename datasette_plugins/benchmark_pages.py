@@ -96,9 +96,11 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
     )
     body = _panel(points, runs, "passed", "tasks passed", 0, "{:g}")
     body += _panel(points, runs, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:.2f}")
+    label = f"Tasks passed and cost per pass across {len(runs)} runs (the figures are listed below the chart)"
     return Markup(
-        '<svg class="agentrank-over-time" role="img" viewBox="0 0 {w} {h}" width="{w}" height="{h}">{body}{labels}</svg>'
-    ).format(w=CHART_WIDTH, h=2 * PANEL_HEIGHT + 20, body=body, labels=labels)
+        '<svg class="agentrank-over-time" role="img" aria-label="{label}" viewBox="0 0 {w} {h}" width="{w}" '
+        'height="{h}">{body}{labels}</svg>'
+    ).format(label=label, w=CHART_WIDTH, h=2 * PANEL_HEIGHT + 20, body=body, labels=labels)
 
 
 def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
