@@ -40,7 +40,7 @@ def text_width(text: str) -> float:
 
 
 def generate(font_path: str) -> dict[str, object]:
-    from fontTools.ttLib import TTFont  # type: ignore[import-not-found]  # only to regenerate the table
+    from fontTools.ttLib import TTFont  # type: ignore[import-not-found,unused-ignore]  # only to regenerate the table
 
     font = TTFont(font_path)
     cmap = font.getBestCmap()
