@@ -15,6 +15,7 @@ from datasette_plugins.admission import handle_exception
 from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls, static_cache_headers
 from datasette_plugins.cells import render_cell
 from datasette_plugins.cors import cors
+from datasette_plugins.facets import dedupe_facets
 from datasette_plugins.formatting import prepare_jinja2_environment
 from datasette_plugins.limits import limits, prepare_connection
 from datasette_plugins.pages import extra_template_vars
@@ -26,7 +27,9 @@ def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
     what reaches the server passes the request gate that bounds heavy queries. Outermost: CORS
     on the read-only data answers and ``Cache-Control`` on static files."""
     gate, cached = admission.asgi_wrapper(datasette), cache.asgi_wrapper(datasette)
-    return lambda app: cors(static_cache_headers(cached(gate(app))), enabled=limits(datasette).cors)
+    return lambda app: cors(
+        static_cache_headers(dedupe_facets(cached(gate(app)), datasette)), enabled=limits(datasette).cors
+    )
 
 
 @hookimpl

@@ -801,3 +801,38 @@ def m019_score_range_shown_outwards(db: sqlite_utils.Database) -> None:
             "round(s.score_high, 1) as score_high": SHOWN_HIGH_SQL.format("s.score_high") + " as score_high",
         },
     )
+
+
+@migrations()
+def m020_agents_columns_named_as_the_export(db: sqlite_utils.Database) -> None:
+    # The agents table's columns take the export's names, so an API client uses one name for one
+    # thing (`_facet=license_spdx`, `_sort=pushed_at`): license -> license_spdx, last_push ->
+    # pushed_at, and category_name next to category. Self-contained SQL: the view's text is edited
+    # and the table's columns renamed in place (the next publish rebuilds the table from the view).
+    conn = db.conn
+    found = conn.execute("select sql from sqlite_master where type = 'view' and name = 'published_ranking'").fetchone()
+    if found:
+        definition = found[0]
+        rewritten = definition.replace("s.license_spdx as license,", "s.license_spdx,")
+        rewritten = rewritten.replace("s.pushed_at as last_push,", "s.pushed_at,")
+        if "as category_name" not in rewritten:
+            rewritten = re.sub(
+                r"(\bs\.category,)",
+                r"\1 (select c.name from categories c where c.id = s.category) as category_name,",
+                rewritten,
+                count=1,
+            )
+        if rewritten != definition:
+            conn.execute("drop view published_ranking")
+            conn.execute(rewritten)
+    is_table = conn.execute("select 1 from sqlite_master where type = 'table' and name = 'agents'").fetchone()
+    if not is_table:
+        return
+    columns = {row[1] for row in conn.execute("pragma table_info(agents)")}
+    if "license" in columns:
+        conn.execute("alter table agents rename column license to license_spdx")
+    if "last_push" in columns:
+        conn.execute("alter table agents rename column last_push to pushed_at")
+    if "category_name" not in columns:
+        conn.execute("alter table agents add column category_name text")
+        conn.execute("update agents set category_name = (select c.name from categories c where c.id = agents.category)")

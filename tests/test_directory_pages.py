@@ -422,3 +422,15 @@ def test_an_unlisted_reason_reads_in_plain_words():
     assert reason_in_words("excluded by correction: a prompt list").startswith("a maintainer's correction excludes it")
     assert reason_in_words("fork").startswith("it is a fork") and reason_in_words(None) is None
     assert reason_in_words("something new") == "something new"
+
+
+@pytest.mark.asyncio
+async def test_the_table_columns_are_named_as_the_export_and_facets_are_not_doubled(datasette):
+    data = (await datasette.client.get("/agentrank/agents.json?_facet=license_spdx&_size=1&_shape=objects")).json()
+    assert {"license_spdx", "pushed_at", "category_name"} <= set(data["rows"][0])
+    assert "license_spdx" in data["facet_results"]
+    doubled = (await datasette.client.get("/agentrank/agents.json?_facet=category&_facet=language&_size=1")).json()
+    assert "category" in doubled["facet_results"] and "category_2" not in doubled["facet_results"]
+    assert "language_2" not in doubled["facet_results"]
+    page = await datasette.client.get("/agentrank/agents?_facet=category")
+    assert page.status_code == 200 and "category_2" not in page.text
