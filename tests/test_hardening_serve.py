@@ -58,6 +58,35 @@ def test_heavy_requests_queue_briefly_then_get_503_while_normal_pages_pass():
     assert busy[1]["retry-after"] == "5" and b"busy" in busy[2]
 
 
+def test_raw_sql_in_any_parameter_and_canned_queries_wait_their_turn_at_the_gate():
+    # Issue 29 item 10: _where, _search and canned queries went around the gate.
+    release = asyncio.Event()
+
+    async def slow_app(scope, receive, send):
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    app = gate(slow_app, slots=1, wait_s=0.05, canned=lambda: frozenset({("db", "recompute")}))
+    requests = [
+        ("/db.json", "sql=select+1"),
+        ("/db/agents.json", "_where=1"),
+        ("/db/agents.json", "%5Fwhere=1"),
+        ("/db/agents", "_search=agent"),
+        ("/db/recompute", ""),
+        ("/db.json", "%73ql=select+1"),
+    ]
+
+    async def scenario():
+        tasks = [asyncio.create_task(_call(app, path, query)) for path, query in requests]
+        await asyncio.sleep(0.2)
+        release.set()
+        return await asyncio.gather(*tasks)
+
+    statuses = [status for status, _, _ in asyncio.run(scenario())]
+    assert sorted(statuses) == [200, 503, 503, 503, 503, 503], statuses
+
+
 @pytest.mark.parametrize(
     ("path", "query", "heavy"),
     [
