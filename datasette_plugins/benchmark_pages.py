@@ -16,27 +16,16 @@ from urllib.parse import quote, unquote
 from datasette import Response
 from markupsafe import Markup, escape
 
-from datasette_plugins.limits import plain_rows
+from datasette_plugins.reading import ranking_database, read_page
+from db.repos import listed_names
 from leaderboard import views
 
 CHART_WIDTH, PANEL_HEIGHT, MARGIN = 560, 120, 44
 
 
-async def _database(datasette: Any):
-    for name, database in datasette.databases.items():
-        if not name.startswith("_") and await database.table_exists("benchmark_rs9_runs"):
-            return database
-    return None
-
-
-def _listed(conn: sqlite3.Connection) -> set[str]:
-    return {name.lower() for (name,) in conn.execute("select full_name from repos where listed = 1")}
-
-
 def _read(reader: Callable[[sqlite3.Connection], Any]) -> Callable[[sqlite3.Connection], Any]:
     def run(conn: sqlite3.Connection) -> Any:
-        with plain_rows(conn):
-            return {"data": reader(conn), "listed": _listed(conn)}
+        return {"data": reader(conn), "listed": listed_names(conn)}
 
     return run
 
@@ -104,22 +93,29 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
 
 
 def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One chart per suite and agent variant (agent and settings) across the suite's runs."""
-    charts: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    """One chart per suite, tier and agent variant (agent and settings) across the suite's runs.
+
+    ``entries`` come from ``views.rs9_runs``, runs in date order (the name breaking ties): the
+    charts keep that order (``run-9`` before ``run-10``), never the names' alphabetical one.
+    """
+    charts: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     runs: dict[str, list[str]] = {}
     for entry in entries:
         settings = json.dumps(entry["settings"], sort_keys=True)
-        charts.setdefault((entry["suite"], entry["agent"], settings), []).append(entry)
+        charts.setdefault((entry["suite"], entry["tier"], entry["agent"], settings), []).append(entry)
         runs.setdefault(entry["suite"], [])
         if entry["run"] not in runs[entry["suite"]]:
             runs[entry["suite"]].append(entry["run"])
     out = []
-    for (suite, agent, settings), points in sorted(charts.items()):
-        suite_runs = sorted(runs[suite])
-        points.sort(key=lambda p: p["run"])
+    for (suite, tier, agent, settings), points in sorted(
+        charts.items(), key=lambda item: (item[0][0], item[0][1] == "community", *item[0][2:])
+    ):
+        suite_runs = runs[suite]
+        points.sort(key=lambda p: suite_runs.index(p["run"]))
         out.append(
             {
                 "suite": suite,
+                "tier": tier,
                 "agent": agent,
                 "settings": json.loads(settings),
                 "points": points,
@@ -141,10 +137,10 @@ def agent_link(datasette: Any, listed: set[str]) -> Callable[[str], Markup]:
 
 
 async def _page(datasette: Any, request: Any, template: str, reader: Callable[[sqlite3.Connection], Any], **extra):
-    database = await _database(datasette)
+    database = await ranking_database(datasette)
     if database is None:
         return Response.html("No AgentRank database is served.", status=404)
-    found = await database.execute_fn(_read(reader))
+    found = await read_page(datasette, database, _read(reader))
     if found["data"] is None:
         return Response.html(
             await datasette.render_template("benchmark_404.html", {"what": extra.get("what", "page")}, request=request),
@@ -206,6 +202,26 @@ async def task_page(datasette: Any, request: Any) -> Response:
     )
 
 
+async def method_page(datasette: Any, request: Any) -> Response:
+    """A registered method without a page of its own: its items' declared figures, by tier."""
+    from leaderboard.methods import METHODS
+
+    key = _var(request, "method")
+    spec = METHODS.get(key)
+
+    def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
+        if spec is None or spec.table is not None:
+            return None
+        return {
+            "key": key,
+            "export_name": spec.export_name,
+            "figures": list(spec.figures),
+            "items": views.method_items(conn, key),
+        }
+
+    return await _page(datasette, request, "benchmark_method.html", read, what=f"method {key}")
+
+
 _JSON = r"(?:\.(?P<format>json))?$"
 ROUTES = [
     (r"^/-/benchmark/?" + _JSON, home),
@@ -214,4 +230,5 @@ ROUTES = [
     (r"^/-/benchmark/index" + _JSON, index_page),
     (r"^/-/benchmark/fitscore" + _JSON, fitscore_page),
     (r"^/-/benchmark/tasks/(?P<suite>[^/]+)/(?P<task>[^/]+?)" + _JSON, task_page),
+    (r"^/-/benchmark/methods/(?P<method>[^/]+?)" + _JSON, method_page),
 ]

@@ -1,4 +1,4 @@
-"""The JSON Schemas, served at the paths their ``$id``s name: ``/schemas/export-v3.schema.json``
+"""The JSON Schemas, served at the paths their ``$id``s name: ``/schemas/export-v4.schema.json``
 (the export, ``agentrank export``) and ``/schemas/attempt-v1.schema.json`` (one benchmark attempt,
 ``agentrank import-attempts``).
 
@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from datasette import Response
 
 from datasette_plugins.limits import limits
+from scoring.components import TABLE
 
 SHIPPED = {"agentrank": "export.schema.json", "leaderboard": "attempt.schema.json"}
 
@@ -28,8 +29,19 @@ def schemas() -> dict[str, dict[str, Any]]:
     found = {}
     for package, name in SHIPPED.items():
         schema = json.loads(files(package).joinpath(name).read_text(encoding="utf-8"))
+        if package == "agentrank":
+            _with_components(schema)
         found[urlsplit(schema["$id"]).path] = schema
     return found
+
+
+def _with_components(schema: dict[str, Any]) -> None:
+    """Each score component in the export's ``components`` (as ``agentrank.exporter.export_schema``
+    does: the file leaves them to the code, ``scoring/components.py``)."""
+    components = schema["$defs"]["agent"]["properties"]["components"]
+    components["required"] = [c.name for c in TABLE]
+    components["properties"] = {c.name: {"$ref": "#/$defs/percent", "description": c.export_description} for c in TABLE}
+    components["additionalProperties"] = False
 
 
 async def schema(datasette: Any, request: Any) -> Response:

@@ -73,7 +73,7 @@ def test_the_index_page_shows_version_components_and_the_missing_suite(page, met
     expect(page.locator("section.agentrank-index")).to_contain_text("Components, equal weights: deep, term, qna.")
     rows = page.locator("section.agentrank-index tbody tr")
     expect(rows).to_have_count(2)
-    expect(rows.nth(0).locator("td.agentrank-value")).to_have_text("70.0")  # (60 + 70 + 80) / 3
+    expect(rows.nth(0).locator("td.agentrank-value")).to_have_text("66.7")  # pass@1 (100 + 100 + 0) / 3
     expect(rows.nth(1).locator("td.agentrank-value")).to_contain_text("no counted attempt in qna")
     shot(page, "benchmark-index")
     assert page.errors == []
