@@ -933,7 +933,7 @@ PUBLISHED_RANKING_M021 = (
 )
 AGENTS_TABLE_M021 = (
     AGENTS_TABLE_M017.replace(
-        '"category" TEXT, "category_uncertain"', '"category" TEXT, "category_name", "category_uncertain"'
+        '"category" TEXT, "category_uncertain"', '"category" TEXT, "category_name" TEXT, "category_uncertain"'
     )
     .replace('"license" TEXT', '"license_spdx" TEXT')
     .replace('"last_push" TEXT', '"pushed_at" TEXT')
