@@ -661,7 +661,9 @@ def serve(
     from agentrank.serve import serve as run_datasette
     from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
 
-    overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable, "public_url": public_url}
+    overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
+    if public_url is not None:  # else a --setting public_url stays
+        overrides["public_url"] = public_url
     config = serve_settings(state, overrides)
     problem = public_url_problem(config.public_url)
     if problem and public:

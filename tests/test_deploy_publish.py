@@ -200,3 +200,19 @@ async def test_cors_on_the_read_only_data_under_serve_and_off_when_set(published
     assert "access-control-allow-origin" not in page.headers  # HTML pages: not needed
     off = build_datasette(published_db.path, ServeConfig(heap_limit_mb=0, cors=False))
     assert "access-control-allow-origin" not in (await off.client.get(f"/-/agent/{name}.json")).headers
+
+
+@pytest.mark.parametrize(
+    "how",
+    [("--public-url", "https://agentrank.example.org"), ("--setting", "public_url", "https://agentrank.example.org")],
+)
+def test_serve_public_runs_with_an_https_public_url_given_either_way(published_db, tmp_path, how):
+    from tests.publish_helpers import agentrank_serve, running
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with running(agentrank_serve(published_db.path, port, "--public", *how), port, log) as server:
+        page = httpx.get(f"{server.url}/-/agent/{published_db.top_name}", timeout=30)
+        assert page.status_code == 200
+        assert f"https://agentrank.example.org/-/agent/{published_db.top_name}/badge.svg" in page.text
+    assert "WARNING" not in log.read_text()
