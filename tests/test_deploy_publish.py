@@ -216,3 +216,16 @@ def test_serve_public_runs_with_an_https_public_url_given_either_way(published_d
         assert page.status_code == 200
         assert f"https://agentrank.example.org/-/agent/{published_db.top_name}/badge.svg" in page.text
     assert "WARNING" not in log.read_text()
+
+
+def test_the_nginx_config_limits_every_canned_query(published_db):
+    """deploy/nginx/agentrank-http.conf names the canned queries (nginx cannot ask Datasette): a
+    query added to the metadata must be added there too, or it escapes the per-IP limit."""
+    from agentrank.serve import build_datasette
+    from datasette_plugins.admission import canned_queries
+    from datasette_plugins.settings import ServeConfig
+
+    conf = (ROOT / "deploy" / "nginx" / "agentrank-http.conf").read_text()
+    listed = set(re.search(r'"~\^/\[\^/\]\+/\(([^)]*)\)', conf).group(1).split("|"))
+    names = {name for _, name in canned_queries(build_datasette(published_db.path, ServeConfig(heap_limit_mb=0)))}
+    assert names and names <= listed, sorted(names - listed)
