@@ -33,6 +33,7 @@ PAGES = [
     "/-/benchmark",
     "/-/benchmark/index",
     "/-/benchmark/fitscore",
+    "/-/benchmark/scorecard",
     "/-/benchmark/over-time/demo-pack",
     "/-/agent/no-such/repo",
 ]
