@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -78,9 +79,16 @@ def day(value: Any) -> str:
     return value[:10] if isinstance(value, str) else ""
 
 
+def anchor(value: Any) -> str:
+    """An HTML id (and ``#fragment``) for a name: no spaces or other separators, e.g. "Demo Index" → "demo-index"."""
+    slug = re.sub(r"[^\w]+", "-", str(value).lower(), flags=re.UNICODE).strip("-")
+    return slug or "section"
+
+
 @hookimpl
 def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
     env.filters.update(
+        anchor=anchor,
         thousands=thousands,
         signed=signed,
         plural=plural,

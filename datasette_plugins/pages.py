@@ -126,7 +126,7 @@ def line_rows(rows: list[Any], category_names: dict[str, str]) -> list[dict[str,
         line = {key: row[key] for key in keys}
         for key in ("rank", "full_name", "description", "category", "score", "stars", "forks", "stars_delta_7d"):
             line.setdefault(key, None)
-        line.setdefault("last_push", None)
+        line.setdefault("last_push", line.get("pushed_at"))  # the line template's name for it
         line["category_name"] = category_names.get(line["category"] or "", line["category"])
         lines.append(line)
     return lines
