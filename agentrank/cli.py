@@ -194,6 +194,22 @@ class State:
 pass_state = click.make_pass_decorator(State)
 
 
+PUBLIC_URL_HELP = "Where the directory is served, https://… (overrides [serve] public_url)"
+
+
+def public_url_option() -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option("--public-url", "public_url", default=None, metavar="URL", help=PUBLIC_URL_HELP)
+
+
+def warn_public_url(url: str) -> None:
+    """A loud warning on stderr when ``url`` cannot be the public address, with how to set it."""
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
+
+    problem = public_url_problem(url)
+    if problem:
+        click.echo(f"WARNING: {problem}; {HOW_TO_SET_PUBLIC_URL}", err=True)
+
+
 def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The ``--out PATH`` option of the commands that write a file."""
     return click.option("--out", "out", default=None, required=required, type=click.Path(dir_okay=False), help=help)
@@ -506,7 +522,21 @@ def import_assessments(state: State, file: str) -> None:
     "evaluate_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Score the model on a labelled CSV (full_name, description, topics, category); no database",
+    help="Score the model on a labelled CSV (full_name, description, topics, category, second_category); no database",
+)
+@click.option(
+    "--repos",
+    "repos_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Descriptions and topics by full_name (CSV or search-items JSON) for an --evaluate file without them",
+)
+@click.option(
+    "--survey",
+    "survey_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Classify unlabelled repos (search-items JSON or CSV): category mix and share uncertain; no database",
 )
 @click.option("--cross-validate", is_flag=True, help="k-fold cross-validation on the bundled training set")
 @click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Folds for --cross-validate")
@@ -515,21 +545,34 @@ def import_assessments(state: State, file: str) -> None:
 )
 @pass_state
 def classify(
-    state: State, only_changed: bool, evaluate_path: str | None, cross_validate: bool, folds: int, held_out: bool
+    state: State,
+    only_changed: bool,
+    evaluate_path: str | None,
+    repos_path: str | None,
+    survey_path: str | None,
+    cross_validate: bool,
+    folds: int,
+    held_out: bool,
 ) -> None:
     "Assign a category to every listed repo, or evaluate the classifier"
-    if evaluate_path or cross_validate or held_out:
+    if repos_path and not evaluate_path:
+        raise click.UsageError("--repos goes with --evaluate")
+    if evaluate_path or cross_validate or held_out or survey_path:
         from classify import evaluate as ev
 
         uncertain_below = state.config.classify.uncertain_below
         if evaluate_path:
-            click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below))
-        if held_out:
+            click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below, repos=repos_path))
+        if survey_path:
             if evaluate_path:
+                click.echo("")
+            click.echo(ev.survey_report(survey_path, uncertain_below=uncertain_below))
+        if held_out:
+            if evaluate_path or survey_path:
                 click.echo("")
             click.echo(ev.held_out_report(uncertain_below=uncertain_below))
         if cross_validate:
-            if evaluate_path or held_out:
+            if evaluate_path or survey_path or held_out:
                 click.echo("")
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return
@@ -574,15 +617,18 @@ def score(state: State, as_of: str | None, force: bool) -> None:
 
 @cli.command()
 @out_option("Where to write the JSON (default: export.path from the config)")
+@public_url_option()
 @pass_state
-def export(state: State, out: str | None) -> None:
+def export(state: State, out: str | None, public_url: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     from agentrank.exporter import export as write_export
 
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
+    serve_config = serve_settings(state, {"public_url": public_url})
     db = state.open(must_exist=True, check=True)
-    result = write_export(db, path, public_url=state.config.serve.public_url)
+    result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
+    warn_public_url(serve_config.public_url)
 
 
 @cli.command()
@@ -664,14 +710,35 @@ def check_port(host: str, port: int) -> None:
     help="Open the file with immutable=1: for a snapshot nothing writes to (caching, counts once)",
 )
 @click.option("--setting", "settings", type=(str, str), multiple=True, metavar="NAME VALUE", help=SETTING_HELP)
+@public_url_option()
+@click.option(
+    "--public",
+    is_flag=True,
+    help="This is the public server: refuse a loopback or plain-http public_url",
+)
 @pass_state
 def serve(
-    state: State, host: str | None, port: int | None, immutable: bool | None, settings: tuple[tuple[str, str], ...]
+    state: State,
+    host: str | None,
+    port: int | None,
+    immutable: bool | None,
+    settings: tuple[tuple[str, str], ...],
+    public_url: str | None,
+    public: bool,
 ) -> None:
     "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
 
-    config = serve_settings(state, {**dict(settings), "host": host, "port": port, "immutable": immutable})
+    overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
+    if public_url is not None:  # else a --setting public_url stays
+        overrides["public_url"] = public_url
+    config = serve_settings(state, overrides)
+    problem = public_url_problem(config.public_url)
+    if problem and public:
+        raise click.ClickException(f"--public: {problem}; {HOW_TO_SET_PUBLIC_URL}")
+    if problem and not config.host.startswith("127.") and config.host not in ("localhost", "::1"):
+        warn_public_url(config.public_url)  # listening beyond this machine: probably meant for others
     if not state.db_path.exists():
         state.open(must_exist=True)  # one line: no database there, and how to make one
     if not config.immutable:
@@ -683,26 +750,29 @@ def serve(
 
 @cli.command()
 @out_option("The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json", required=True)
+@public_url_option()
 @pass_state
-def snapshot(state: State, out: str) -> None:
+def snapshot(state: State, out: str, public_url: str | None) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
     from agentrank.serve import datasette_command, publish_snapshot
     from db.paths import output_refusal
     from db.snapshot import metadata_path_for
 
+    serve_config = serve_settings(state, {"public_url": public_url})
     refusal = output_refusal(Path(out), state.db_path, sqlite=True) or output_refusal(
         metadata_path_for(out), state.db_path, sqlite=False
     )
     if refusal:
         raise click.ClickException(f"--out {out}: {refusal}")
-    result = publish_snapshot(state.open(must_exist=True, check=True), out, state.config.serve)
+    result = publish_snapshot(state.open(must_exist=True, check=True), out, serve_config)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
     click.echo(
         f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
         f"integrity ok, scores recompute{dropped}"
     )
     click.echo(f"wrote {result.metadata_path}")
-    click.echo(f"serve it with: {datasette_command(result, state.config.serve)}")
+    click.echo(f"serve it with: {datasette_command(result, serve_config)}")
+    warn_public_url(serve_config.public_url)
 
 
 def _command_prefix() -> str:

@@ -102,10 +102,14 @@ def badge_snippet(public_url: str, full_name: str, score: float, rank: int) -> d
     page = base + agent_path(full_name)
     image = page + "/badge.svg"
     alt = "AgentRank score and rank"
+    shields = page + "/shields.json"
+    shields_image = "https://img.shields.io/endpoint?url=" + quote(shields, safe="")
     return {
         "page_url": page,
         "badge_url": image,
-        "shields_url": page + "/shields.json",
+        "shields_url": shields,
+        "shields_image": shields_image,
+        "shields_markdown": f"[![{alt}]({shields_image})]({page})",
         "markdown": f"[![{alt}]({image})]({page})",
         "html": f'<a href="{escape(page)}"><img src="{escape(image)}" alt="{escape(alt)}"></a>',
     }

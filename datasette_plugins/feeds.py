@@ -28,6 +28,11 @@ from db.listing import reason_in_words
 from scoring.score import shown
 
 ATOM = "http://www.w3.org/2005/Atom"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+# Feed and entry ids are tag: URIs (RFC 4151) built from the feed, the score run and the repo id,
+# never from public_url: moving the site (or fixing its URL) keeps every id, so readers do not
+# show old entries again. The entry's link is the maker's page.
+TAG_AUTHORITY = "tag:agentrank,2026:"
 RUNS = 8  # score runs a feed covers
 MOVERS_PER_RUN = 20
 SUMMARY_CHARS = 500
@@ -58,32 +63,58 @@ def _category(row: dict[str, Any]) -> str:
     return f" ({row['category_name']})" if row.get("category_name") else ""
 
 
+def feed_id(kind: str) -> str:
+    return f"{TAG_AUTHORITY}feeds/{kind}"
+
+
+def entry_id(kind: str, run_id: int, repo_id: int) -> str:
+    """The same for an entry wherever the directory is served (the run and repo ids, not the host)."""
+    return f"{TAG_AUTHORITY}feeds/{kind}/run-{run_id}/repo-{repo_id}"
+
+
+def _summary(row: dict[str, Any]) -> str:
+    """The repo's description, or what the entry says when it has none (every entry has a summary)."""
+    if row.get("description"):
+        return clean(row["description"], SUMMARY_CHARS)
+    return clean(row["title"], isolate=False) + ". The repository has no description on GitHub."
+
+
 def feed_entries(conn: sqlite3.Connection, kind: str) -> list[dict[str, Any]]:
-    """The entries of one feed, newest run first: name, title, summary, when and a key unique per run."""
-    entries = []
+    """The entries of one feed, newest run first: name, title, summary, when and a key unique per run.
+
+    An entry's ``updated`` is when the data behind it was observed (the repo's newest snapshot
+    before the score run), else the run's reference time: entries of one run differ as their
+    crawls did."""
+    entries: list[dict[str, Any]] = []
     for run in directory.score_runs(conn, RUNS):
-        previous = run["previous_id"]
-        if previous is None:
-            continue  # the first run: nothing to compare with
-        if kind == "new":
-            for row in directory.newly_listed(conn, run["id"], previous):
-                title = f"{isolated(row['full_name'])} is newly listed at #{row['rank']:,}{_category(row)}"
-                entries.append({**row, "title": title, "updated": run["as_of"]})
-        elif kind == "left":
-            for row in directory.left_list(conn, run["id"], previous):
-                words = reason_in_words(row["unlisted_reason"])  # as the maker's page says it
-                reason = f": {words}" if words else ""
-                title = f"{isolated(row['full_name'])} left the list (was #{row['previous_rank']:,}){reason}"
-                entries.append({**row, "title": title, "updated": run["as_of"]})
-        else:
-            for row in directory.movers(conn, run["id"], previous, MOVERS_PER_RUN):
-                moved = row["places_up"]
-                way = f"up {plural(moved, 'place')}" if moved > 0 else f"down {plural(-moved, 'place')}"
-                title = (
-                    f"{isolated(row['full_name'])} moved {way} to #{row['rank']:,} (score {shown(row['score']):.1f})"
-                )
-                entries.append({**row, "title": title, "updated": run["as_of"]})
+        start = len(entries)
+        _run_entries(conn, kind, run, entries)
+        observed = directory.observed_times(conn, run["id"], [row["repo_id"] for row in entries[start:]])
+        for row in entries[start:]:
+            row["updated"] = min(observed.get(row["repo_id"], run["as_of"]), run["as_of"])
     return entries
+
+
+def _run_entries(conn: sqlite3.Connection, kind: str, run: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    previous = run["previous_id"]
+    if previous is None:
+        return  # the first run: nothing to compare with
+    if kind == "new":
+        for row in directory.newly_listed(conn, run["id"], previous):
+            title = f"{isolated(row['full_name'])} is newly listed at #{row['rank']:,}{_category(row)}"
+            entries.append({**row, "title": title, "updated": run["as_of"]})
+    elif kind == "left":
+        for row in directory.left_list(conn, run["id"], previous):
+            words = reason_in_words(row["unlisted_reason"])  # as the maker's page says it
+            reason = f": {words}" if words else ""
+            title = f"{isolated(row['full_name'])} left the list (was #{row['previous_rank']:,}){reason}"
+            entries.append({**row, "title": title, "updated": run["as_of"]})
+    else:
+        for row in directory.movers(conn, run["id"], previous, MOVERS_PER_RUN):
+            moved = row["places_up"]
+            way = f"up {plural(moved, 'place')}" if moved > 0 else f"down {plural(-moved, 'place')}"
+            title = f"{isolated(row['full_name'])} moved {way} to #{row['rank']:,} (score {shown(row['score']):.1f})"
+            entries.append({**row, "title": title, "updated": run["as_of"]})
 
 
 def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: str) -> bytes:
@@ -96,9 +127,9 @@ def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: 
             element.text = text
         return element
 
-    feed = ET.Element(f"{{{ATOM}}}feed")
+    feed = ET.Element(f"{{{ATOM}}}feed", {XML_LANG: "en"})
     self_url = f"{base}/-/feeds/{kind}.atom"
-    sub(feed, "id", self_url)
+    sub(feed, "id", feed_id(kind))
     sub(feed, "title", f"AgentRank: {FEEDS[kind]}")
     sub(feed, "updated", updated)
     sub(feed, "link", rel="self", type="application/atom+xml", href=self_url)
@@ -108,12 +139,11 @@ def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: 
     for row in entries:
         page = base + agent_path(row["full_name"])
         entry = sub(feed, "entry")
-        sub(entry, "id", f"{base}/-/feeds/{kind}/run-{row['run_id']}/repo-{row['repo_id']}")
+        sub(entry, "id", entry_id(kind, row["run_id"], row["repo_id"]))
         sub(entry, "title", clean(row["title"], isolate=False))  # its name is isolated already
         sub(entry, "updated", row["updated"])
         sub(entry, "link", rel="alternate", type="text/html", href=page)
-        if row.get("description"):
-            sub(entry, "summary", clean(row["description"], SUMMARY_CHARS), type="text")
+        sub(entry, "summary", _summary(row), type="text")
     return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="utf-8", xml_declaration=False)
 
 

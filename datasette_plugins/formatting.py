@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -10,6 +11,7 @@ from datasette import hookimpl
 
 from crawler.items import parse_timestamp
 from datasette_plugins.agent_page import agent_path
+from datasette_plugins.benchmark_pages import bench_path
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
@@ -77,9 +79,16 @@ def day(value: Any) -> str:
     return value[:10] if isinstance(value, str) else ""
 
 
+def anchor(value: Any) -> str:
+    """An HTML id (and ``#fragment``) for a name: no spaces or other separators, e.g. "Demo Index" → "demo-index"."""
+    slug = re.sub(r"[^\w]+", "-", str(value).lower(), flags=re.UNICODE).strip("-")
+    return slug or "section"
+
+
 @hookimpl
 def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
     env.filters.update(
+        anchor=anchor,
         thousands=thousands,
         signed=signed,
         plural=plural,
@@ -93,6 +102,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         field_value=field_value,
         own_label=own_label,
         agent_url=lambda name: datasette.urls.path(agent_path(name)),
+        bench_url=lambda parts: datasette.urls.path(bench_path(*parts)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
     )

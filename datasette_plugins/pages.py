@@ -19,6 +19,7 @@ from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
 from datasette_plugins.reading import ranking_database, read_page
 from db import directory
 from db.categories import category_names
+from leaderboard import page_views
 from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING
 from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS
 
@@ -125,7 +126,7 @@ def line_rows(rows: list[Any], category_names: dict[str, str]) -> list[dict[str,
         line = {key: row[key] for key in keys}
         for key in ("rank", "full_name", "description", "category", "score", "stars", "forks", "stars_delta_7d"):
             line.setdefault(key, None)
-        line.setdefault("last_push", None)
+        line.setdefault("last_push", line.get("pushed_at"))  # the line template's name for it
         line["category_name"] = category_names.get(line["category"] or "", line["category"])
         lines.append(line)
     return lines
@@ -171,9 +172,13 @@ TIERS = {
 }
 
 
+def leaderboard_with_sources(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    return page_views.with_cost_sources(conn, directory.leaderboard_entries(conn))
+
+
 async def leaderboard_page(datasette: Any, request: Any) -> Response:
     database = await ranking_database(datasette)
-    entries = [] if database is None else await read(datasette, database, directory.leaderboard_entries)
+    entries = [] if database is None else await read(datasette, database, leaderboard_with_sources)
     # Within a tier, each suite is its own board (entries are ranked within their suite): the
     # product's own suite first, then the others by name.
     tiers: dict[str, dict[str, list[dict[str, Any]]]] = {tier: {} for tier in TIERS}

@@ -21,7 +21,7 @@ TABLE = "agents"
 # other facets within a category (a category page counts them over its own rows only).
 INDEXED: tuple[tuple[str, ...], ...] = (
     ("category",),
-    ("license",),
+    ("license_spdx",),
     ("language",),
     ("activity_bucket",),
     ("owner",),
@@ -29,7 +29,7 @@ INDEXED: tuple[tuple[str, ...], ...] = (
     ("stars",),
     ("full_name",),
     ("repo_id",),
-    ("category", "license"),
+    ("category", "license_spdx"),
     ("category", "language"),
     ("category", "activity_bucket"),
 )

@@ -16,7 +16,7 @@ from db.rows import dicts
 # The columns one line of a list shows (from the agents view).
 LINE_COLUMNS = (
     "a.rank, a.full_name, a.description, a.category, cat.name as category_name, a.score, a.stars, a.forks, "
-    "a.stars_delta_7d, a.last_push, a.owner, a.repo_id, a.category_uncertain, a.flags"
+    "a.stars_delta_7d, a.pushed_at as last_push, a.owner, a.repo_id, a.category_uncertain, a.flags"
 )
 _FROM_AGENTS = "from agents a left join categories cat on cat.id = a.category"
 _PUBLISHED = "(select score_run_id from published where id = 1)"
@@ -140,6 +140,21 @@ def left_list(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: in
             [run_id, run_id, previous_id, run_id, limit],
         )
     )
+
+
+def observed_times(conn: sqlite3.Connection, run_id: int, repo_ids: list[int]) -> dict[int, str]:
+    """When the data each repo was scored on in score run ``run_id`` was observed (its newest
+    snapshot from a run before it), by repo id; repos without one are left out."""
+    found: dict[int, str] = {}
+    for start in range(0, len(repo_ids), 500):
+        chunk = repo_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"select repo_id, max(observed_at) from snapshots where run_id < ? and repo_id in ({marks}) group by repo_id",
+            [run_id, *chunk],
+        )
+        found.update({repo_id: observed for repo_id, observed in rows if observed})
+    return found
 
 
 def movers(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = 20) -> list[dict[str, Any]]:

@@ -462,25 +462,30 @@ _TABLES["benchmark_method_items"] = {
 _QUERIES: dict[str, Any] = {
     "verified_leaderboard": {
         "title": "Task benchmark: verified leaderboard",
-        "description": "Runs made by the site, each with a published log. — marks a figure that was not measured.",
+        "description": "Runs made by the site, each with a published log. — marks a figure that was not measured. "
+        "The page for readers: /-/leaderboard#verified.",
         "sql": _leaderboard_sql("verified"),
+        "hide_sql": True,
     },
     "community_leaderboard": {
         "title": "Task benchmark: community leaderboard",
         "description": "Submitted runs: scores re-checked, identity, time and cost self-reported. — marks a figure "
-        "that was not measured.",
+        "that was not measured. The page for readers: /-/leaderboard#community.",
         "sql": _leaderboard_sql("community"),
+        "hide_sql": True,
     },
     "agent_attempts": {
         "title": "Task benchmark: an agent's attempts",
         "description": "Every attempt of one agent (owner/repo or closed agent name), oldest first; a version change "
         "between two dated runs is marked.",
         "sql": _AGENT_ATTEMPTS_SQL,
+        "hide_sql": True,
     },
     "task_results": {
         "title": "Task benchmark: results on one task",
         "description": "Every entry's attempts at one task: mean and spread (min, median, max) of scores.",
         "sql": _TASK_RESULTS_SQL,
+        "hide_sql": True,
     },
 }
 
@@ -547,7 +552,8 @@ _METHOD_QUERIES: dict[str, Any] = {
         "title": "AiFolder scorecard: every attempt",
         "description": "Commit, acceptance tests, regression tests, wall time, interventions, permission mode, network "
         "access and scope per attempt; — marks a measurement that was not taken (never estimated). A scorecard is "
-        "not a ranking: without controlled runs, no winner is shown. Leave suite empty for every suite.",
+        "not a ranking: without controlled runs, no winner is shown. Leave suite empty for every suite. The page for "
+        "readers: /-/benchmark/scorecard.",
         "sql": _SCORECARD_SQL,
         "hide_sql": True,
     },

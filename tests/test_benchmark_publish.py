@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -100,10 +102,14 @@ async def test_the_makers_page_lists_the_agent_under_every_method(methods_db):
     await ds.invoke_startup()
     page = (await ds.client.get("/-/agent/acme/coder")).text
     assert "Other methods over the same attempts" in page
+    text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
     assert (
-        "rs9 run 2026-11-08</a>:\n      3 of 3 tasks passed on every attempt (headline 100.0 %), 1.1 on m-large, #1 ◆ version changed"
-        in page
+        "rs9 run 2026-11-08: 3 of 3 tasks passed on every attempt (headline 100.0 %), 1.1 on m-large, "
+        "#1 of the verified entries; cost $0.09 (list price) ◆ version changed" in text
     )
+    # Billed through a router: the invoice's figure with its source, and the list price of the same tokens.
+    assert "routed run 2026-11-02: " in text
+    assert "cost $0.20 (provider invoice), $0.90 at list price" in text
     assert "Coding Agent Index v1.5</a>:\n      — (no counted attempt in qna)" in page
     methods = (await ds.client.get("/-/agent/acme/coder.json")).json()["methods"]
     assert [(r["run"], r["version_changed"]) for r in methods["rs9_runs"] if r["suite"] == "rs9"] == [

@@ -266,12 +266,38 @@ async def test_badges_and_shields_endpoint(datasette, conn):
         unknown = await datasette.client.get(path)
         assert unknown.status_code == 404 and "not listed" in unknown.text and "#9f9f9f" in unknown.text
         assert "<script>" not in unknown.text
+    # shields.io shows an endpoint's JSON only from a 200 (a 404 reads "resource not found").
     missing = await datasette.client.get("/-/agent/nobody/nothing/shields.json")
-    assert missing.status_code == 404 and missing.json()["message"] == "not listed"
+    assert missing.status_code == 200
+    assert missing.json() == {"schemaVersion": 1, "label": "AgentRank", "message": "not listed", "color": "lightgrey"}
     # Archived since: known, but not in the ranking.
     archived = conn.execute("select full_name from repos where unlisted_reason = 'archived' limit 1").fetchone()[0]
     grey = await datasette.client.get(f"/-/agent/{archived}/shields.json")
     assert grey.status_code == 200 and grey.json()["color"] == "lightgrey"
+
+
+def test_badge_widths_come_from_glyph_metrics():
+    from datasette_plugins.badge_font import text_width, widths
+    from datasette_plugins.badges import badge_svg
+
+    table = widths()
+    assert table["0"] == pytest.approx(7.0, abs=0.01)  # DejaVu Sans digits: 0.636 em at 11 px
+    assert text_width("iiii") < text_width("1111") < text_width("MMMM")  # per glyph, not per class
+    # "AgentRank" at 11 px is some 60 px of text (shields.io's Verdana: 60.4 px), plus 5 px each side.
+    assert round(text_width("AgentRank")) in range(58, 63)
+    svg = badge_svg("AgentRank", "87.3 · #12", "#4c1")
+    width = int(re.search(r'<svg[^>]* width="(\d+)"', svg).group(1))
+    assert width == round(text_width("AgentRank")) + 10 + round(text_width("87.3 · #12")) + 10
+
+
+@pytest.mark.asyncio
+async def test_the_makers_page_offers_the_shields_endpoint_snippet(datasette, directory_db):
+    from urllib.parse import quote
+
+    name = directory_db.top_name
+    page = (await datasette.client.get(f"/-/agent/{name}")).text
+    endpoint = quote(f"https://agentrank.example/-/agent/{name}/shields.json", safe="")
+    assert f"https://img.shields.io/endpoint?url={endpoint}" in html.unescape(page)
 
 
 @pytest.mark.asyncio
@@ -396,3 +422,15 @@ def test_an_unlisted_reason_reads_in_plain_words():
     assert reason_in_words("excluded by correction: a prompt list").startswith("a maintainer's correction excludes it")
     assert reason_in_words("fork").startswith("it is a fork") and reason_in_words(None) is None
     assert reason_in_words("something new") == "something new"
+
+
+@pytest.mark.asyncio
+async def test_the_table_columns_are_named_as_the_export_and_facets_are_not_doubled(datasette):
+    data = (await datasette.client.get("/agentrank/agents.json?_facet=license_spdx&_size=1&_shape=objects")).json()
+    assert {"license_spdx", "pushed_at", "category_name"} <= set(data["rows"][0])
+    assert "license_spdx" in data["facet_results"]
+    doubled = (await datasette.client.get("/agentrank/agents.json?_facet=category&_facet=language&_size=1")).json()
+    assert "category" in doubled["facet_results"] and "category_2" not in doubled["facet_results"]
+    assert "language_2" not in doubled["facet_results"]
+    page = await datasette.client.get("/agentrank/agents?_facet=category")
+    assert page.status_code == 200 and "category_2" not in page.text
