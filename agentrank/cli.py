@@ -270,19 +270,28 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     On the demo database (built by `agentrank demo`) without --api-url or --from-file, the week is
     crawled from the demo's GitHub emulator instead, so the demo moves on a week.
     """
+    from agentrank.progress import Report, stage_ticker
+
+    report = Report()
     if _demo_database(state, api_url) and not from_files:
         from agentrank.demo import refresh_demo
 
-        click.echo(refresh_demo(state.db_path, Path(out or state.config.export.path), state.config).summary())
+        demo_result = refresh_demo(state.db_path, Path(out or state.config.export.path), state.config, report=report)
+        report.close()
+        click.echo(demo_result.summary())
         return
-    result = refresh_database(
-        state.db_path,
-        state.config,
-        export_path=out,
-        import_paths=list(from_files) or None,
-        api_url=api_url or state.config.github.api_url,
-        token=github_token(),
-    )
+    try:
+        result = refresh_database(
+            state.db_path,
+            state.config,
+            export_path=out,
+            import_paths=list(from_files) or None,
+            api_url=api_url or state.config.github.api_url,
+            token=github_token(),
+            after_stage=stage_ticker(report, "refresh: "),
+        )
+    finally:
+        report.close()
     click.echo(result.summary())
 
 
@@ -484,19 +493,18 @@ def classify(
     default=None,
     help="ISO 8601 instant to score as of (default: the start of the latest crawl/import)",
 )
-@click.option("--force", is_flag=True, help="No note for an --as-of in the future or before the data was fetched")
+@click.option("--force", is_flag=True, help="Score an --as-of in the future or before the data was fetched")
 @pass_state
 def score(state: State, as_of: str | None, force: bool) -> None:
     """Compute the AgentRank Score for every listed repo and publish the ranking
 
-    An --as-of in the future or before the latest crawl/import fetched the data is scored all the
-    same (ages and days since the last push are counted to it), with a note on stderr.
+    An --as-of in the future (beyond a few minutes of clock skew) or before the latest crawl/import
+    fetched the data is refused (one line, exit 2, nothing written) unless --force: then ages and
+    days since the last push are counted to it. Date saved results with `import --observed-at`.
     """
     with state.lock("score", must_exist=True):
         db = state.open()
         result = score_listed(db, as_of=as_of, check=not force)
-    if result.note:
-        click.echo(f"Note: {result.note}", err=True)
     click.echo(result.summary())
 
 
@@ -668,14 +676,18 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
 
     A database the demo did not build is never replaced; run it again to rebuild the demo.
     """
-    from agentrank.demo import Report, build_demo
+    from agentrank.demo import build_demo
+    from agentrank.progress import Report
     from agentrank.serve import free_port
     from agentrank.serve import serve as run_datasette
 
     report = Report()
-    result = build_demo(
-        state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
-    )
+    try:
+        result = build_demo(
+            state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
+        )
+    finally:
+        report.close()
     click.echo(
         f"demo database: {result.db_path} ({result.weeks} weekly refreshes of {size} synthetic repos, "
         f"{result.document['count']} agents published, {result.attempts} benchmark attempts)"

@@ -7,6 +7,7 @@ commands in a folder without a database leave the folder empty.
 
 from __future__ import annotations
 
+import re
 import socket
 import sqlite3
 
@@ -62,16 +63,38 @@ def test_nonsense_is_refused_in_one_line_and_changes_nothing(project, args, stat
         ("2020-01-01T00:00:00Z", "is before the data it scores was fetched"),
     ],
 )
-def test_score_as_of_any_date_with_a_note_when_it_is_not_the_data_s(demo_folder, tmp_path, as_of, words):
-    """Scoring saved results as of a fixed date, or a what-if date, works; the user is told."""
+def test_score_as_of_outside_the_data_is_refused_unless_forced(demo_folder, tmp_path, as_of, words):
+    """A future instant, or one before the data was fetched, is refused: one line, exit 2, no score
+    run written; --force scores it (replaying a past week, a what-if date)."""
     folder = demo_folder.copy(tmp_path / "project")
+
+    def score_runs() -> int:
+        conn = sqlite3.connect(f"file:{folder.db}?mode=ro", uri=True)
+        try:
+            return conn.execute("select count(*) from runs where kind = 'score'").fetchone()[0]
+        finally:
+            conn.close()
+
+    before = score_runs()
     result = agentrank(folder.path, "score", "--as-of", as_of)
-    assert result.returncode == 0, result.stderr
-    assert f"as of {as_of}" in result.stdout
-    assert result.stderr.startswith(f"Note: --as-of {as_of} {words}")
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"Error: --as-of {as_of} {words}"), result.stderr
+    assert "--force" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == "" and score_runs() == before
     forced = agentrank(folder.path, "score", "--as-of", as_of, "--force")
     assert forced.returncode == 0 and forced.stderr == "", forced.stderr
+    assert f"as of {as_of}" in forced.stdout and score_runs() == before + 1
+
+
+def test_the_demo_without_a_terminal_logs_a_line_per_stage(demo_folder):
+    """`agentrank demo --no-serve 2>log`: a cron job or a pipe still sees where the demo is, one
+    whole line per stage with its time (no carriage returns or terminal codes)."""
+    log = demo_folder.demo_stderr
+    assert "\r" not in log and "\x1b" not in log
+    for week in range(1, 5):
+        for stage in ("crawl", "classify", "score", "export", "publish"):
+            assert re.search(rf"^week {week}/4: {stage} done in \d+\.\d s$", log, re.M), (week, stage, log)
+        assert re.search(rf"^week {week}/4 \(.*\): the synthetic population: .* seen for the first time", log, re.M)
 
 
 def test_since_accepts_previous_a_run_id_and_a_date(project):
