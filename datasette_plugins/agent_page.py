@@ -21,9 +21,11 @@ from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.cache import per_run
 from datasette_plugins.charts import history_chart
 from datasette_plugins.limits import limits, plain_rows
+from db import directory
 from db.breakdown import UnknownRun, load_breakdown, load_change, run_identity, run_population
 from leaderboard.summary import benchmark_summary
 from leaderboard.views import agent_methods
+from scoring import movement
 from scoring.explain import flag_sentences, likely_rank_phrase
 from scoring.uncertainty import INTERVAL
 
@@ -159,6 +161,35 @@ def change_since_previous(conn: sqlite3.Connection, full_name: str, run_id: int 
         return None
 
 
+def passings(conn: sqlite3.Connection, repo_id: int, change: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Who passed the repo since the previous run and whom it passed, each with why in words
+    (scoring.movement), and why the repo itself moved; None without a change."""
+    if change is None:
+        return None
+    run_id, previous = change["run_id"], change["since_run_id"]
+    found = directory.passed(conn, repo_id, run_id, previous)
+    population = movement.sorted_population(cached_population(conn, previous))
+    for key in ("passed_it", "it_passed"):
+        found[key] = [
+            {
+                "full_name": row["full_name"],
+                "rank_before": row["before"]["rank"],
+                "rank_after": row["after"]["rank"],
+                **movement.classify(row["before"], row["after"], population),
+            }
+            for row in found[key]
+        ]
+    mine = conn.execute(
+        "select * from scores where repo_id = ? and run_id in (?, ?) order by run_id = ?",
+        [repo_id, previous, run_id, run_id],
+    ).fetchall()
+    if len(mine) == 2:
+        names = [d[0] for d in conn.execute("select * from scores limit 0").description]
+        before, after = (dict(zip(names, row, strict=True)) for row in mine)
+        found["own"] = movement.classify(before, after, population)
+    return found
+
+
 def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
     """Makers who claimed the repo through the corrections file."""
     rows = conn.execute(
@@ -193,6 +224,7 @@ def agent_context(
         "range_share": f"{round((INTERVAL[1] - INTERVAL[0]) * 10):g} times in 10",
         "flag_sentences": flag_sentences(breakdown),
     }
+    context["passings"] = passings(conn, repo["id"], context["change"])
     context["chart"] = history_chart(context["history"])
     if breakdown["score"] is not None:
         context["badge"] = badge_snippet(public_url, repo["full_name"], breakdown["score"], breakdown["rank"])

@@ -77,6 +77,20 @@ def day(value: Any) -> str:
     return value[:10] if isinstance(value, str) else ""
 
 
+def own_words(change: dict[str, Any]) -> str:
+    """The repo's own share of a score change, naming only what changed (a week without a push
+    is not called "pushes")."""
+    if change.get("own_is_time_only") and round(change["own_points"], 2) != 0:
+        return own_label(change)
+    own = change.get("own_changes", {})
+    words = (("stars", "stars"), ("forks", "forks"), ("pushed_at", "a push"), ("license_spdx", "its licence"))
+    changed = [word for key, word in words if key in own and own[key]["before"] != own[key]["after"]]
+    aged = any(c["component"] == "activity" and c["before"] != c["after"] for c in change.get("components", []))
+    if aged and "a push" not in changed:
+        changed.append("time since its last push")
+    return "its own change" + (f" ({', '.join(changed)})" if changed else " (nothing: no new stars, forks, push or licence)")
+
+
 @hookimpl
 def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
     env.filters.update(
@@ -92,6 +106,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         field_label=field_label,
         field_value=field_value,
         own_label=own_label,
+        own_words=own_words,
         agent_url=lambda name: datasette.urls.path(agent_path(name)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
