@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -77,6 +78,18 @@ def day(value: Any) -> str:
     return value[:10] if isinstance(value, str) else ""
 
 
+def topic_list(value: Any, limit: int = 4) -> list[str]:
+    """A repo's topics (a JSON array as stored) as a list of at most ``limit`` strings."""
+    if isinstance(value, list):
+        found = value
+    else:
+        try:
+            found = json.loads(value) if isinstance(value, str) and value else []
+        except ValueError:
+            return []
+    return [str(t) for t in found if isinstance(t, str | int)][:limit] if isinstance(found, list) else []
+
+
 def own_words(change: dict[str, Any]) -> str:
     """The repo's own share of a score change, naming only what changed (a week without a push
     is not called "pushes")."""
@@ -107,6 +120,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         field_value=field_value,
         own_label=own_label,
         own_words=own_words,
+        topics=topic_list,
         agent_url=lambda name: datasette.urls.path(agent_path(name)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),

@@ -51,7 +51,18 @@ async def not_found(datasette: Any, request: Any, title: str, message: str) -> R
     return await render(datasette, request, "agentrank_404.html", {"title": title, "message": message}, status=404)
 
 
-def home_context(conn: sqlite3.Connection) -> dict[str, Any]:
+# The periods "rising" can be measured over (days), and the home page's ranking length.
+RISING_DAYS = (7, 28)
+HOME_TOP = 25
+
+
+def rising_days(request: Any) -> int:
+    """The period the visitor chose (``?rising=28``), else 7 days."""
+    chosen = request.args.get("rising", "")
+    return int(chosen) if chosen in {str(d) for d in RISING_DAYS} else RISING_DAYS[0]
+
+
+def home_context(conn: sqlite3.Connection, days: int = 7) -> dict[str, Any]:
     run = directory.published_run(conn)
     runs = directory.score_runs(conn, 1)
     previous = runs[0]["previous_id"] if runs else None
@@ -59,8 +70,11 @@ def home_context(conn: sqlite3.Connection) -> dict[str, Any]:
         "run": run,
         "previous_run_id": previous,
         "categories": directory.category_counts(conn),
-        "top": directory.top(conn, 10),
-        "risers": directory.risers(conn, 10),
+        "top": directory.top(conn, HOME_TOP),
+        "rising_days": days,
+        "rising_periods": RISING_DAYS,
+        "rising_since": directory.rising_start(conn, days),
+        "risers": directory.risers(conn, 10, days=days),
         "newly": directory.newly_listed(conn, run["id"], previous, 10) if run and previous else [],
     }
 
@@ -71,7 +85,8 @@ async def home(datasette: Any, request: Any) -> Response:
         from datasette.views.index import IndexView
 
         return await IndexView(datasette).get(request)
-    context = await read(database, home_context)
+    days = rising_days(request)
+    context = await read(database, lambda conn: home_context(conn, days))
     return await render(datasette, request, "home.html", {"database": database.name, **context})
 
 

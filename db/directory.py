@@ -16,7 +16,8 @@ from db.rows import dicts
 # The columns one line of a list shows (from the agents view).
 LINE_COLUMNS = (
     "a.rank, a.full_name, a.description, a.category, cat.name as category_name, a.score, a.stars, a.forks, "
-    "a.stars_delta_7d, a.last_push, a.owner, a.repo_id, a.category_uncertain, a.flags"
+    "a.stars_delta_7d, a.last_push, a.owner, a.repo_id, a.category_uncertain, a.flags, a.openness, a.license, "
+    "a.rank_best, a.rank_worst, a.topics"
 )
 _FROM_AGENTS = "from agents a left join categories cat on cat.id = a.category"
 _PUBLISHED = "(select score_run_id from published where id = 1)"
