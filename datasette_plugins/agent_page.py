@@ -19,10 +19,10 @@ from markupsafe import escape
 
 from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.cache import per_run
-from datasette_plugins.charts import history_chart
+from datasette_plugins.charts import history_chart, history_svg
 from datasette_plugins.limits import limits, plain_rows
 from db import directory
-from db.breakdown import UnknownRun, load_breakdown, load_change, run_identity, run_population
+from db.breakdown import UnknownRun, load_breakdown, load_change, resolve_repo, run_identity, run_population
 from leaderboard.summary import benchmark_summary
 from leaderboard.views import agent_methods
 from scoring import movement
@@ -317,6 +317,33 @@ async def agent_page(datasette: Any, request: Any) -> Response:
     return await _not_found(datasette, request, name, as_json)
 
 
+def _history_of(conn: sqlite3.Connection, full_name: str) -> tuple[str, list[dict[str, Any]]] | None:
+    with plain_rows(conn):
+        repo = resolve_repo(conn, full_name)
+        return None if repo is None else (repo["full_name"], score_history(conn, repo["id"]))
+
+
+async def history_image(datasette: Any, request: Any) -> Response:
+    """``/-/agent/OWNER/REPO/history.svg``: the repo's stars over time as a standalone SVG with
+    dated axes, to embed anywhere (``?series=score`` or ``rank`` for those)."""
+    full_name = "/".join(unquote(request.url_vars[part]) for part in ("owner", "repo"))
+    database = await _agentrank_database(datasette)
+    found = None if database is None else await database.execute_fn(lambda conn: _history_of(conn, full_name))
+    key = request.args.get("series", "stars")
+    key = key if key in ("stars", "score", "rank") else "stars"
+    svg = history_svg(found[0], found[1], key=key) if found else history_svg(full_name, [], key=key)
+    return Response(
+        svg,
+        status=200 if found else 404,
+        headers={"Cache-Control": "public, max-age=86400"},
+        content_type="image/svg+xml; charset=utf-8",
+    )
+
+
 @hookimpl
 def register_routes():
-    return [(r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page), *BENCHMARK_ROUTES]
+    return [
+        (r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page),
+        (r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)/history\.svg$", history_image),
+        *BENCHMARK_ROUTES,
+    ]

@@ -101,7 +101,9 @@ def own_words(change: dict[str, Any]) -> str:
     aged = any(c["component"] == "activity" and c["before"] != c["after"] for c in change.get("components", []))
     if aged and "a push" not in changed:
         changed.append("time since its last push")
-    return "its own change" + (f" ({', '.join(changed)})" if changed else " (nothing: no new stars, forks, push or licence)")
+    return "its own change" + (
+        f" ({', '.join(changed)})" if changed else " (nothing: no new stars, forks, push or licence)"
+    )
 
 
 @hookimpl

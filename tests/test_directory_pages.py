@@ -380,11 +380,35 @@ def test_history_chart_keeps_small_changes_small():
         {"run_id": 2, "as_of": "2026-11-30T06:00:00Z", "score": 80.01, "rank": 2, "stars": 1001, "method_version": "2"},
     ]
     chart = history_chart(runs)
-    score, rank, stars = (s["dots"] for s in chart["series"])
+    score, rank, stars = ({s["key"]: s["dots"] for s in chart["series"]}[key] for key in ("score", "rank", "stars"))
     assert abs(score[0]["y"] - score[1]["y"]) < 1 and abs(stars[0]["y"] - stars[1]["y"]) < 1
     assert rank[1]["y"] < rank[0]["y"] - 20  # ten places up is a clear rise (rank 1 at the top)
     assert [m["title"] for m in chart["markers"]] == ["method version 1 → 2"]
     assert history_chart(runs[:1]) is None
+
+
+def test_history_chart_spaces_runs_by_time_and_labels_dates():
+    """Runs a week apart sit seven times as far apart as runs a day apart; the axis says dates."""
+    import re
+
+    from datasette_plugins.charts import history_chart
+
+    days = ["2026-11-02", "2026-11-09", "2026-11-10", "2026-11-30"]
+    runs = [
+        {"run_id": i, "as_of": f"{d}T06:00:00Z", "score": 50.0 + i, "rank": 10 - i, "stars": 92_000 + 1000 * i}
+        | {"method_version": "1"}
+        for i, d in enumerate(days)
+    ]
+    chart = history_chart(runs)
+    xs = [dot["x"] for dot in {s["key"]: s for s in chart["series"]}["stars"]["dots"]]
+    week, day = xs[1] - xs[0], xs[2] - xs[1]
+    assert abs(week / day - 7) < 0.1, xs
+    assert abs((xs[3] - xs[0]) / week - 4) < 0.05, xs
+    labels = [t["label"] for t in chart["ticks"]]
+    assert labels[0] == "2026-11-02" and labels[-1] == "2026-11-30"
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", label) for label in labels)
+    stars_axis = [t["label"] for t in {s["key"]: s for s in chart["series"]}["stars"]["y_axis"]]
+    assert stars_axis == ["95,000", "92,000"]  # 92k → 95k is the whole height of its panel, not flat
 
 
 def test_an_unlisted_reason_reads_in_plain_words():
