@@ -41,11 +41,11 @@ def _weight(component: str) -> str:
 _BUCKETS = ", ".join(f"≤{bound:g} → {points:g}" for bound, points in ACTIVITY_BUCKETS) + ", else 0"
 _FORMULA = " + ".join(f"{weight:.2f}·{name}" for name, weight in WEIGHTS.items())
 _MEASURES = {
-    "popularity": "0-100: the share of the other listed repos with fewer stars (the percentile of ln(1 + stars))",
-    "adoption": "0-100: the share of the other listed repos with fewer forks (the percentile of ln(1 + forks))",
-    "activity": f"0-100 from days since the last push: {_BUCKETS}",
-    "momentum": "0-100: the share of the other listed repos with fewer stars per day of age (stars / "
-    f"max(age in days, {MIN_AGE_DAYS:g}))",
+    "popularity": "0–100: how many of the other listed repos have fewer stars (ahead of 80 % of them: 80)",
+    "adoption": "0–100: how many of the other listed repos have fewer forks",
+    "activity": f"0–100 from the days since the last push: {_BUCKETS}",
+    "momentum": "0–100: how many of the other listed repos gain fewer stars per day of age (a repo younger "
+    f"than {MIN_AGE_DAYS:g} days counts as {MIN_AGE_DAYS:g} days old)",
     "openness": "100 when the licence is OSI-approved (looked up by its SPDX id), else 0",
 }
 _COMPONENTS = {name: f"{_MEASURES[name]} (weight {_weight(name)})" for name in WEIGHTS}

@@ -7,6 +7,7 @@ template; an unknown category or owner is a 404 page with a way home.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -238,6 +239,68 @@ async def method_page(datasette: Any, request: Any) -> Response:
     )
 
 
+# How many repos "your own weights" re-ranks (the best published ones) and how many it lists.
+WEIGHTS_REPOS = 20_000
+WEIGHTS_SHOWN = 100
+
+
+def chosen_weights(request: Any) -> dict[str, float]:
+    """The weights in the URL (``?popularity=40&…``, percent), the published ones for any missing
+    or unreadable; negative ones count as 0."""
+    weights = {}
+    for name, weight in WEIGHTS.items():
+        try:
+            value = float(request.args.get(name, ""))
+        except ValueError:
+            value = weight * 100
+        weights[name] = max(0.0, value) if math.isfinite(value) else weight * 100
+    return weights
+
+
+def reranked(rows: list[dict[str, Any]], weights: dict[str, float]) -> list[dict[str, Any]]:
+    """``rows`` re-scored with ``weights`` (scaled to add up to 1) and re-ranked: score, then stars,
+    then name, as the published ranking breaks ties. Each row gains ``mine``, ``my_rank`` and
+    ``moved`` (places up against the published rank)."""
+    total = sum(weights.values()) or 1.0
+    shares = {name: w / total for name, w in weights.items()}
+    scored = [{**r, "mine": sum(shares[n] * (r[n] or 0.0) for n in WEIGHTS)} for r in rows]
+    scored.sort(key=lambda r: (-round(r["mine"], 9), -(r["stars"] or 0), r["full_name"]))
+    for position, r in enumerate(scored, start=1):
+        r["my_rank"], r["moved"] = position, r["rank"] - position
+    return scored
+
+
+async def weights_page(datasette: Any, request: Any) -> Response:
+    """``/-/weights``: the ranking re-ranked with the visitor's weights, in the browser (the list
+    is rendered on the server too, so a shared link shows the same before any script runs)."""
+    database = await _agentrank_database(datasette)
+    if database is None:
+        return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
+    rows = await read(database, lambda conn: directory.published_components(conn, WEIGHTS_REPOS))
+    weights = chosen_weights(request)
+    data = [[r["rank"], r["full_name"], r["stars"], r["category_name"], *(r[n] for n in WEIGHTS)] for r in rows]
+    return await render(
+        datasette,
+        request,
+        "weights.html",
+        {
+            "database": database.name,
+            "components": [
+                {"name": n, "published": round(w * 100, 6), "chosen": weights[n], "measure": COMPONENT_MEASURES[n]}
+                for n, w in WEIGHTS.items()
+            ],
+            "shown": reranked(rows, weights)[:WEIGHTS_SHOWN],
+            "count": len(rows),
+            "limited": len(rows) >= WEIGHTS_REPOS,
+            # For the script: escaped so that no repository text can end the <script> element.
+            "data_json": json.dumps({"names": list(WEIGHTS), "shown": WEIGHTS_SHOWN, "rows": data})
+            .replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026"),
+        },
+    )
+
+
 async def owner_redirect(datasette: Any, request: Any) -> Response:
     """``/-/agent/OWNER`` (a maker's page without the repo) is the owner's page."""
     return Response.redirect(datasette.urls.path("/-/owner/" + request.url_vars["login"]))
@@ -245,6 +308,7 @@ async def owner_redirect(datasette: Any, request: Any) -> Response:
 
 ROUTES = [
     (r"^/-/method$", method_page),
+    (r"^/-/weights$", weights_page),
     (r"^/-/agent/(?P<login>[^/]+)$", owner_redirect),
     (r"^/-/leaderboard$", leaderboard_page),
     (r"^/$", home),

@@ -296,3 +296,15 @@ def leaderboard_entries(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             """
         )
     )
+
+
+def published_components(conn: sqlite3.Connection, limit: int = 20_000) -> list[dict[str, Any]]:
+    """Every published repo's five components (0–100), rank, stars and category name, best first:
+    what "your own weights" re-ranks in the browser (at most ``limit`` repos)."""
+    return dicts(
+        conn.execute(
+            f"select a.rank, a.full_name, a.stars, cat.name as category_name, a.popularity, a.adoption, "
+            f"a.activity, a.momentum, a.openness {_FROM_AGENTS} order by a.rank limit ?",
+            [limit],
+        )
+    )

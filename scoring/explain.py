@@ -204,8 +204,8 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         return {
             "component": component,
             "input": {column: row[column]},
-            "measure": f"the share of the other listed repos with fewer {column}, 0 to 100 (the percentile of "
-            f"ln(1 + {column}))",
+            "measure": f"how many of the other listed repos have fewer {column}, as a share from 0 to 100 "
+            f"(ahead of 80 % of them: 80)",
             "value": math.log1p(row[column]),
             "percentile": row[component],
             "advice": _percentile_advice(
@@ -254,8 +254,8 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
         {
             "component": "momentum",
             "input": {"stars": row["stars"], "created_at": row["created_at"], "age_days": age},
-            "measure": "the share of the other listed repos with fewer stars per day of age, 0 to 100 (age "
-            f"counted as at least {MIN_AGE_DAYS:g} days)",
+            "measure": "how many of the other listed repos gain fewer stars per day of age, as a share from 0 to "
+            f"100 (a repo younger than {MIN_AGE_DAYS:g} days counts as {MIN_AGE_DAYS:g} days old)",
             "value": row["stars_per_day"],
             "percentile": row["momentum"],
             "advice": momentum_advice,
@@ -322,7 +322,7 @@ def flag_sentences(breakdown: dict[str, Any]) -> list[str]:
         earlier = check.get("largest_earlier_weekly_gain")
         expected = check.get("expected_from_peers")
         sentences.append(
-            f"unusual-star-growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
+            f"unusual star growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
             f"against at most {earlier or 0:,} a week in the {len(check.get('earlier_weekly_gains') or [])} weeks "
             f"before, and about {expected or 0:,.0f} expected from other listed repos with its fork gain "
             f"({check.get('forks_gained_last_week') or 0:,}), pushes and size (the flag needs at least "
@@ -360,8 +360,8 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         low, high = breakdown["score_range"]
         lines.append(
             f"rank {breakdown['rank']:,}, {likely}; score likely {low:.1f}–{high:.1f} "
-            "(9 times in 10 when the ranking is rerun with the weights nudged a little and every repo's stars and "
-            "forks moved by about a week's change)"
+            "(9 times in 10 if the weights were a little different and every repo's stars and forks moved by a "
+            "normal week's change)"
         )
     lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
     for c in breakdown["components"]:
