@@ -301,6 +301,66 @@ async def weights_page(datasette: Any, request: Any) -> Response:
     )
 
 
+COMPARE_MOST = 4
+
+
+def compared_names(request: Any) -> list[str]:
+    """The repos to compare: ``?repo=A&repo=B`` (or ``?repos=A,B``), blanks dropped, at most four."""
+    names = [*request.args.getlist("repo"), *",".join(request.args.getlist("repos")).split(",")]
+    unique = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    return unique[:COMPARE_MOST]
+
+
+def compare_context(conn: sqlite3.Connection, names: list[str]) -> dict[str, Any]:
+    """Each named repo's breakdown and history (side by side and overlaid), and for a name that is
+    not in the directory, the names it may have meant."""
+    from datasette_plugins.agent_page import cached_population, score_history
+    from datasette_plugins.charts import COLOURS, overlay_chart
+    from db.breakdown import load_breakdown
+
+    repos, unknown = [], []
+    for name in names:
+        breakdown = load_breakdown(conn, name, population=cached_population)
+        if breakdown is None:
+            unknown.append({"name": name, "suggestions": directory.similar_names(conn, name)})
+            continue
+        if any(r["full_name"] == breakdown["repo"]["full_name"] for r in repos):
+            continue
+        repos.append(
+            {
+                "full_name": breakdown["repo"]["full_name"],
+                "breakdown": breakdown,
+                "components": {c["component"]: c for c in breakdown["components"]},
+                "history": score_history(conn, breakdown["repo"]["id"]),
+                "colour": COLOURS[len(repos) % len(COLOURS)],
+            }
+        )
+    histories = [(r["full_name"], r["history"]) for r in repos]
+    return {
+        "repos": repos,
+        "unknown": unknown,
+        "names": names,
+        "component_names": list(WEIGHTS),
+        "weights": WEIGHTS,
+        "charts": [c for c in (overlay_chart(histories, key) for key in ("stars", "score", "rank")) if c]
+        if repos
+        else [],
+    }
+
+
+async def compare_page(datasette: Any, request: Any) -> Response:
+    """``/-/compare?repo=A&repo=B``: two to four repos' score components side by side and their
+    histories overlaid on dated axes."""
+    database = await _agentrank_database(datasette)
+    if database is None:
+        return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
+    names = compared_names(request)
+    context = await read(database, lambda conn: compare_context(conn, names))
+    return await render(
+        datasette, request, "compare.html", {"database": database.name, "most": COMPARE_MOST, **context}
+    )
+
+
 async def owner_redirect(datasette: Any, request: Any) -> Response:
     """``/-/agent/OWNER`` (a maker's page without the repo) is the owner's page."""
     return Response.redirect(datasette.urls.path("/-/owner/" + request.url_vars["login"]))
@@ -309,6 +369,7 @@ async def owner_redirect(datasette: Any, request: Any) -> Response:
 ROUTES = [
     (r"^/-/method$", method_page),
     (r"^/-/weights$", weights_page),
+    (r"^/-/compare$", compare_page),
     (r"^/-/agent/(?P<login>[^/]+)$", owner_redirect),
     (r"^/-/leaderboard$", leaderboard_page),
     (r"^/$", home),

@@ -308,3 +308,39 @@ def published_components(conn: sqlite3.Connection, limit: int = 20_000) -> list[
             [limit],
         )
     )
+
+
+def similar_names(conn: sqlite3.Connection, full_name: str, limit: int = 3) -> list[str]:
+    """Repo names close to a mistyped ``full_name`` (or a bare repo name), best first: "did you mean".
+
+    Candidates are the owner's repos and the names containing a part of the repo name (one index
+    lookup each), then every name when the directory is small; difflib orders them.
+    """
+    import difflib
+
+    wanted = full_name.strip().strip("/")
+    owner, _, repo = wanted.rpartition("/")
+    candidates: set[str] = set()
+    if owner:
+        candidates.update(
+            r[0] for r in conn.execute("select full_name from repos where owner_login = ? collate nocase", [owner])
+        )
+    stem = (repo or wanted)[:6]
+    if stem:
+        candidates.update(
+            r[0]
+            for r in conn.execute(
+                "select full_name from repos where full_name like ? escape '\\' limit 2000",
+                ["%" + stem.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"],
+            )
+        )
+    (count,) = conn.execute("select count(*) from repos").fetchone()
+    if count <= 20_000:
+        candidates.update(r[0] for r in conn.execute("select full_name from repos"))
+    by_lower = {c.lower(): c for c in candidates}
+    key = wanted.lower() if owner else None
+    found = difflib.get_close_matches(key or wanted.lower(), list(by_lower), n=limit, cutoff=0.6)
+    if not found and not owner:  # a bare repo name: compare with the repo part of each name
+        parts = {c.split("/", 1)[-1]: c for c in by_lower}
+        found = [parts[p] for p in difflib.get_close_matches(wanted.lower(), list(parts), n=limit, cutoff=0.6)]
+    return [by_lower[f] for f in found]

@@ -351,7 +351,7 @@ async def test_method_page_states_the_method_from_the_code(datasette):
         assert category.name in page and category.description in page
     for flag in ("uncertain", "NOASSERTION", "reward-hacking", "infra-error"):
         assert flag in page
-    assert 'action="/agentrank/reweight"' in response.text and 'name="w_momentum" value="15"' in response.text
+    assert 'action="/-/weights"' in response.text and 'name="momentum" value="15"' in response.text
     assert 'href="/agentrank/recompute"' in response.text
     reweighted = await datasette.client.get("/agentrank/reweight.json?_shape=array&w_popularity=1&w_adoption=0")
     assert reweighted.status_code == 200 and reweighted.json()[0]["rank"] == 1
