@@ -543,8 +543,12 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
         result = load_breakdown(db.conn, full_name, run_id)
         formatter = format_breakdown
     if result is None:
+        from db.directory import similar_names
+
+        close = similar_names(db.conn, full_name)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise click.ClickException(
-            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name)"
+            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name){hint}"
         )
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else formatter(result))
 

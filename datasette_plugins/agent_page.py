@@ -266,10 +266,14 @@ async def _agentrank_database(datasette: Any):
 
 async def _not_found(datasette: Any, request: Any, full_name: str, as_json: bool) -> Response:
     message = f"No repository called {full_name} is in this directory."
+    database = await _agentrank_database(datasette)
+    close: list[str] = []
+    if database is not None:
+        close = await database.execute_fn(lambda conn: directory.similar_names(conn, full_name))
     if as_json:
-        return Response.json({"ok": False, "error": message, "status": 404}, status=404)
+        return Response.json({"ok": False, "error": message, "status": 404, "did_you_mean": close}, status=404)
     html = await datasette.render_template(
-        "agent_404.html", {"full_name": full_name, "message": message}, request=request
+        "agent_404.html", {"full_name": full_name, "message": message, "suggestions": close}, request=request
     )
     return Response.html(html, status=404)
 

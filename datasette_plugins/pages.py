@@ -146,10 +146,12 @@ def line_rows(rows: list[Any], category_names: dict[str, str]) -> list[dict[str,
     return lines
 
 
-def ordered_facets(facet_results: dict[str, Any], category_names: dict[str, str]) -> list[dict[str, Any]]:
-    """The agents page's facets with category names for ids and the activity buckets in their natural order."""
+def ordered_facets(facet_results: dict[str, Any] | list[Any], category_names: dict[str, str]) -> list[dict[str, Any]]:
+    """The agents page's facets with category names for ids and the activity buckets in their natural
+    order (``facet_results`` by name, or Datasette's sorted list of them)."""
     facets = []
-    for name, facet in facet_results.items():
+    pairs = facet_results.items() if isinstance(facet_results, dict) else [(f["name"], f) for f in facet_results]
+    for name, facet in pairs:
         results = [dict(r) for r in facet["results"]]
         if name == "category":
             for r in results:
@@ -160,8 +162,45 @@ def ordered_facets(facet_results: dict[str, Any], category_names: dict[str, str]
     return facets
 
 
+# How the compact list's sorts read.
+SORT_WORDS = {
+    "rank": "by rank",
+    "score": "by score",
+    "stars": "by stars",
+    "forks": "by forks",
+    "stars_delta_7d": "by stars gained in 7 days",
+    "last_push": "by last push",
+    "full_name": "by name",
+}
+
+
+def listing_description(args: Any, category_names: dict[str, str]) -> str:
+    """What the list shows, in words: ``in Coding agent, licence MIT, sorted by stars gained in 7
+    days, most first`` (Datasette's own description names columns and operators)."""
+    parts = []
+    for column, label in (("category", None), ("license", "licence"), ("language", "language")):
+        value = args.get(column)
+        if value:
+            parts.append(f"in {category_names.get(value, value)}" if label is None else f"{label} {value}")
+    if args.get("activity_bucket"):
+        parts.append(f"last push {args.get('activity_bucket')}")
+    if args.get("_search"):
+        parts.append(f"matching “{args.get('_search')}”")
+    descending = args.get("_sort_desc")
+    ascending = args.get("_sort")
+    if descending and descending in SORT_WORDS:
+        parts.append(
+            f"sorted {SORT_WORDS[descending]}, most first" if descending != "last_push" else "newest push first"
+        )
+    elif ascending and ascending in SORT_WORDS and ascending != "rank":
+        parts.append(f"sorted {SORT_WORDS[ascending]}, fewest first" if ascending != "full_name" else "sorted by name")
+    return ", ".join(parts)
+
+
 @hookimpl
-def extra_template_vars(template: str, database: str | None, table: str | None, view_name: str, datasette: Any):
+def extra_template_vars(
+    template: str, database: str | None, table: str | None, view_name: str, request: Any, datasette: Any
+):
     if view_name != "table" or table != "agents" or database is None:
         return None
 
@@ -170,9 +209,16 @@ def extra_template_vars(template: str, database: str | None, table: str | None, 
         names: dict[str, str] = {}
         if await db.table_exists("categories"):
             names = dict((await db.execute("select id, name from categories")).rows)
+        args = request.args if request is not None else {}
+        searched = (args.get("_search") or "").strip()
+        close: list[str] = []
+        if searched and await db.table_exists("repos"):
+            close = await db.execute_fn(lambda conn: directory.similar_names(conn, searched))
         return {
             "agentrank_lines": lambda rows: line_rows(rows, names),
             "agentrank_facets": lambda results: ordered_facets(results, names),
+            "agentrank_did_you_mean": close,
+            "agentrank_description": listing_description(args, names),
         }
 
     return inner
