@@ -74,8 +74,8 @@ async def test_home_is_the_directory(datasette, conn):
         assert f'href="/-/category/{category.id}"' in page
         assert category.name in categories and category.description in categories
         assert f"{category.name} {counts.get(category.id, 0):,} repo" in categories
-    # The top 10, in rank order, with formatted numbers.
-    top = [name for (name,) in conn.execute("select full_name from agents order by rank limit 10")]
+    # The top of the ranking, in rank order, with formatted numbers, before anything else.
+    top = [name for (name,) in conn.execute("select full_name from agents order by rank limit 25")]
     assert names_in(section(page, "ar-top")) == top
     stars = conn.execute("select stars from agents order by rank limit 1").fetchone()[0]
     assert f"★&nbsp;{stars:,}" in section(page, "ar-top")
