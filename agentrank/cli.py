@@ -137,6 +137,10 @@ class State:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(self.config_path)
+            if "path" not in self._config.export.model_fields_set:
+                # Unless the configuration names it, the export sits beside the database:
+                # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
+                self._config.export.path = str(self.db_path.with_name(f"{self.db_path.stem}-export.json"))
         return self._config
 
     def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
@@ -571,6 +575,16 @@ def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
     return state.config.serve.with_overrides({k: v for k, v in overrides.items() if v is not None})
 
 
+def follow_port(config: ServeConfig) -> ServeConfig:
+    """Unless ``public_url`` is set, the pages' absolute links (badge snippets, feeds) name the host
+    and port this server really listens on, not the default :8001."""
+    if "public_url" in config.model_fields_set:
+        return config
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+    host = f"[{host}]" if ":" in host else host
+    return config.with_overrides({"public_url": f"http://{host}:{config.port}"})
+
+
 SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_time_limit_ms 500 (repeatable)"
 
 
@@ -610,8 +624,13 @@ def serve(
     if not config.immutable:
         state.open().close()  # migrate before Datasette opens it read-only
     check_port(config.host, config.port)
-    click.echo(f"Datasette: http://{config.host}:{config.port}/{state.db_path.stem}/agents  (Ctrl-C to stop)")
-    run_datasette(state.db_path, config)
+    config = follow_port(config)
+    url = f"http://{config.host}:{config.port}/{state.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
+    from agentrank.serving import serving
+
+    with serving(state.db_path, url):
+        run_datasette(state.db_path, config)
 
 
 @cli.command()
@@ -680,11 +699,16 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
 
     A database the demo did not build is never replaced; run it again to rebuild the demo.
     """
-    from agentrank.demo import build_demo
+    from agentrank.demo import build_demo, check_replaceable
     from agentrank.progress import Report
     from agentrank.serve import free_port
     from agentrank.serve import serve as run_datasette
+    from agentrank.serving import serving, stale_server_warning
 
+    check_replaceable(state.db_path)  # a database the demo did not build: refused before any warning
+    warning = stale_server_warning(state.db_path)
+    if warning:
+        click.echo(warning, err=True)
     report = Report()
     try:
         result = build_demo(
@@ -713,12 +737,14 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     if no_serve:
         return
     config = state.config.serve
-    config = config.with_overrides({"port": free_port(config.host, port)})
+    config = follow_port(config.with_overrides({"port": free_port(config.host, port)}))
     base = f"http://{config.host}:{config.port}"
-    click.echo(f"Datasette: {base}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
+    url = f"{base}/{result.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
     if mover:
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
-    run_datasette(result.db_path, config)
+    with serving(result.db_path, url):
+        run_datasette(result.db_path, config)
 
 
 if __name__ == "__main__":

@@ -153,3 +153,60 @@ def test_output_folders_are_created(project, tmp_path):
     result = agentrank(project.path, "export", "--out", str(deep))
     assert result.returncode == 0, result.stderr
     assert deep.exists()
+
+
+def test_the_export_of_another_database_goes_beside_it(demo_folder, tmp_path):
+    """`--db data/other.db export` writes data/other-export.json, never over ./agentrank-export.json."""
+    folder = demo_folder.copy(tmp_path / "project")
+    (folder.path / "data").mkdir()
+    (folder.path / "agentrank.db").rename(folder.path / "data" / "other.db")
+    before = (folder.path / "agentrank-export.json").read_bytes()
+    result = agentrank(folder.path, "--db", "data/other.db", "export")
+    assert result.returncode == 0, result.stderr
+    assert (folder.path / "data" / "other-export.json").exists()
+    assert "data/other-export.json" in result.stdout
+    assert (folder.path / "agentrank-export.json").read_bytes() == before
+
+
+def test_a_mistyped_repo_gets_did_you_mean(demo_folder):
+    owner, repo = demo_folder.riser.split("/")
+    typo = f"{owner}/{repo[:-1]}"
+    result = agentrank(demo_folder.path, "explain", typo)
+    assert result.returncode == 1
+    assert f"did you mean {demo_folder.riser}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_rebuilding_the_demo_under_a_running_server_warns(tmp_path):
+    """A server keeps serving the file it opened; rebuilding the demo under it says so."""
+    import subprocess
+    import sys
+
+    from agentrank.serving import marker_path
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    small = ("demo", "--no-serve", "--size", "60", "--weeks", "2")
+    first = agentrank(folder, *small)
+    assert first.returncode == 0, first.stderr
+    assert "warning" not in first.stderr
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        marker_path(folder / "agentrank.db").write_text(f"{server.pid} http://127.0.0.1:8001/agentrank/agents\n")
+        again = agentrank(folder, *small)
+        assert again.returncode == 0, again.stderr
+        assert again.stderr.startswith("warning: a server is serving agentrank.db at http://127.0.0.1:8001/")
+    finally:
+        server.kill()
+        server.wait()
+    # Once that server is gone, its line is ignored.
+    assert "warning" not in agentrank(folder, *small).stderr
+
+
+def test_page_and_badge_urls_follow_the_real_port():
+    from agentrank.cli import follow_port
+    from datasette_plugins.settings import ServeConfig
+
+    assert follow_port(ServeConfig(port=8123)).public_url == "http://127.0.0.1:8123"
+    assert follow_port(ServeConfig(host="0.0.0.0", port=8080)).public_url == "http://127.0.0.1:8080"
+    chosen = ServeConfig(port=8123, public_url="https://agentrank.example")
+    assert follow_port(chosen).public_url == "https://agentrank.example"
