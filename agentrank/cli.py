@@ -266,7 +266,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out: str | None) -> None:
     """The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed
@@ -513,7 +513,7 @@ def score(state: State, as_of: str | None, force: bool) -> None:
 
 
 @cli.command()
-@out_option("Where to write the JSON (default: export.path from the config)")
+@out_option("Where to write the JSON (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
@@ -692,7 +692,7 @@ def _db_flag(state: State) -> str:
     show_default=True,
     help="Weekly refreshes to simulate, the last one now",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: str | None) -> None:
     """Build the database (--db, default agentrank.db) from the bundled synthetic population through several weekly refreshes, then serve it
