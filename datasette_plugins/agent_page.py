@@ -179,14 +179,9 @@ def passings(conn: sqlite3.Connection, repo_id: int, change: dict[str, Any] | No
             }
             for row in found[key]
         ]
-    mine = conn.execute(
-        "select * from scores where repo_id = ? and run_id in (?, ?) order by run_id = ?",
-        [repo_id, previous, run_id, run_id],
-    ).fetchall()
-    if len(mine) == 2:
-        names = [d[0] for d in conn.execute("select * from scores limit 0").description]
-        before, after = (dict(zip(names, row, strict=True)) for row in mine)
-        found["own"] = movement.classify(before, after, population)
+    mine = found.pop("mine")
+    if mine is not None:
+        found["own"] = movement.classify(mine["before"], mine["after"], population)
     return found
 
 

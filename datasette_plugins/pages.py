@@ -364,7 +364,8 @@ def compare_context(conn: sqlite3.Connection, names: list[str]) -> dict[str, Any
     from datasette_plugins.charts import COLOURS, overlay_chart
     from db.breakdown import load_breakdown
 
-    repos, unknown = [], []
+    repos: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
     for name in names:
         breakdown = load_breakdown(conn, name, population=cached_population)
         if breakdown is None:

@@ -217,16 +217,18 @@ def movers(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int =
 
 def passed(conn: sqlite3.Connection, repo_id: int, run_id: int, previous_id: int, limit: int = 5) -> dict[str, Any]:
     """Who passed the repo between two runs (below it before, above it now) and whom it passed:
-    how many of each, and the ``limit`` nearest to it now, with their ``before``/``after`` rows."""
+    how many of each, and the ``limit`` nearest to it now, with their ``before``/``after`` rows;
+    ``mine`` is the repo's own pair of rows."""
     mine = conn.execute(
         "select p.rank, c.rank from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
         "where c.run_id = ? and c.repo_id = ?",
         [previous_id, run_id, repo_id],
     ).fetchone()
     if mine is None:
-        return {"passed_it": [], "it_passed": [], "passed_it_count": 0, "it_passed_count": 0}
+        return {"passed_it": [], "it_passed": [], "passed_it_count": 0, "it_passed_count": 0, "mine": None}
     before, after = mine
-    result: dict[str, Any] = {}
+    own = _moves(conn, "and c.repo_id = ?", "c.rank", [previous_id, run_id, repo_id])
+    result: dict[str, Any] = {"mine": own[0] if own else None}
     for key, where, order in (
         ("passed_it", "and p.rank > ? and c.rank < ?", "c.rank desc"),
         ("it_passed", "and p.rank < ? and c.rank > ?", "c.rank"),

@@ -420,3 +420,69 @@ def test_an_unlisted_reason_reads_in_plain_words():
     assert reason_in_words("excluded by correction: a prompt list").startswith("a maintainer's correction excludes it")
     assert reason_in_words("fork").startswith("it is a fork") and reason_in_words(None) is None
     assert reason_in_words("something new") == "something new"
+
+
+@pytest.mark.asyncio
+async def test_the_makers_page_says_who_passed_it_and_why(datasette, conn):
+    run, previous = conn.execute(
+        "select score_run_id, (select max(id) from runs where kind = 'score' and status = 'ok' and id < score_run_id) "
+        "from published"
+    ).fetchone()
+    # The repo that fell furthest, and how many passed it: below it before, above it now.
+    name, before, after = conn.execute(
+        "select c.full_name, p.rank, c.rank from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+        "where c.run_id = ? order by c.rank - p.rank desc limit 1",
+        [previous, run],
+    ).fetchone()
+    (count,) = conn.execute(
+        "select count(*) from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+        "where c.run_id = ? and p.rank > ? and c.rank < ?",
+        [previous, run, before, after],
+    ).fetchone()
+    assert after > before and count > 0
+    page = (await datasette.client.get(f"/-/agent/{name}")).text
+    change = text_of(section(page, "agentrank-change"))
+    assert f"rank {before:,} → {after:,}" in change
+    assert re.search(r"It (fell|moved down) [\d,]+ places?", change), change
+    assert f"Who passed it ({count:,})" in change
+    items = re.findall(r"<li><a href=\"/-/agent/[^\"]+\">[^<]+</a> #[\d,]+ → #[\d,]+:(.*?)</li>", page, re.S)
+    assert items and all(
+        re.search(r"stars?|forks?|activity bucket changed|other repos' changes|licence", html.unescape(i))
+        for i in items
+    ), items
+    data = (await datasette.client.get(f"/-/agent/{name}.json")).json()
+    assert data["passings"]["passed_it_count"] == count and data["passings"]["own"]["kind"] in ("news", "noise")
+
+
+@pytest.mark.asyncio
+async def test_your_own_weights_page_renders_the_shared_ranking(datasette, conn):
+    """A shared link (?popularity=100&…) shows the list ranked by those weights before any script runs."""
+    only_stars = "popularity=100&adoption=0&activity=0&momentum=0&openness=0"
+    page = (await datasette.client.get(f"/-/weights?{only_stars}")).text
+    shown = re.findall(r'class="ar-weights-name" href="/-/agent/([^"]+)"', page)
+    expected = [
+        n for (n,) in conn.execute("select full_name from agents order by popularity desc, stars desc, full_name")
+    ]
+    assert shown == expected[: len(shown)] and len(shown) == min(100, len(expected))
+    assert (
+        'id="w-popularity" name="popularity" data-weight="popularity" min="0" max="100" step="any" value="100"' in page
+    )
+    assert "select " not in text_of(page).lower()
+    json_data = re.search(r'<script type="application/json" id="ar-weights-data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in json_data  # no repository text can close the script element
+    published = (await datasette.client.get("/-/weights")).text
+    assert "= published #1" in published
+
+
+@pytest.mark.asyncio
+async def test_canned_queries_are_titled_in_words(datasette, conn):
+    for query in ("top_agents", "rank_changes", "recompute"):
+        page = (await datasette.client.get(f"/agentrank/{query}")).text
+        title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+        assert "select" not in title.lower() and "AgentRank" in title, title
+    listing = (await datasette.client.get("/agentrank/agents?category=coding&_sort_desc=stars_delta_7d")).text
+    title = re.search(r"<title>(.*?)</title>", listing, re.S).group(1)
+    assert "sorted by stars gained in 7 days, most first" in title
+    head = text_of(re.search(r'<p class="ar-count">(.*?)</p>', listing, re.S).group(1))
+    (coding,) = conn.execute("select count(*) from agents where category = 'coding'").fetchone()
+    assert head == f"{coding:,} repositories in Coding agent, sorted by stars gained in 7 days, most first", head
