@@ -33,7 +33,7 @@ from agentrank.locks import run_lock
 from agentrank.pipeline import PipelineResult, refresh_database
 from agentrank.progress import Report, stage_ticker
 from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
-from crawler.items import format_timestamp
+from crawler.items import format_timestamp, parse_timestamp
 from crawler.settings import DEFAULT_TOPICS
 from db.demo import biggest_riser, file_demo_marker, mark_demo, top_in_category
 from db.store import open_store
@@ -552,7 +552,7 @@ def refresh_demo(db_path: Path, export_path: Path, config: Config, *, report: Re
         raise DemoRefused(f"{db_path} is not a demo database")
     weeks = int(marker["weeks"]) + 1
     now = datetime.now(UTC).replace(microsecond=0)
-    first = datetime.fromisoformat(marker["first_week"].replace("Z", "+00:00"))
+    first = parse_timestamp(marker["first_week"])
     # The earlier weeks are replayed in memory (the population is deterministic), the new one crawled.
     instants = [*[first + timedelta(days=7 * w) for w in range(weeks - 1)], now]
     population = list(population_at(int(marker["size"]), int(marker["seed"]), instants))[-1][0]

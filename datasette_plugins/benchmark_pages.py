@@ -16,27 +16,16 @@ from urllib.parse import quote, unquote
 from datasette import Response
 from markupsafe import Markup, escape
 
-from datasette_plugins.limits import plain_rows
+from datasette_plugins.reading import ranking_database, read_page
+from db.repos import listed_names
 from leaderboard import views
 
 CHART_WIDTH, PANEL_HEIGHT, MARGIN = 560, 120, 44
 
 
-async def _database(datasette: Any):
-    for name, database in datasette.databases.items():
-        if not name.startswith("_") and await database.table_exists("benchmark_rs9_runs"):
-            return database
-    return None
-
-
-def _listed(conn: sqlite3.Connection) -> set[str]:
-    return {name.lower() for (name,) in conn.execute("select full_name from repos where listed = 1")}
-
-
 def _read(reader: Callable[[sqlite3.Connection], Any]) -> Callable[[sqlite3.Connection], Any]:
     def run(conn: sqlite3.Connection) -> Any:
-        with plain_rows(conn):
-            return {"data": reader(conn), "listed": _listed(conn)}
+        return {"data": reader(conn), "listed": listed_names(conn)}
 
     return run
 
@@ -139,10 +128,10 @@ def agent_link(datasette: Any, listed: set[str]) -> Callable[[str], Markup]:
 
 
 async def _page(datasette: Any, request: Any, template: str, reader: Callable[[sqlite3.Connection], Any], **extra):
-    database = await _database(datasette)
+    database = await ranking_database(datasette)
     if database is None:
         return Response.html("No AgentRank database is served.", status=404)
-    found = await database.execute_fn(_read(reader))
+    found = await read_page(datasette, database, _read(reader))
     if found["data"] is None:
         return Response.html(
             await datasette.render_template("benchmark_404.html", {"what": extra.get("what", "page")}, request=request),

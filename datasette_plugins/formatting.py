@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from datasette import hookimpl
 
+from crawler.items import parse_timestamp
 from datasette_plugins.agent_page import agent_path
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
@@ -40,10 +41,9 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 
 def parse_time(value: str) -> datetime | None:
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_timestamp(value)
     except (AttributeError, ValueError):
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def ago(value: Any, now: datetime | None = None) -> str:

@@ -16,10 +16,10 @@ from urllib.parse import unquote
 from datasette import Response, hookimpl
 
 from classify.categories import CATEGORIES
-from datasette_plugins.agent_page import _agentrank_database
-from datasette_plugins.limits import plain_rows
 from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
+from datasette_plugins.reading import ranking_database, read_page
 from db import directory
+from db.categories import category_names
 from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING
 from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS
 
@@ -30,17 +30,16 @@ FEEDS = {
     "movers": "The week's biggest movers",
 }
 # The activity buckets of the agents view, in the order people read them.
-BUCKET_ORDER = ("≤ 7 days", "≤ 30 days", "≤ 90 days", "≤ 180 days", "≤ 365 days", "> 365 days", "no push")
+BUCKET_ORDER = (
+    *(f"≤ {bound:g} days" for bound, _ in ACTIVITY_BUCKETS),
+    f"> {ACTIVITY_BUCKETS[-1][0]:g} days",
+    "no push",
+)
 
 
-async def read(database: Any, reader: Callable[[sqlite3.Connection], Any]) -> Any:
-    """Run a reader on a plain connection of the served database."""
-
-    def run(conn: sqlite3.Connection) -> Any:
-        with plain_rows(conn):
-            return reader(conn)
-
-    return await database.execute_fn(run)
+async def read(datasette: Any, database: Any, reader: Callable[[sqlite3.Connection], Any]) -> Any:
+    """Run a reader on the served database under the page bounds (``reading.read_page``)."""
+    return await read_page(datasette, database, reader)
 
 
 async def render(datasette: Any, request: Any, template: str, context: dict[str, Any], status: int = 200) -> Response:
@@ -81,13 +80,13 @@ def home_context(conn: sqlite3.Connection, days: int = 7) -> dict[str, Any]:
 
 
 async def home(datasette: Any, request: Any) -> Response:
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     if database is None:  # not an AgentRank database: Datasette's own index
         from datasette.views.index import IndexView
 
         return await IndexView(datasette).get(request)
     days = rising_days(request)
-    context = await read(database, lambda conn: home_context(conn, days))
+    context = await read(datasette, database, lambda conn: home_context(conn, days))
     return await render(datasette, request, "home.html", {"database": database.name, **context})
 
 
@@ -106,8 +105,10 @@ def category_context(conn: sqlite3.Connection, category_id: str) -> dict[str, An
 
 async def category_page(datasette: Any, request: Any) -> Response:
     category_id = unquote(request.url_vars["category"])
-    database = await _agentrank_database(datasette)
-    context = None if database is None else await read(database, lambda conn: category_context(conn, category_id))
+    database = await ranking_database(datasette)
+    context = (
+        None if database is None else await read(datasette, database, lambda conn: category_context(conn, category_id))
+    )
     if context is None:
         return await not_found(datasette, request, "Category not found", f"There is no category called {category_id}.")
     return await render(datasette, request, "category.html", {"database": database.name, **context})
@@ -115,8 +116,8 @@ async def category_page(datasette: Any, request: Any) -> Response:
 
 async def owner_page(datasette: Any, request: Any) -> Response:
     login = unquote(request.url_vars["login"])
-    database = await _agentrank_database(datasette)
-    repos = [] if database is None else await read(database, lambda conn: directory.owner_repos(conn, login))
+    database = await ranking_database(datasette)
+    repos = [] if database is None else await read(datasette, database, lambda conn: directory.owner_repos(conn, login))
     if not repos:
         return await not_found(datasette, request, "Owner not found", f"No repository of {login} is in this directory.")
     return await render(
@@ -208,12 +209,12 @@ def extra_template_vars(
         db = datasette.get_database(database)
         names: dict[str, str] = {}
         if await db.table_exists("categories"):
-            names = dict((await db.execute("select id, name from categories")).rows)
+            names = await read_page(datasette, db, category_names)
         args = request.args if request is not None else {}
         searched = (args.get("_search") or "").strip()
         close: list[str] = []
         if searched and await db.table_exists("repos"):
-            close = await db.execute_fn(lambda conn: directory.similar_names(conn, searched))
+            close = await read_page(datasette, db, lambda conn: directory.similar_names(conn, searched))
         return {
             "agentrank_lines": lambda rows: line_rows(rows, names),
             "agentrank_facets": lambda results: ordered_facets(results, names),
@@ -233,8 +234,8 @@ TIERS = {
 
 
 async def leaderboard_page(datasette: Any, request: Any) -> Response:
-    database = await _agentrank_database(datasette)
-    entries = [] if database is None else await read(database, directory.leaderboard_entries)
+    database = await ranking_database(datasette)
+    entries = [] if database is None else await read(datasette, database, directory.leaderboard_entries)
     # Within a tier, each suite is its own board (entries are ranked within their suite): the
     # product's own suite first, then the others by name.
     tiers: dict[str, dict[str, list[dict[str, Any]]]] = {tier: {} for tier in TIERS}
@@ -279,7 +280,7 @@ def method_context() -> dict[str, Any]:
 
 
 async def method_page(datasette: Any, request: Any) -> Response:
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     return await render(
         datasette, request, "method.html", {"database": database.name if database else None, **method_context()}
     )
@@ -319,10 +320,10 @@ def reranked(rows: list[dict[str, Any]], weights: dict[str, float]) -> list[dict
 async def weights_page(datasette: Any, request: Any) -> Response:
     """``/-/weights``: the ranking re-ranked with the visitor's weights, in the browser (the list
     is rendered on the server too, so a shared link shows the same before any script runs)."""
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     if database is None:
         return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
-    rows = await read(database, lambda conn: directory.published_components(conn, WEIGHTS_REPOS))
+    rows = await read(datasette, database, lambda conn: directory.published_components(conn, WEIGHTS_REPOS))
     weights = chosen_weights(request)
     data = [[r["rank"], r["full_name"], r["stars"], r["category_name"], *(r[n] for n in WEIGHTS)] for r in rows]
     return await render(
@@ -360,9 +361,9 @@ def compared_names(request: Any) -> list[str]:
 def compare_context(conn: sqlite3.Connection, names: list[str]) -> dict[str, Any]:
     """Each named repo's breakdown and history (side by side and overlaid), and for a name that is
     not in the directory, the names it may have meant."""
-    from datasette_plugins.agent_page import cached_population, score_history
+    from datasette_plugins.agent_page import cached_population
     from datasette_plugins.charts import COLOURS, overlay_chart
-    from db.breakdown import load_breakdown
+    from db.breakdown import load_breakdown, score_history
 
     repos: list[dict[str, Any]] = []
     unknown: list[dict[str, Any]] = []
@@ -398,11 +399,11 @@ def compare_context(conn: sqlite3.Connection, names: list[str]) -> dict[str, Any
 async def compare_page(datasette: Any, request: Any) -> Response:
     """``/-/compare?repo=A&repo=B``: two to four repos' score components side by side and their
     histories overlaid on dated axes."""
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     if database is None:
         return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
     names = compared_names(request)
-    context = await read(database, lambda conn: compare_context(conn, names))
+    context = await read(datasette, database, lambda conn: compare_context(conn, names))
     return await render(
         datasette, request, "compare.html", {"database": database.name, "most": COMPARE_MOST, **context}
     )
