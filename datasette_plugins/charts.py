@@ -66,12 +66,18 @@ class TimeAxis:
         return ticks
 
 
-def _scale(values: list[float], min_span: float) -> tuple[float, float]:
-    """(low, high) of a panel's y axis: spans at least ``min_span``, so a 0.01 change stays flat."""
+def _scale(values: list[float], min_span: float, ceiling: float | None = None) -> tuple[float, float]:
+    """(low, high) of a panel's y axis: spans at least ``min_span``, so a 0.01 change stays flat,
+    and never above ``ceiling`` (a score's 100) or below 0."""
     low, high = min(values), max(values)
     span = max(high - low, min_span)
     middle = (low + high) / 2
-    return middle - span / 2, middle + span / 2
+    low, high = middle - span / 2, middle + span / 2
+    if ceiling is not None and high > ceiling:
+        low, high = low - (high - ceiling), ceiling
+    if low < 0 <= min(values):
+        low, high = 0.0, high - low
+    return low, high
 
 
 def _y(value: float, low: float, high: float, top: float, invert: bool) -> float:
@@ -113,7 +119,7 @@ def history_chart(history: list[dict[str, Any]]) -> dict[str, Any] | None:
         values = [h[key] for h in history]
         top = index * (PANEL + GAP)
         floats = [float(v) for v in values]
-        low, high = _scale(floats, min_span(floats))
+        low, high = _scale(floats, min_span(floats), 100.0 if key == "score" else None)
         if invert:
             low = max(0.5, low)
         ys = [_y(v, low, high, top, invert) for v in floats]
@@ -165,7 +171,7 @@ def overlay_chart(histories: list[tuple[str, list[dict[str, Any]]]], key: str) -
         return None
     axis = TimeAxis([h["as_of"] for h in everything], left=70)
     floats = [float(h[key]) for h in everything]
-    low, high = _scale(floats, min_span(floats))
+    low, high = _scale(floats, min_span(floats), 100.0 if key == "score" else None)
     if invert:
         low = max(0.5, low)
     height = 3 * PANEL

@@ -486,3 +486,18 @@ async def test_canned_queries_are_titled_in_words(datasette, conn):
     head = text_of(re.search(r'<p class="ar-count">(.*?)</p>', listing, re.S).group(1))
     (coding,) = conn.execute("select count(*) from agents where category = 'coding'").fetchone()
     assert head == f"{coding:,} repositories in Coding agent, sorted by stars gained in 7 days, most first", head
+
+
+@pytest.mark.asyncio
+async def test_history_image_to_embed(datasette, directory_db):
+    from xml.etree import ElementTree as ET
+
+    response = await datasette.client.get(f"/-/agent/{directory_db.top_name}/history.svg")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    svg = ET.fromstring(response.text)
+    texts = ["".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert directory_db.top_name in texts
+    dates = [t for t in texts if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t)]
+    assert len(dates) >= 2 and dates == sorted(dates)
+    missing = await datasette.client.get("/-/agent/nobody/nothing/history.svg")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("image/svg+xml")
