@@ -371,12 +371,19 @@ EXIT_RECORDS_REJECTED = 3
 
 @cli.command(name="import-attempts")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--verified",
+    is_flag=True,
+    help='The operator vouches for the file: its tier "verified" records go on the verified board '
+    "(without it they are rejected; community records import either way)",
+)
 @pass_state
-def import_attempts(state: State, file: str) -> None:
+def import_attempts(state: State, file: str, verified: bool) -> None:
     """Load task-benchmark attempts from FILE (one JSON object, a JSON list, or JSON Lines); recompute the leaderboards
 
     Re-importing an attempt updates it in place (same tier, agent, version, model, task and
-    attempt number), so importing a file twice changes nothing.
+    attempt number), so importing a file twice changes nothing. A record saying tier "verified"
+    is rejected unless the operator passes --verified: a submitted file cannot assert it.
 
     \b
     Exit status:
@@ -390,7 +397,7 @@ def import_attempts(state: State, file: str) -> None:
     from leaderboard.ingest import import_attempts as load_attempts
     from leaderboard.ingest import read_attempts
 
-    read = read_attempts(file)  # a file with nothing to import is refused before anything is written
+    read = read_attempts(file, verified=verified)  # a file with nothing to import is refused before any write
     with state.lock("import-attempts"):
         db = state.open()
         prepare_methods(db, state.config)
@@ -407,26 +414,32 @@ def import_attempts(state: State, file: str) -> None:
         click.get_current_context().exit(EXIT_RECORDS_REJECTED)
 
 
-def _ledger_import(state: State, kind: str, file: str) -> None:
+def _ledger_import(state: State, kind: str, file: str, **options: Any) -> None:
     from agentrank.benchmark import import_ledger_file
 
     with state.lock(kind):
         db = state.open()
-        result = import_ledger_file(db, state.config, kind, file)
+        result = import_ledger_file(db, state.config, kind, file, **options)
     click.echo(f"{kind} run {result.run_id}: {result.saved} saved from {file} ({result.detail})")
 
 
 @cli.command(name="import-tasks")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--leave-uncounted",
+    is_flag=True,
+    help="Accept a file that leaves attempted tasks of its suites without a record (their attempts stop counting)",
+)
 @pass_state
-def import_tasks(state: State, file: str) -> None:
+def import_tasks(state: State, file: str, leave_uncounted: bool) -> None:
     """Load benchmark tasks with their validation from FILE (JSON object, list or JSON Lines); recompute
 
     A task counts once its untouched code fails the hidden tests and its reference fix passes
     them all; attempts at other tasks of the suite are kept and shown apart with the reason.
-    A bad file changes nothing (one line on stderr, exit 1).
+    A file that would leave attempted tasks of a suite without a record is refused unless
+    --leave-uncounted is given. A bad file changes nothing (one line on stderr, exit 1).
     """
-    _ledger_import(state, "import-tasks", file)
+    _ledger_import(state, "import-tasks", file, leave_uncounted=leave_uncounted)
 
 
 @cli.command(name="import-prices")

@@ -533,7 +533,7 @@ def _import_demo_attempts(
                     (Path(folder) / name).write_text(text, encoding="utf-8")
                 import_tasks(db, Path(folder) / "tasks.jsonl")
                 import_prices(db, Path(folder) / "prices.toml")
-                result = import_attempts(db, Path(folder) / "attempts.jsonl")
+                result = import_attempts(db, Path(folder) / "attempts.jsonl", verified=True)
                 if result.errors:
                     raise PipelineError(f"the demo attempts did not import: {result.errors[0]}")
                 import_assessments(db, Path(folder) / "assessments.toml")

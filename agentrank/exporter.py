@@ -38,7 +38,7 @@ from leaderboard.views import methods_document
 from scoring.components import TABLE
 from scoring.score import COMPONENTS, METHOD_VERSION, shown, shown_range
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_PUBLIC_URL = ServeConfig().public_url
 
 

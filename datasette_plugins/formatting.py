@@ -11,6 +11,7 @@ from datasette import hookimpl
 
 from crawler.items import parse_timestamp
 from datasette_plugins.agent_page import agent_path
+from datasette_plugins.benchmark_pages import bench_path
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
@@ -124,6 +125,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         own_words=own_words,
         topics=topic_list,
         agent_url=lambda name: datasette.urls.path(agent_path(name)),
+        bench_url=lambda parts: datasette.urls.path(bench_path(*parts)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
     )

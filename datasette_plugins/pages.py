@@ -20,6 +20,7 @@ from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
 from datasette_plugins.reading import ranking_database, read_page
 from db import directory
 from db.categories import category_names
+from leaderboard import page_views
 from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING
 from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS
 
@@ -233,9 +234,13 @@ TIERS = {
 }
 
 
+def leaderboard_with_sources(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    return page_views.with_cost_sources(conn, directory.leaderboard_entries(conn))
+
+
 async def leaderboard_page(datasette: Any, request: Any) -> Response:
     database = await ranking_database(datasette)
-    entries = [] if database is None else await read(datasette, database, directory.leaderboard_entries)
+    entries = [] if database is None else await read(datasette, database, leaderboard_with_sources)
     # Within a tier, each suite is its own board (entries are ranked within their suite): the
     # product's own suite first, then the others by name.
     tiers: dict[str, dict[str, list[dict[str, Any]]]] = {tier: {} for tier in TIERS}

@@ -863,3 +863,61 @@ create index idx_agents_category_license on agents("category", "license");
 create index idx_agents_category_language on agents("category", "language");
 create index idx_agents_category_activity_bucket on agents("category", "activity_bucket");
 """
+
+
+@migrations()
+def m020_benchmark_methods_per_tier(db: sqlite_utils.Database) -> None:
+    # Issue 26: every method keeps the tiers apart (tier in each computed table's key), runs carry
+    # their date, FitScores record their tier and runs, the index keeps its version history, new
+    # attempt fields (agent time, an error's detail), and registered methods without a table of
+    # their own store their items in benchmark_method_items. The computed tables are rebuilt by the
+    # next ledger command (they hold nothing that is not recomputed from the attempts).
+    statements = [
+        "alter table benchmark_attempts add column agent_seconds float",
+        "alter table benchmark_attempts add column error_detail text",
+        "alter table benchmark_assessments add column tier text",
+        "alter table benchmark_assessments add column runs text",
+        "create table if not exists benchmark_index_versions (name text, version text, suites text, "
+        "first_seen text, primary key (name, version))",
+        "insert or ignore into benchmark_index_versions select name, version, suites, null from benchmark_index_defs",
+        "create table if not exists benchmark_method_items (method text, position integer, tier text, item text, "
+        "primary key (method, position))",
+    ]
+    for table in ("benchmark_entries", "benchmark_agents"):
+        for column, kind in (
+            ("cost_source", "text"),
+            ("cost_per_attempt", "float"),
+            ("agent_errors", "integer"),
+            ("error_reasons", "text"),
+        ):
+            statements.append(f"alter table {table} add column {column} {kind}")
+    statements.append("alter table benchmark_entries add column incomplete text")
+    statements += [
+        "drop table if exists benchmark_rs9_runs",
+        """create table benchmark_rs9_runs (suite text, run text, tier text, agent text, agent_kind text,
+        agent_version text, model text, settings text, rank integer, run_date text, first_date text,
+        tasks integer, attempts integer, solved integer, infra_errors integer, agent_errors integer,
+        error_reasons text, passed integer, headline float, partial_credit float, total_cost_usd float,
+        total_list_cost_usd float, cost_source text, cost_lower_bound integer, cost_unknown integer,
+        cost_per_pass float, version_changed integer, previous_version text, previous_model text,
+        attempted integer, tasks_total integer, coverage text, incomplete text, solve_rate_low float,
+        solve_rate_high float, overlaps_next integer, pareto integer, results text,
+        primary key (suite, run, tier, agent, agent_version, model, settings))""",
+        "create index idx_benchmark_rs9_runs_agent on benchmark_rs9_runs (agent)",
+        "drop table if exists benchmark_index_entries",
+        """create table benchmark_index_entries (name text, version text, suites text, tier text, agent text,
+        agent_kind text, agent_version text, model text, settings text, rank integer, value float,
+        null_reason text, per_suite text, coverage text, incomplete text, attempts integer,
+        infra_errors integer, mean_cost_usd float, cost_source text, mean_tokens float,
+        mean_tokens_input float, mean_tokens_cached float, mean_tokens_cache_write float,
+        mean_tokens_reasoning float, mean_tokens_output float, mean_wall_seconds float,
+        mean_agent_seconds float, primary key (name, tier, agent, agent_version, model, settings))""",
+        "drop table if exists benchmark_fitscores",
+        """create table benchmark_fitscores (agent text, agent_kind text, suite text, tier text, runs text,
+        runs_named integer, versions text, median_wall_seconds float, rank integer, criteria text,
+        derived text, weights text, weighted_sum float, fitscore integer, published integer,
+        matches_published integer, judgements text, has_runs integer, notes text,
+        primary key (agent, suite, tier))""",
+    ]
+    for statement in statements:
+        db.execute(statement)

@@ -143,7 +143,7 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     on_disk = json.loads(out.read_text())
     assert (result.path, result.count, result.as_of) == (out, on_disk["count"], on_disk["as_of"])
     jsonschema.validate(on_disk, export_schema())
-    assert on_disk["schema_version"] == 3 and on_disk["method_version"] == "1"
+    assert on_disk["schema_version"] == 4 and on_disk["method_version"] == "1"
     assert on_disk["as_of"] == "2026-11-30T06:00:00Z" and on_disk["count"] == 20
     first = on_disk["agents"][0]
     for key in (
@@ -254,7 +254,7 @@ def test_export_links_each_agent_to_its_page_and_badge(tmp_path, db, db_path, ru
     for agent in document["agents"]:
         assert agent["page_url"] == f"https://agentrank.example/dir/-/agent/{agent['full_name']}"
         assert agent["badge_url"] == agent["page_url"] + "/badge.svg"
-    assert document["schema_version"] == 3
+    assert document["schema_version"] == 4
     config.write_text('[serve]\npublic_url = "javascript:alert(1)"\n', encoding="utf-8")
     result = run_cli("--config", str(config), "export", "--out", str(out), expect=1)
     assert "public_url" in result.stderr
