@@ -143,6 +143,10 @@ class State:
             from agentrank.config import load_config
 
             self._config = load_config(self.config_path)
+            if "path" not in self._config.export.model_fields_set:
+                # Unless the configuration names it, the export sits beside the database:
+                # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
+                self._config.export.path = str(self.db_path.with_name(f"{self.db_path.stem}-export.json"))
         return self._config
 
     def open(self, *, must_exist: bool = False, check: bool = False) -> sqlite_utils.Database:
@@ -289,7 +293,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out: str | None) -> None:
     """The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed
@@ -297,22 +301,31 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     On the demo database (built by `agentrank demo`) without --api-url or --from-file, the week is
     crawled from the demo's GitHub emulator instead, so the demo moves on a week.
     """
+    from agentrank.progress import Report, stage_ticker
+
+    report = Report()
     if _demo_database(state, api_url) and not from_files:
         from agentrank.demo import refresh_demo
 
-        click.echo(refresh_demo(state.db_path, Path(out or state.config.export.path), state.config).summary())
+        demo_result = refresh_demo(state.db_path, Path(out or state.config.export.path), state.config, report=report)
+        report.close()
+        click.echo(demo_result.summary())
         return
     from agentrank.pipeline import refresh_database
     from crawler.secrets import github_token
 
-    result = refresh_database(
-        state.db_path,
-        state.config,
-        export_path=out,
-        import_paths=list(from_files) or None,
-        api_url=api_url or state.config.github.api_url,
-        token=github_token(),
-    )
+    try:
+        result = refresh_database(
+            state.db_path,
+            state.config,
+            export_path=out,
+            import_paths=list(from_files) or None,
+            api_url=api_url or state.config.github.api_url,
+            token=github_token(),
+            after_stage=stage_ticker(report, "refresh: "),
+        )
+    finally:
+        report.close()
     click.echo(result.summary())
 
 
@@ -597,26 +610,25 @@ def classify(
     default=None,
     help="ISO 8601 instant to score as of (default: the start of the latest crawl/import)",
 )
-@click.option("--force", is_flag=True, help="No note for an --as-of in the future or before the data was fetched")
+@click.option("--force", is_flag=True, help="Score an --as-of in the future or before the data was fetched")
 @pass_state
 def score(state: State, as_of: str | None, force: bool) -> None:
     """Compute the AgentRank Score for every listed repo and publish the ranking
 
-    An --as-of in the future or before the latest crawl/import fetched the data is scored all the
-    same (ages and days since the last push are counted to it), with a note on stderr.
+    An --as-of in the future (beyond a few minutes of clock skew) or before the latest crawl/import
+    fetched the data is refused (one line, exit 2, nothing written) unless --force: then ages and
+    days since the last push are counted to it. Date saved results with `import --observed-at`.
     """
     from agentrank.scorer import score as score_listed
 
     with state.lock("score", must_exist=True):
         db = state.open()
         result = score_listed(db, as_of=as_of, check=not force)
-    if result.note:
-        click.echo(f"Note: {result.note}", err=True)
     click.echo(result.summary())
 
 
 @cli.command()
-@out_option("Where to write the JSON (default: export.path from the config)")
+@out_option("Where to write the JSON (default: export.path from the config, else beside the database: DB-export.json)")
 @public_url_option()
 @pass_state
 def export(state: State, out: str | None, public_url: str | None) -> None:
@@ -658,8 +670,12 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
         result = load_breakdown(db.conn, full_name, run_id)
         formatter = format_breakdown
     if result is None:
+        from db.directory import similar_names
+
+        close = similar_names(db.conn, full_name)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise click.ClickException(
-            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name)"
+            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name){hint}"
         )
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else formatter(result))
 
@@ -682,6 +698,16 @@ def repo_name(value: str) -> str:
 def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
     """The [serve] config with command-line overrides (None means "not given") applied."""
     return state.config.serve.with_overrides({k: v for k, v in overrides.items() if v is not None})
+
+
+def follow_port(config: ServeConfig) -> ServeConfig:
+    """Unless ``public_url`` is set, the pages' absolute links (badge snippets, feeds) name the host
+    and port this server really listens on, not the default :8001."""
+    if "public_url" in config.model_fields_set:
+        return config
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+    host = f"[{host}]" if ":" in host else host
+    return config.with_overrides({"public_url": f"http://{host}:{config.port}"})
 
 
 SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_time_limit_ms 500 (repeatable)"
@@ -744,8 +770,13 @@ def serve(
     if not config.immutable:
         state.open().close()  # migrate before Datasette opens it read-only
     check_port(config.host, config.port)
-    click.echo(f"Datasette: http://{config.host}:{config.port}/{state.db_path.stem}/agents  (Ctrl-C to stop)")
-    run_datasette(state.db_path, config)
+    config = follow_port(config)
+    url = f"http://{config.host}:{config.port}/{state.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
+    from agentrank.serving import serving
+
+    with serving(state.db_path, url):
+        run_datasette(state.db_path, config)
 
 
 @cli.command()
@@ -812,21 +843,30 @@ def _db_flag(state: State) -> str:
     show_default=True,
     help="Weekly refreshes to simulate, the last one now",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: str | None) -> None:
     """Build the database (--db, default agentrank.db) from the bundled synthetic population through several weekly refreshes, then serve it
 
     A database the demo did not build is never replaced; run it again to rebuild the demo.
     """
-    from agentrank.demo import Report, build_demo
+    from agentrank.demo import build_demo, check_replaceable
+    from agentrank.progress import Report
     from agentrank.serve import free_port
     from agentrank.serve import serve as run_datasette
+    from agentrank.serving import serving, stale_server_warning
 
+    check_replaceable(state.db_path)  # a database the demo did not build: refused before any warning
+    warning = stale_server_warning(state.db_path)
+    if warning:
+        click.echo(warning, err=True)
     report = Report()
-    result = build_demo(
-        state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
-    )
+    try:
+        result = build_demo(
+            state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
+        )
+    finally:
+        report.close()
     click.echo(
         f"demo database: {result.db_path} ({result.weeks} weekly refreshes of {size} synthetic repos, "
         f"{result.document['count']} agents published, {result.attempts} benchmark attempts)"
@@ -848,12 +888,14 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     if no_serve:
         return
     config = state.config.serve
-    config = config.with_overrides({"port": free_port(config.host, port)})
+    config = follow_port(config.with_overrides({"port": free_port(config.host, port)}))
     base = f"http://{config.host}:{config.port}"
-    click.echo(f"Datasette: {base}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
+    url = f"{base}/{result.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
     if mover:
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
-    run_datasette(result.db_path, config)
+    with serving(result.db_path, url):
+        run_datasette(result.db_path, config)
 
 
 if __name__ == "__main__":

@@ -19,12 +19,13 @@ from xml.etree import ElementTree as ET
 from datasette import Response
 
 from datasette_plugins.agent_page import agent_path
-from datasette_plugins.formatting import plural
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
 from datasette_plugins.reading import ranking_database
 from db import directory
+from db.breakdown import run_population
 from db.listing import reason_in_words
+from scoring import movement
 from scoring.score import shown
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -110,11 +111,35 @@ def _run_entries(conn: sqlite3.Connection, kind: str, run: dict[str, Any], entri
             title = f"{isolated(row['full_name'])} left the list (was #{row['previous_rank']:,}){reason}"
             entries.append({**row, "title": title, "updated": run["as_of"]})
     else:
-        for row in directory.movers(conn, run["id"], previous, MOVERS_PER_RUN):
-            moved = row["places_up"]
-            way = f"up {plural(moved, 'place')}" if moved > 0 else f"down {plural(-moved, 'place')}"
-            title = f"{isolated(row['full_name'])} moved {way} to #{row['rank']:,} (score {shown(row['score']):.1f})"
-            entries.append({**row, "title": title, "updated": run["as_of"]})
+        entries.extend(mover_entries(conn, run["id"], previous, run["as_of"]))
+
+
+def mover_entries(conn: sqlite3.Connection, run_id: int, previous: int, as_of: str) -> list[dict[str, Any]]:
+    """One run's biggest movers, each said in words: first the news (moved by its own stars, forks
+    or licence), biggest move first, then the noise (its activity bucket, the others' changes)."""
+    population = movement.sorted_population(run_population(conn, previous))
+    moves = [
+        {**row, **movement.classify(row["before"], row["after"], population)}
+        for row in directory.movers(conn, run_id, previous)
+    ]
+    moves.sort(key=lambda m: (m["kind"] != "news", -abs(m["places_up"]), m["after"]["rank"]))
+    entries = []
+    for move in moves[:MOVERS_PER_RUN]:
+        after = move["after"]
+        title = movement.title(isolated(move["full_name"]), move, after["rank"])
+        score = f"score {shown(move['before']['score']):.1f} → {shown(after['score']):.1f}"
+        label = (
+            "news: its own stars, forks or licence" if move["kind"] == "news" else "noise: not its own stars or forks"
+        )
+        entries.append(
+            {
+                **move,
+                "title": f"{title} ({score})",
+                "updated": as_of,
+                "atom_category": (move["kind"], label),
+            }
+        )
+    return entries
 
 
 def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: str) -> bytes:
@@ -143,6 +168,9 @@ def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: 
         sub(entry, "title", clean(row["title"], isolate=False))  # its name is isolated already
         sub(entry, "updated", row["updated"])
         sub(entry, "link", rel="alternate", type="text/html", href=page)
+        if row.get("atom_category"):
+            term, label = row["atom_category"]
+            sub(entry, "category", term=term, label=label)
         sub(entry, "summary", _summary(row), type="text")
     return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="utf-8", xml_declaration=False)
 

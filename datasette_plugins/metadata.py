@@ -514,7 +514,7 @@ def description_html(database: str, source_url: str, example: str | None = None)
     return (
         "The most-starred open-source AI-agent repositories on GitHub, each with an <strong>AgentRank "
         "Score</strong> from 0 to 100 computed only from public GitHub data: "
-        f"{', '.join(parts[:-1])} and {parts[-1]}, each a percentile or bucket among the listed repos. "
+        f"{', '.join(parts[:-1])} and {parts[-1]}, each measured against the other listed repos. "
         f'Start with the <a href="/{database}/agents">ranking</a>; {breakdown}: each component, its points '
         "and what would move it. Check every score with the "
         f'<a href="/{database}/recompute">recompute query</a>. '
