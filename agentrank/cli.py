@@ -775,6 +775,9 @@ def serve(
     click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
     from agentrank.serving import serving
 
+    if config.immutable:  # a snapshot nothing writes to: nothing beside it either, and no demo rebuilds it
+        run_datasette(state.db_path, config)
+        return
     with serving(state.db_path, url):
         run_datasette(state.db_path, config)
 
