@@ -17,14 +17,16 @@ from datasette_plugins.cells import render_cell
 from datasette_plugins.formatting import prepare_jinja2_environment
 from datasette_plugins.limits import prepare_connection
 from datasette_plugins.pages import extra_template_vars
+from datasette_plugins.refusals import refuse_bad_requests
 
 
 @hookimpl
 def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
-    """Pages the published run decides come from the page cache (ETag, 304) before anything else;
-    what reaches the server passes the request gate that bounds heavy queries."""
+    """Requests no page can answer (a NUL in the query string) are refused first; pages the
+    published run decides come from the page cache (ETag, 304) before anything else; what reaches
+    the server passes the request gate that bounds heavy queries."""
     gate, cached = admission.asgi_wrapper(datasette), cache.asgi_wrapper(datasette)
-    return lambda app: cached(gate(app))
+    return lambda app: refuse_bad_requests(cached(gate(app)))
 
 
 @hookimpl

@@ -1,0 +1,151 @@
+"""Issue 29 (server): a NUL byte in a query string is a 400, the page cache stays inside its budget
+whatever the query strings, ``If-None-Match: *`` never turns a missing page into a 304, a page asked
+for over ``https`` (behind a proxy) is never served to a plain request, feeds and owner pages are
+bounded, and ``agentrank serve`` limits its connections."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tracemalloc
+
+import httpx
+import pytest
+
+from agentrank.config import ServeConfig
+from agentrank.serve import build_datasette
+from datasette_plugins.cache import published_cache
+from tests.publish_helpers import build_published_db
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    return build_published_db(tmp_path_factory.mktemp("bounds") / "agentrank.db", n=120, churn=True)
+
+
+async def _asgi(app, path: str, query: bytes = b"", headers=(), scheme: str = "http"):
+    """One request straight through an ASGI app, as uvicorn hands it over."""
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "scheme": scheme,
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query,
+        "headers": [(b"host", b"localhost:8001"), *headers],
+        "http_version": "1.1",
+        "server": ("127.0.0.1", 8001),
+        "client": ("127.0.0.1", 50000),
+        "root_path": "",
+    }
+    await app(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    return start["status"], dict(start["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+
+# --- 6: a NUL byte in the query string -------------------------------------------------------
+
+SPELLINGS = ["%00", "_facet=%00", "_where=%00", "a%00b=1", "%00=%00", "_facet_array=%00", "_sort=x%00", "category=%00"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("spelling", SPELLINGS)
+async def test_a_nul_byte_in_the_query_string_is_a_clear_400_on_every_table_page(published, spelling):
+    datasette = build_datasette(published.path, ServeConfig())
+    conn = sqlite3.connect(published.path)
+    tables = [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
+    conn.close()
+    assert "agents" in tables and "repos" in tables
+    for table in tables:
+        for suffix in ("", ".json"):
+            response = await datasette.client.get(f"/agentrank/{table}{suffix}?{spelling}")
+            assert response.status_code == 400, (table, suffix, spelling, response.text[:200])
+            assert "NUL byte" in response.text, (table, response.text[:200])
+    for page in ("/", f"/-/agent/{published.top_name}", "/-/feeds/new.atom", "/agentrank/top_agents"):
+        assert (await datasette.client.get(f"{page}?{spelling}")).status_code == 400, page
+
+
+# --- 12: the page cache counts what it keeps ---------------------------------------------------
+
+
+async def _small_page(scope, receive, send) -> None:
+    """A page as small as a shields.io badge's JSON, whatever its query string."""
+    headers = [(b"content-type", b"application/json"), (b"cache-control", b"public, max-age=86400")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b'{"schemaVersion": 1, "message": "not listed"}'})
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("query_bytes", "requests"), [(12_000, 2_000), (100, 5_000)])
+async def test_distinct_query_strings_do_not_grow_the_server_past_the_page_cache_budget(
+    published, query_bytes, requests
+):
+    app = published_cache(_small_page, build_datasette(published.path, ServeConfig(page_cache_mb=1)))
+    await _asgi(app, "/-/agent/a/b/shields.json", b"warm=1")
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(requests):
+            query = f"v={i}&pad=".encode() + b"x" * query_bytes
+            status, headers, _ = await _asgi(app, "/-/agent/a/b/shields.json", query)
+            assert status == 200 and b"etag" in headers
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # 1 MB of budget: what the kept pages hold, keys and bookkeeping included, stays inside it
+    # (before: 12.7 kB a request for 12 kB query strings, 25 MB in all; 2.2 MB for short ones).
+    assert grown < 1024 * 1024, grown
+    # The pages are still kept and served from memory when their query string is short.
+    first = await _asgi(app, "/-/agent/a/b/shields.json", b"v=again")
+    assert first[0] == 200 and (await _asgi(app, "/-/agent/a/b/shields.json", b"v=again")) == first
+
+
+# --- 21: If-None-Match: * and X-Forwarded-Proto ------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_if_none_match_star_is_never_a_304_for_a_missing_page(published):
+    datasette = build_datasette(published.path, ServeConfig())
+    star = {"if-none-match": "*"}
+    for missing in ("/-/agent/nobody/nothing", "/-/owner/nobody-at-all", "/-/category/no-such-category"):
+        response = await datasette.client.get(missing, headers=star)
+        assert response.status_code == 404, missing
+        assert "not found" in response.text.lower(), missing
+        again = await datasette.client.get(missing, headers={"if-none-match": 'W/"x", *'})
+        assert again.status_code == 404, missing
+    # A page that exists: "any representation" matches it, first visit or not.
+    page = f"/-/agent/{published.top_name}"
+    assert (await datasette.client.get(page, headers=star)).status_code == 304
+    assert (await datasette.client.get(page)).status_code == 200
+    assert (await datasette.client.get(page, headers=star)).status_code == 304
+
+
+@pytest.mark.asyncio
+async def test_a_page_asked_for_over_https_behind_a_proxy_is_not_served_to_plain_requests(published):
+    # uvicorn sets the scope's scheme from X-Forwarded-Proto (from a trusted proxy address).
+    app = build_datasette(published.path, ServeConfig()).app()
+    path, query = "/agentrank/agents.json", b"_size=5"
+    status, _, secure = await _asgi(app, path, query, scheme="https")
+    assert status == 200 and json.loads(secure)["next_url"].startswith("https://localhost:8001/")
+    status, _, plain = await _asgi(app, path, query)
+    assert status == 200 and json.loads(plain)["next_url"].startswith("http://localhost:8001/")
+    status, headers, _ = await _asgi(app, "/agentrank/agents", b"", scheme="https")
+    status_plain, headers_plain, html = await _asgi(app, "/agentrank/agents")
+    assert status == status_plain == 200 and b"https://localhost" not in html
+    assert headers[b"etag"] != headers_plain[b"etag"]
+
+
+def test_x_forwarded_proto_on_the_live_server_does_not_leak_into_plain_pages(live_server):
+    page = f"{live_server.url}/agentrank/agents.json?_size=7"
+    secure = httpx.get(page, headers={"x-forwarded-proto": "https"}, timeout=30)
+    assert secure.status_code == 200 and secure.json()["next_url"].startswith("https://")
+    plain = httpx.get(page, timeout=30)
+    assert plain.status_code == 200 and plain.json()["next_url"].startswith("http://127.0.0.1")
