@@ -6,6 +6,8 @@ bounded, and ``agentrank serve`` limits its connections."""
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import tracemalloc
 
@@ -149,3 +151,55 @@ def test_x_forwarded_proto_on_the_live_server_does_not_leak_into_plain_pages(liv
     assert secure.status_code == 200 and secure.json()["next_url"].startswith("https://")
     plain = httpx.get(page, timeout=30)
     assert plain.status_code == 200 and plain.json()["next_url"].startswith("http://127.0.0.1")
+
+
+# --- 13: agentrank serve bounds its connections -----------------------------------------------
+
+
+def _closed_by_server(sock: socket.socket, wait_s: float) -> bool:
+    """Has the server closed this connection (or does it within ``wait_s``)?"""
+    sock.settimeout(wait_s)
+    try:
+        return sock.recv(1024) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_serve_caps_open_connections_and_closes_slow_ones(published, tmp_path):
+    from tests.publish_helpers import agentrank_serve, free_port, running
+
+    port = free_port()
+    settings = ("--setting", "max_connections", "20", "--setting", "header_timeout_s", "2")
+    with running(agentrank_serve(published.path, port, *settings), port, tmp_path / "serve.log") as server:
+        descriptors = len(os.listdir(f"/proc/{server.process.pid}/fd"))
+        slow = []
+        for i in range(60):
+            sock = socket.create_connection(("127.0.0.1", port))
+            if i % 2:  # half of them trickle the start of a request and never finish it
+                sock.sendall(b"GET /agentrank/agents HTTP/1.1\r\nHost: x\r\n")
+            slow.append(sock)
+        try:
+            # Past the cap, connections are closed at once: the server never holds more than 20.
+            refused = sum(_closed_by_server(sock, 0.2) for sock in slow)
+            assert refused >= 40, refused
+            assert len(os.listdir(f"/proc/{server.process.pid}/fd")) <= descriptors + 20
+            # The ones it kept are closed when their headers do not come in time.
+            assert all(_closed_by_server(sock, 15) for sock in slow)
+            assert len(os.listdir(f"/proc/{server.process.pid}/fd")) <= descriptors + 1
+        finally:
+            for sock in slow:
+                sock.close()
+        # Normal visitors are served, and a kept-alive connection answers more than one request.
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            assert client.get("/agentrank/agents").status_code == 200
+            assert client.get(f"/-/agent/{published.top_name}").status_code == 200
+
+
+def test_serve_runs_uvicorn_with_the_connection_limit():
+    from agentrank.serve import uvicorn_config
+
+    config = uvicorn_config(object(), ServeConfig(max_connections=300, header_timeout_s=4))
+    assert config.limit_concurrency == 300 and config.backlog == 300
+    assert config.http.__name__ == "BoundedH11Protocol"
