@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import sqlite3
+import threading
 import tracemalloc
 
 import httpx
@@ -203,3 +204,73 @@ def test_serve_runs_uvicorn_with_the_connection_limit():
     config = uvicorn_config(object(), ServeConfig(max_connections=300, header_timeout_s=4))
     assert config.limit_concurrency == 300 and config.backlog == 300
     assert config.http.__name__ == "BoundedH11Protocol"
+
+
+# --- 11: feeds and owner pages are bounded -------------------------------------------------------
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("kind", "total"), [("new", 4), ("left", 2)])
+async def test_a_feed_gives_a_run_at_most_its_cap_then_one_entry_for_the_rest(published, monkeypatch, kind, total):
+    from xml.etree import ElementTree as ET
+
+    from datasette_plugins import feeds
+
+    monkeypatch.setattr(feeds, "ENTRIES_PER_RUN", 1)  # the second week lists 4 new repos, 2 leave
+    built_in: list[str] = []
+    document = feeds.atom_document
+
+    def recorded(*args, **kwargs):
+        built_in.append(threading.current_thread().name)
+        return document(*args, **kwargs)
+
+    monkeypatch.setattr(feeds, "atom_document", recorded)
+    base = "https://agentrank.example"
+    datasette = build_datasette(published.path, ServeConfig(public_url=base))
+    response = await datasette.client.get(f"/-/feeds/{kind}.atom")
+    assert response.status_code == 200
+    entries = list(ET.fromstring(response.content).iter(f"{ATOM}entry"))
+    assert len(entries) == 2
+    assert entries[0].find(f"{ATOM}link").get("href").startswith(f"{base}/-/agent/")
+    more = entries[1]
+    assert more.findtext(f"{ATOM}title").startswith(f"…and {total - 1:,} more")
+    assert more.find(f"{ATOM}link").get("href").startswith(f"{base}/agentrank/")
+    assert f"the 1 best-ranked of the {total:,}" in more.findtext(f"{ATOM}summary")
+    # Built in a SQL thread, not on the event loop that serves every other page.
+    assert built_in and built_in[0] != threading.main_thread().name
+    # Kept in the page cache: the same feed again is a 304 with its ETag.
+    again = await datasette.client.get(f"/-/feeds/{kind}.atom", headers={"if-none-match": response.headers["etag"]})
+    assert again.status_code == 304
+
+
+@pytest.mark.asyncio
+async def test_an_owner_page_is_paged(published, monkeypatch):
+    from datasette_plugins import pages
+
+    conn = sqlite3.connect(published.path)
+    owned = [
+        r[0]
+        for r in conn.execute(
+            "select r.full_name from repos r left join agents a on a.repo_id = r.id where r.owner_login = ? "
+            "order by a.rank is null, a.rank, r.stars desc, r.full_name",
+            [published.owner],
+        )
+    ]
+    conn.close()
+    assert len(owned) == 2
+    monkeypatch.setattr(pages, "OWNER_PAGE_SIZE", 1)
+    datasette = build_datasette(published.path, ServeConfig())
+    first = await datasette.client.get(f"/-/owner/{published.owner}")
+    assert first.status_code == 200
+    assert f"/-/agent/{owned[0]}" in first.text and f"/-/agent/{owned[1]}" not in first.text
+    assert "2 repositories the crawler has seen" in first.text and "page 1 of 2" in first.text
+    assert f'href="/-/owner/{published.owner}?page=2"' in first.text
+    second = await datasette.client.get(f"/-/owner/{published.owner}?page=2")
+    assert second.status_code == 200 and f"/-/agent/{owned[1]}" in second.text
+    assert f'href="/-/owner/{published.owner}?page=1"' in second.text and 'rel="next"' not in second.text
+    assert (await datasette.client.get(f"/-/owner/{published.owner}?page=3")).status_code == 404
+    for bad in ("0", "x", "-1", "9" * 30):
+        response = await datasette.client.get(f"/-/owner/{published.owner}?page={bad}")
+        assert response.status_code == 400 and "bad page number" in response.text, bad
