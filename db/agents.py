@@ -27,7 +27,9 @@ INDEXED: tuple[tuple[str, ...], ...] = (
     ("score",),
     ("stars",),
     ("full_name",),
-    ("repo_id",),
+    # Looked up by repo_id, and a search (repo_id in the full-text matches) counts its four facets
+    # from this index alone instead of fetching every matching row (migration m020).
+    ("repo_id", "category", "license", "language", "activity_bucket"),
     ("category", "license"),
     ("category", "language"),
     ("category", "activity_bucket"),
