@@ -9,66 +9,59 @@ import re
 import socket
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import sqlite_utils
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 from agentrank import __version__
-from agentrank.classifier import classify_listed
-from agentrank.config import Config, ConfigError, load_config
-from agentrank.corrections import CorrectionsError
-from agentrank.errors import InputRefused, PipelineError
-from agentrank.exporter import ExportError
-from agentrank.exporter import export as write_export
-from agentrank.importer import format_summary as import_summary
-from agentrank.importer import import_files
-from agentrank.locks import LockHeld, lock_path, run_lock
-from agentrank.pipeline import RefreshFailed, refresh_database
-from agentrank.scorer import score as score_listed
-from classify.examples import ClassifyError
-from crawler.client import GitHubError
-from crawler.items import is_full_name
-from crawler.saved import SavedFileError
-from crawler.secrets import TokenError, github_token, redact
-from datasette_plugins.settings import ServeConfig, SettingError
-from db.breakdown import UnknownRun, load_breakdown, load_change
-from db.connection import DatabaseError
-from db.paths import output_refusal
-from db.repos import count_listed
-from db.runs import UNRESUMABLE_KINDS, mark_interrupted
-from db.snapshot import SnapshotError, metadata_path_for
-from db.store import open_store
-from leaderboard.imports import LedgerFileError
-from leaderboard.ingest import AttemptFileError, read_attempts
-from leaderboard.ingest import import_attempts as load_attempts
-from scoring.explain import format_breakdown, format_change
+from agentrank.errors import InputRefused
+
+if TYPE_CHECKING:
+    from agentrank.config import Config
+    from datasette_plugins.settings import ServeConfig
 
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    AttemptFileError,
-    LedgerFileError,
-    ClassifyError,
-    ConfigError,
-    DatabaseError,
-    ExportError,
-    GitHubError,
-    LockHeld,
-    PipelineError,
-    SettingError,
-    SavedFileError,
-    SnapshotError,
-    TokenError,
-    UnknownRun,
-    CorrectionsError,
-    RefreshFailed,
+# Named, not imported: each lives beside the code that raises it, and importing them all would make
+# every command (even `agentrank --help`) load the whole library first. An exception counts when
+# its class or a base class is named here.
+USER_ERRORS = frozenset(
+    {
+        "leaderboard.ingest.AttemptFileError",
+        "leaderboard.imports.LedgerFileError",
+        "classify.examples.ClassifyError",
+        "agentrank.config.ConfigError",
+        "db.connection.DatabaseError",
+        "agentrank.exporter.ExportError",
+        "crawler.client.GitHubError",
+        "agentrank.locks.LockHeld",
+        "agentrank.errors.PipelineError",
+        "datasette_plugins.settings.SettingError",
+        "crawler.saved.SavedFileError",
+        "db.snapshot.SnapshotError",
+        "crawler.secrets.TokenError",
+        "db.breakdown.UnknownRun",
+        "agentrank.corrections.CorrectionsError",
+        "agentrank.pipeline.RefreshFailed",
+    }
 )
-
-
 # A value on the command line that is not accepted: one line, exit 2 (as click's own usage errors).
-REFUSALS: tuple[type[BaseException], ...] = (InputRefused, UnknownRun)
+REFUSALS = frozenset({"agentrank.errors.InputRefused", "db.breakdown.UnknownRun"})
+
+
+def is_one_of(exception: BaseException, names: frozenset[str]) -> bool:
+    """Is ``exception`` an instance of a class named in ``names`` (module.qualname)?"""
+    return any(f"{cls.__module__}.{cls.__qualname__}" in names for cls in type(exception).__mro__)
+
+
+def redact(text: str) -> str:
+    from crawler.secrets import redact as redact_token
+
+    return redact_token(text)
 
 
 class Refused(click.ClickException):
@@ -113,13 +106,18 @@ class AgentRankGroup(click.Group):
             raise
         except click.UsageError as e:
             raise UsageRefused.of(e) from None
-        except REFUSALS as e:
-            _remove_new_files(ctx)
-            raise Refused(redact(str(e))) from None
-        except USER_ERRORS as e:
-            _remove_new_files(ctx)
-            raise click.ClickException(redact(str(e))) from None
-        except sqlite3.OperationalError as e:
+        except click.ClickException:
+            raise
+        except Exception as e:
+            if is_one_of(e, REFUSALS):
+                _remove_new_files(ctx)
+                raise Refused(redact(str(e))) from None
+            if is_one_of(e, USER_ERRORS):
+                _remove_new_files(ctx)
+                raise click.ClickException(redact(str(e))) from None
+            if isinstance(e, sqlite3.OperationalError):
+                raise click.ClickException(redact(f"database error: {e}")) from None
+            raise
             raise click.ClickException(redact(f"database error: {e}")) from None
 
 
@@ -136,11 +134,16 @@ class State:
     @property
     def config(self) -> Config:
         if self._config is None:
+            from agentrank.config import load_config
+
             self._config = load_config(self.config_path)
         return self._config
 
     def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
         """The database; with ``must_exist`` a missing file is one line, and nothing is created."""
+        from db.runs import UNRESUMABLE_KINDS, mark_interrupted
+        from db.store import open_store
+
         if not self.db_path.exists():
             self._new_files += [self.db_path, *(Path(f"{self.db_path}{end}") for end in ("-wal", "-shm", "-journal"))]
         db = open_store(self.db_path, must_exist=must_exist)
@@ -152,6 +155,8 @@ class State:
 
     @contextmanager
     def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
+        from agentrank.locks import lock_path, run_lock
+
         if must_exist:
             self.open(must_exist=True).close()  # fail before the lock file is created
         if not lock_path(self.db_path).exists():
@@ -170,12 +175,9 @@ class State:
             return
         for db in self._opened:
             db.close()
-        try:
-            with closing(sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)) as conn:
-                recorded = conn.execute("select count(*) from runs").fetchone()[0]
-        except sqlite3.Error:
-            recorded = 0
-        if recorded:
+        from db.runs import file_has_runs
+
+        if file_has_runs(self.db_path):
             return
         for path in self._new_files:
             path.unlink(missing_ok=True)
@@ -238,19 +240,20 @@ def _demo_database(state: State, api_url: str | None) -> bool:
 def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
     from agentrank.crawl import crawl as run_crawl
-    from agentrank.crawl import format_summary
 
     if _demo_database(state, api_url):
         raise click.ClickException(
             f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
             "to crawl GitHub use another database, e.g. agentrank --db mine.db crawl"
         )
+    from crawler.secrets import github_token
+
     token = github_token()
     config = state.config
     with state.lock("crawl"):
         db = state.open()
         result = run_crawl(db, config, api_url=api_url or config.github.api_url, token=token, fresh=fresh)
-    click.echo(format_summary(result))
+    click.echo(result.summary())
 
 
 @cli.command()
@@ -275,6 +278,9 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
 
         click.echo(refresh_demo(state.db_path, Path(out or state.config.export.path), state.config).summary())
         return
+    from agentrank.pipeline import refresh_database
+    from crawler.secrets import github_token
+
     result = refresh_database(
         state.db_path,
         state.config,
@@ -300,7 +306,8 @@ def schedule(state: State, next_count: int | None) -> None:
     "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
     from functools import partial
 
-    from schedules.jobs import last_successful_refresh, scheduled_refresh
+    from agentrank.pipeline import scheduled_refresh
+    from schedules.jobs import last_successful_refresh
     from schedules.weekly import next_fire_times, run_forever, weekly_trigger
 
     cfg = state.config.schedule
@@ -336,11 +343,13 @@ def schedule(state: State, next_count: int | None) -> None:
 @pass_state
 def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> None:
     "Load saved GitHub search results from FILES (JSON lists of items or saved response pages) as if crawled"
+    from agentrank.importer import import_files
+
     config = state.config
     with state.lock("import"):
         db = state.open()
         result = import_files(db, list(files), min_stars=config.crawl.min_stars, observed_at=observed_at)
-    click.echo(import_summary(result))
+    click.echo(result.summary())
 
 
 # Exit status of import-attempts when some records were rejected (the valid ones are stored).
@@ -349,12 +358,19 @@ EXIT_RECORDS_REJECTED = 3
 
 @cli.command(name="import-attempts")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--verified",
+    is_flag=True,
+    help='The operator vouches for the file: its tier "verified" records go on the verified board '
+    "(without it they are rejected; community records import either way)",
+)
 @pass_state
-def import_attempts(state: State, file: str) -> None:
+def import_attempts(state: State, file: str, verified: bool) -> None:
     """Load task-benchmark attempts from FILE (one JSON object, a JSON list, or JSON Lines); recompute the leaderboards
 
     Re-importing an attempt updates it in place (same tier, agent, version, model, task and
-    attempt number), so importing a file twice changes nothing.
+    attempt number), so importing a file twice changes nothing. A record saying tier "verified"
+    is rejected unless the operator passes --verified: a submitted file cannot assert it.
 
     \b
     Exit status:
@@ -365,8 +381,10 @@ def import_attempts(state: State, file: str) -> None:
       3  some records were rejected (one line each on stderr); the valid ones were imported
     """
     from agentrank.benchmark import prepare_methods
+    from leaderboard.ingest import import_attempts as load_attempts
+    from leaderboard.ingest import read_attempts
 
-    read = read_attempts(file)  # a file with nothing to import is refused before anything is written
+    read = read_attempts(file, verified=verified)  # a file with nothing to import is refused before any write
     with state.lock("import-attempts"):
         db = state.open()
         prepare_methods(db, state.config)
@@ -383,26 +401,32 @@ def import_attempts(state: State, file: str) -> None:
         click.get_current_context().exit(EXIT_RECORDS_REJECTED)
 
 
-def _ledger_import(state: State, kind: str, file: str) -> None:
+def _ledger_import(state: State, kind: str, file: str, **options: Any) -> None:
     from agentrank.benchmark import import_ledger_file
 
     with state.lock(kind):
         db = state.open()
-        result = import_ledger_file(db, state.config, kind, file)
+        result = import_ledger_file(db, state.config, kind, file, **options)
     click.echo(f"{kind} run {result.run_id}: {result.saved} saved from {file} ({result.detail})")
 
 
 @cli.command(name="import-tasks")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--leave-uncounted",
+    is_flag=True,
+    help="Accept a file that leaves attempted tasks of its suites without a record (their attempts stop counting)",
+)
 @pass_state
-def import_tasks(state: State, file: str) -> None:
+def import_tasks(state: State, file: str, leave_uncounted: bool) -> None:
     """Load benchmark tasks with their validation from FILE (JSON object, list or JSON Lines); recompute
 
     A task counts once its untouched code fails the hidden tests and its reference fix passes
     them all; attempts at other tasks of the suite are kept and shown apart with the reason.
-    A bad file changes nothing (one line on stderr, exit 1).
+    A file that would leave attempted tasks of a suite without a record is refused unless
+    --leave-uncounted is given. A bad file changes nothing (one line on stderr, exit 1).
     """
-    _ledger_import(state, "import-tasks", file)
+    _ledger_import(state, "import-tasks", file, leave_uncounted=leave_uncounted)
 
 
 @cli.command(name="import-prices")
@@ -467,6 +491,10 @@ def classify(
                 click.echo("")
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return
+    from agentrank.classifier import classify_listed
+    from agentrank.errors import PipelineError
+    from db.repos import count_listed
+
     with state.lock("classify", must_exist=True):
         db = state.open()
         if not count_listed(db.conn):
@@ -492,6 +520,8 @@ def score(state: State, as_of: str | None, force: bool) -> None:
     An --as-of in the future or before the latest crawl/import fetched the data is scored all the
     same (ages and days since the last push are counted to it), with a note on stderr.
     """
+    from agentrank.scorer import score as score_listed
+
     with state.lock("score", must_exist=True):
         db = state.open()
         result = score_listed(db, as_of=as_of, check=not force)
@@ -505,6 +535,8 @@ def score(state: State, as_of: str | None, force: bool) -> None:
 @pass_state
 def export(state: State, out: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
+    from agentrank.exporter import export as write_export
+
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     db = state.open(must_exist=True)
     result = write_export(db, path, public_url=state.config.serve.public_url)
@@ -525,6 +557,9 @@ def export(state: State, out: str | None) -> None:
 @pass_state
 def explain(state: State, full_name: str, as_json: bool, run_id: int | None, since: str | None) -> None:
     "OWNER/REPO's score breakdown (an earlier name or a GitHub URL works too): each component, its points, what would move it"
+    from db.breakdown import load_breakdown, load_change
+    from scoring.explain import format_breakdown, format_change
+
     full_name = repo_name(full_name)
     db = state.open(must_exist=True)
     formatter: Callable[[dict[str, Any]], str]
@@ -546,6 +581,8 @@ _GITHUB_URL = re.compile(r"^(?:https?://)?(?:www\.)?github\.com/([^/\s]+)/([^/\s
 
 def repo_name(value: str) -> str:
     """OWNER/REPO from ``value`` (OWNER/REPO or a github.com URL), or InputRefused naming it."""
+    from crawler.items import is_full_name
+
     value = value.strip()
     match = _GITHUB_URL.match(value)
     name = f"{match.group(1)}/{match.group(2)}" if match else value
@@ -608,6 +645,8 @@ def serve(
 def snapshot(state: State, out: str) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
     from agentrank.serve import datasette_command, publish_snapshot
+    from db.paths import output_refusal
+    from db.snapshot import metadata_path_for
 
     refusal = output_refusal(Path(out), state.db_path, sqlite=True) or output_refusal(
         metadata_path_for(out), state.db_path, sqlite=False

@@ -31,7 +31,7 @@ from agentrank.config import Config
 from agentrank.errors import PipelineError
 from crawler.client import GitHubClient, GitHubError, RateLimitStop
 from crawler.clock import Clock, RealClock
-from crawler.items import validate_items
+from crawler.items import parse_timestamp, validate_items
 from crawler.search import CAP, Part, SearchPage, base_queries, fetch_pages, fetch_search_page, pages_for, plan_split
 from crawler.secrets import redact
 from db import crawl_state
@@ -71,21 +71,20 @@ class CrawlResult:
     duration_s: float
     parts: dict[str, int] = field(default_factory=dict)
 
+    def summary(self) -> str:
+        state = "complete" if self.complete else "incomplete, so nothing was delisted"
+        resumed = ", resumed" if self.resumed else ""
+        return (
+            f"crawl run {self.run_id} ({state}{resumed}): {self.requests} requests, {self.found} repos found "
+            f"({self.new} new, {self.updated} updated, {self.delisted} delisted), {self.waits} waits "
+            f"({self.wait_s:.0f} s), {self.retries} retries, {self.duration_s:.1f} s"
+        )
+
 
 def fingerprint(config: Config) -> str:
     """What a checkpoint's parts were planned for; a resume needs the same."""
     bases = base_queries(config.crawl.topics, config.crawl.keywords)
     return json.dumps({"queries": bases, "min_stars": config.crawl.min_stars}, sort_keys=True)
-
-
-def format_summary(result: CrawlResult) -> str:
-    state = "complete" if result.complete else "incomplete, so nothing was delisted"
-    resumed = ", resumed" if result.resumed else ""
-    return (
-        f"crawl run {result.run_id} ({state}{resumed}): {result.requests} requests, {result.found} repos found "
-        f"({result.new} new, {result.updated} updated, {result.delisted} delisted), {result.waits} waits "
-        f"({result.wait_s:.0f} s), {result.retries} retries, {result.duration_s:.1f} s"
-    )
 
 
 def _item_ids(items: list[Any]) -> list[int]:
@@ -137,7 +136,7 @@ class _Crawl:
         last = latest_run(db, ("crawl",), status=None)
         if last is not None and not fresh and last["status"] in RESUMABLE:
             state = crawl_state.get_state(db.conn, last["id"])
-            last_started = datetime.fromisoformat(last["started_at"].replace("Z", "+00:00")).timestamp()
+            last_started = parse_timestamp(last["started_at"]).timestamp()
             if state is not None and state["fingerprint"] == fp and self.clock.now() - last_started <= RESUME_WITHIN_S:
                 with write_transaction(db):
                     update_run(db, last["id"], status="running", error=None, finished_at=None)

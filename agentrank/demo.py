@@ -34,7 +34,7 @@ from agentrank.exporter import SCHEMA_VERSION
 from agentrank.locks import run_lock
 from agentrank.pipeline import PipelineResult, refresh_database
 from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
-from crawler.items import format_timestamp
+from crawler.items import format_timestamp, parse_timestamp
 from crawler.settings import DEFAULT_TOPICS
 from db.demo import biggest_riser, file_demo_marker, mark_demo, top_in_category
 from db.store import open_store
@@ -551,7 +551,7 @@ def _import_demo_attempts(
                     (Path(folder) / name).write_text(text, encoding="utf-8")
                 import_tasks(db, Path(folder) / "tasks.jsonl")
                 import_prices(db, Path(folder) / "prices.toml")
-                result = import_attempts(db, Path(folder) / "attempts.jsonl")
+                result = import_attempts(db, Path(folder) / "attempts.jsonl", verified=True)
                 if result.errors:
                     raise PipelineError(f"the demo attempts did not import: {result.errors[0]}")
                 import_assessments(db, Path(folder) / "assessments.toml")
@@ -570,7 +570,7 @@ def refresh_demo(db_path: Path, export_path: Path, config: Config, *, report: Re
         raise DemoRefused(f"{db_path} is not a demo database")
     weeks = int(marker["weeks"]) + 1
     now = datetime.now(UTC).replace(microsecond=0)
-    first = datetime.fromisoformat(marker["first_week"].replace("Z", "+00:00"))
+    first = parse_timestamp(marker["first_week"])
     # The earlier weeks are replayed in memory (the population is deterministic), the new one crawled.
     instants = [*[first + timedelta(days=7 * w) for w in range(weeks - 1)], now]
     population = list(population_at(int(marker["size"]), int(marker["seed"]), instants))[-1][0]

@@ -35,9 +35,10 @@ from db.scores import published_score_run
 from db.validation import load_validation
 from leaderboard.summary import benchmarks_by_repo, leaderboards
 from leaderboard.views import methods_document
+from scoring.components import TABLE
 from scoring.score import COMPONENTS, METHOD_VERSION, shown, shown_range
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_PUBLIC_URL = ServeConfig().public_url
 
 
@@ -59,7 +60,12 @@ class ExportResult:
 
 @cache
 def export_schema() -> dict[str, Any]:
+    """``export.schema.json`` with each score component (``scoring.components``) in ``components``."""
     schema: dict[str, Any] = json.loads(files("agentrank").joinpath("export.schema.json").read_text(encoding="utf-8"))
+    components = schema["$defs"]["agent"]["properties"]["components"]
+    components["required"] = [c.name for c in TABLE]
+    components["properties"] = {c.name: {"$ref": "#/$defs/percent", "description": c.export_description} for c in TABLE}
+    components["additionalProperties"] = False
     return schema
 
 

@@ -33,6 +33,18 @@ class ImportResult:
     reasons: dict[str, int] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)  # the same id twice with different data
 
+    def summary(self) -> str:
+        c = self.counts
+        line = (
+            f"import run {self.run_id}: {c.items} items from {self.files} file(s): {c.saved} repos saved "
+            f"({c.new} new, {c.updated} updated), {self.rejected} rejected, {c.listed} listed"
+        )
+        if self.reasons:
+            line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(self.reasons.items()))
+        for conflict in self.conflicts:
+            line += f"\nduplicate with different data: {conflict}"
+        return line
+
 
 def save_items(
     db: sqlite_utils.Database,
@@ -203,16 +215,3 @@ def _import(
         reasons=reasons,
         conflicts=validated.conflicts,
     )
-
-
-def format_summary(result: ImportResult) -> str:
-    c = result.counts
-    line = (
-        f"import run {result.run_id}: {c.items} items from {result.files} file(s): {c.saved} repos saved "
-        f"({c.new} new, {c.updated} updated), {result.rejected} rejected, {c.listed} listed"
-    )
-    if result.reasons:
-        line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(result.reasons.items()))
-    for conflict in result.conflicts:
-        line += f"\nduplicate with different data: {conflict}"
-    return line

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from agentrank.classifier import apply_category_corrections, classify_listed
-from agentrank.config import Config
+from agentrank.config import Config, load_config
 from agentrank.corrections import (
     CorrectionsError,
     Resolved,
@@ -38,19 +38,19 @@ from agentrank.corrections import (
 from agentrank.crawl import crawl
 from agentrank.exporter import staged_export
 from agentrank.importer import import_files
-from agentrank.locks import run_lock
+from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
 from crawler.client import GitHubClient, GitHubError
 from crawler.repository import fetch_repo
+from crawler.secrets import github_token
 from db.connection import write_transaction
 from db.corrections import save_corrections
 from db.paths import database_file, output_refusal
-from db.runs import RunRecord, iso, mark_interrupted, recorded_run, utcnow
+from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, mark_interrupted, recorded_run, utcnow
 from db.scores import publish
 from db.store import open_store
 
 log = logging.getLogger("agentrank.refresh")
-STAGES = ("corrections", "crawl", "apply-corrections", "classify", "score", "export", "publish")
 T = TypeVar("T")
 
 
@@ -141,7 +141,7 @@ def run_pipeline(
         raise CorrectionsError(f"{corrections_path}: corrections file not found")
     corrections = load_corrections(corrections_path)  # a bad file fails here, before anything is recorded
     # The caller holds the run lock, so any stage still marked running belongs to a dead process.
-    mark_interrupted(db, ("refresh", "corrections", "classify", "score", "export", "import"))
+    mark_interrupted(db, UNRESUMABLE_KINDS)
     own_client = client is None
     try:
         github = client or GitHubClient(config.github, api_url=api_url, token=token)
@@ -293,3 +293,28 @@ def refresh_database(db_path: str | Path, config: Config, *, what: str = "refres
             return run_pipeline(db, config, **options)
         finally:
             db.close()
+
+
+schedule_log = logging.getLogger("agentrank.schedule")
+
+
+def scheduled_refresh(db_path: str, config_path: str | None) -> None:
+    """Run one refresh under the run lock; configuration is read afresh for every run."""
+    started = time.monotonic()
+    schedule_log.info("refresh starting (database %s)", db_path)
+    try:
+        config = load_config(config_path)
+        result = refresh_database(db_path, config, what="scheduled refresh", token=github_token(), progress=False)
+    except LockHeld as e:
+        schedule_log.warning("refresh skipped: %s", e)
+        return
+    except Exception as e:  # the scheduler keeps running; the next week tries again
+        schedule_log.error("refresh failed after %.0f s: %s", time.monotonic() - started, e)
+        return
+    schedule_log.info(
+        "refresh finished: run %s published score run %s, %s agents, in %.0f s",
+        result.run_id,
+        result.score_run_id,
+        result.count,
+        time.monotonic() - started,
+    )

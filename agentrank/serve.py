@@ -25,29 +25,11 @@ def free_port(host: str, preferred: int) -> int:
     raise OSError(f"no free port on {host}")
 
 
-def _describe_file(db_path: str | Path) -> tuple[list[str], str | None, str | None]:
-    """The file's table and view names, the top-ranked repo (None before anything is published),
-    and the demo note when ``agentrank demo`` built it."""
-    import sqlite3
-
-    from db.demo import demo_marker
-
-    conn = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
-    try:
-        names = [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
-        top = (
-            conn.execute("select full_name from agents order by rank limit 1").fetchone() if "agents" in names else None
-        )
-        marker = demo_marker(conn)
-    finally:
-        conn.close()
-    return names, top[0] if top else None, marker["note"] if marker else None
-
-
 def metadata_for(db_path: str | Path, settings: ServeConfig) -> dict[str, Any]:
     from datasette_plugins.metadata import build_metadata
+    from db.agents import describe_file
 
-    names, top, demo_note = _describe_file(db_path)
+    names, top, demo_note = describe_file(db_path)
     return build_metadata(Path(db_path).stem, settings, names, example=top, demo_note=demo_note)
 
 

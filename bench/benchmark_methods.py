@@ -110,7 +110,7 @@ def main() -> list[tuple[str, str]]:
         import_assessments(db, directory / "assessments.toml")
         for label in ("import", "re-import (unchanged)"):
             started, cpu = time.perf_counter(), time.process_time()
-            result = import_attempts(db, path)
+            result = import_attempts(db, path, verified=True)
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
             print(
                 f"benchmark methods {label}: {len(records):,} attempts in {seconds:.2f} s wall, {cpu:.2f} s CPU "

@@ -88,8 +88,6 @@ class ClientStats:
     waits: int = 0  # rate-limit pauses
     wait_s: float = 0.0
     retries: int = 0
-    backoff_s: float = 0.0
-    pace_s: float = 0.0  # min_interval spacing and proactive pacing
 
 
 @dataclass
@@ -334,7 +332,6 @@ class GitHubClient:
         if resource == "search" and self._last_search_at is not None:
             gap = self._last_search_at + self.config.min_interval_s - self.clock.now()
             if gap > 0:
-                self.stats.pace_s += gap
                 self.clock.sleep(gap)
 
     def _note_rate_headers(self, r: httpx.Response, resource: str) -> None:
@@ -368,7 +365,6 @@ class GitHubClient:
 
     def _backoff_sleep(self, seconds: float) -> None:
         if seconds > 0:
-            self.stats.backoff_s += seconds
             self.clock.sleep(seconds)
 
     def _note_retry(self, state: tenacity.RetryCallState) -> None:

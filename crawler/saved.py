@@ -271,11 +271,6 @@ def check_saved_file(path: str | Path) -> _Shape:
     raise SavedFileError(f"{path}: expected a list of search items or a search response page with 'items', got {got}")
 
 
-def read_saved_items(path: str | Path) -> list[tuple[str, Any]]:
-    """Every raw item in a saved file as ``(reference, item)``; the reference names file and position."""
-    return list(iter_saved_items([path]))
-
-
 def iter_saved_items(paths: list[str | Path]) -> Iterator[tuple[str, Any]]:
     """All items of all files, streamed; every file is checked in full before any item is yielded."""
     shapes = [(Path(p), check_saved_file(p)) for p in paths]

@@ -30,6 +30,7 @@ from datasette import Response, hookimpl
 from datasette.views.base import DatasetteError
 
 from datasette_plugins.limits import limits
+from db.reading import ReadTooLarge, ReadTooSlow
 
 RETRY_AFTER_S = 5
 DEFAULT_PAGE = 100
@@ -170,6 +171,8 @@ def asgi_wrapper(datasette: Any) -> Any:
 
 
 def _status_of(exception: BaseException) -> tuple[int, str] | None:
+    if isinstance(exception, ReadTooSlow | ReadTooLarge):
+        return 503, "the page took too long or grew too large to build; try again in a few seconds"
     if isinstance(exception, DatasetteError) and exception.status == 500 and str(exception).startswith("Cannot"):
         return 400, str(exception)  # "Cannot sort table by nonexistent" and the like: the request's fault
     if isinstance(exception, sqlite3.IntegrityError) and "datatype mismatch" in str(exception):

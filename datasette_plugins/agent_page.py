@@ -9,27 +9,28 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from functools import partial
 from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
 import numpy as np
 from datasette import Response, hookimpl
-from datasette.utils import sqlite_timelimit
 from markupsafe import escape
 
 from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.cache import per_run
 from datasette_plugins.charts import history_chart
-from datasette_plugins.limits import limits, plain_rows
-from db.breakdown import UnknownRun, load_breakdown, load_change, run_identity, run_population
+from datasette_plugins.limits import limits
+from datasette_plugins.reading import ranking_database, read_page
+from db.breakdown import UnknownRun, claims, load_breakdown, load_change, run_identity, run_population, score_history
+from db.reading import ReadTooSlow
 from leaderboard.summary import benchmark_summary
 from leaderboard.views import agent_methods
+from scoring.components import RANKED_VALUES
 from scoring.explain import flag_sentences, likely_rank_phrase
 from scoring.uncertainty import INTERVAL
 
 HISTOGRAM_BINS = 24
-# The page runs a dozen small queries; together they get this many times one query's time limit.
-PAGE_TIME_FACTOR = 2
 
 
 def agent_path(full_name: str, json: bool = False) -> str:
@@ -76,11 +77,6 @@ def place(shape: dict[str, Any], value: int) -> dict[str, Any]:
     }
 
 
-def distribution(values: np.ndarray, value: int) -> dict[str, Any]:
-    """Where ``value`` sits among ``values``, with a histogram on a log scale for the chart."""
-    return place(histogram(values), value)
-
-
 def _run_key(conn: sqlite3.Connection, run_id: int, what: str) -> tuple[Any, ...]:
     """What names a score run's rows for :func:`per_run`: the file, the run and when it started."""
     return (what, *run_identity(conn, run_id))
@@ -91,7 +87,7 @@ def sorted_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.nda
     page takes percentiles and the others' values without sorting the whole run (at 31,000 listed,
     sorting on every page made a first visit of a maker's page twice as slow as at 1,300)."""
     arrays = run_population(conn, run_id)
-    return {**arrays, **{f"sorted_{k}": np.sort(arrays[k]) for k in ("stars", "forks", "stars_per_day")}}
+    return {**arrays, **{f"sorted_{k}": np.sort(arrays[k]) for k in RANKED_VALUES}}
 
 
 def cached_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
@@ -107,23 +103,6 @@ def cached_histograms(conn: sqlite3.Connection, run_id: int) -> dict[str, dict[s
         return {"stars": histogram(population["stars"]), "forks": histogram(population["forks"])}
 
     return per_run(_run_key(conn, run_id, "histograms"), compute)
-
-
-def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
-    """The repo's score and rank in every finished score run, oldest first."""
-    cursor = conn.execute(
-        """
-        select s.run_id, s.as_of, s.score, s.rank, r.saved as listed_count, s.stars, s.method_version,
-               s.run_id = (select score_run_id from published where id = 1) as published
-        from scores s join runs r on r.id = s.run_id
-        where s.repo_id = ? and r.status = 'ok'
-        order by s.as_of, s.run_id
-        """,
-        [repo_id],
-    )
-    names = [d[0] for d in cursor.description]
-    published = names.index("published")
-    return [dict(zip(names, row, strict=False)) | {"published": bool(row[published])} for row in cursor.fetchall()]
 
 
 def badge_snippet(public_url: str, full_name: str, score: float, rank: int) -> dict[str, str]:
@@ -167,14 +146,6 @@ def change_since_previous(conn: sqlite3.Connection, full_name: str, run_id: int 
         return None
 
 
-def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
-    """Makers who claimed the repo through the corrections file."""
-    rows = conn.execute(
-        "select value, reason, date from corrections where kind = 'claim' and repo_id = ? order by line", [repo_id]
-    ).fetchall()
-    return [{"login": login, "reason": reason, "date": date} for login, reason, date in rows]
-
-
 def agent_context(
     conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str = "http://127.0.0.1:8001"
 ) -> dict[str, Any] | None:
@@ -213,33 +184,6 @@ def agent_context(
     return context
 
 
-class PageTooSlow(Exception):
-    """The maker's page's queries ran past the server's time limit."""
-
-
-def _context_of(
-    conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str, limit_ms: int
-) -> dict[str, Any] | None:
-    # The page's own queries get the same time limit as anyone's SQL (execute_fn sets none).
-    try:
-        with plain_rows(conn), sqlite_timelimit(conn, limit_ms):
-            return agent_context(conn, full_name, source_url, public_url)
-    except sqlite3.OperationalError as e:
-        if "interrupted" in str(e):
-            raise PageTooSlow(full_name) from None
-        raise
-
-
-async def _agentrank_database(datasette: Any):
-    """The served database that holds an AgentRank ranking (the first one, if several do)."""
-    for name, database in datasette.databases.items():
-        if name.startswith("_"):
-            continue
-        if await database.table_exists("published") and await database.table_exists("scores"):
-            return database
-    return None
-
-
 async def _not_found(datasette: Any, request: Any, full_name: str, as_json: bool) -> Response:
     message = f"No repository called {full_name} is in this directory."
     if as_json:
@@ -253,7 +197,7 @@ async def _not_found(datasette: Any, request: Any, full_name: str, as_json: bool
 async def agent_page(datasette: Any, request: Any) -> Response:
     # Datasette leaves percent-escapes in URL parts (so that %2F is not a slash).
     full_name = "/".join(unquote(request.url_vars[part]) for part in ("owner", "repo"))
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     source_url = limits(datasette).source_url
     public_url = limits(datasette).public_url
     candidates = [(full_name, False)]
@@ -263,12 +207,14 @@ async def agent_page(datasette: Any, request: Any) -> Response:
     for name, as_json in candidates:
         if database is None:
             break
-        limit_ms = PAGE_TIME_FACTOR * datasette.setting("sql_time_limit_ms")
+        context: dict[str, Any] | None
         try:
-            context = await database.execute_fn(
-                lambda conn, name=name, limit_ms=limit_ms: _context_of(conn, name, source_url, public_url, limit_ms)
+            context = await read_page(
+                datasette,
+                database,
+                partial(agent_context, full_name=name, source_url=source_url, public_url=public_url),
             )
-        except PageTooSlow:
+        except ReadTooSlow:
             message = "the page took too long to build; try again in a few seconds"
             headers = {"Retry-After": "5"}
             if as_json:

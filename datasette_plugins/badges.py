@@ -13,8 +13,8 @@ from urllib.parse import unquote
 from datasette import Response
 from markupsafe import escape
 
-from datasette_plugins.agent_page import _agentrank_database
 from datasette_plugins.pages import read
+from datasette_plugins.reading import ranking_database
 from db.directory import badge_facts
 from scoring.score import shown
 
@@ -71,10 +71,10 @@ def badge_svg(label: str, value: str, colour: str) -> str:
 
 async def _facts(datasette: Any, request: Any) -> dict[str, Any] | None:
     full_name = "/".join(unquote(request.url_vars[part]) for part in ("owner", "repo"))
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     if database is None:
         return None
-    return await read(database, lambda conn: badge_facts(conn, full_name))
+    return await read(datasette, database, lambda conn: badge_facts(conn, full_name))
 
 
 async def badge(datasette: Any, request: Any) -> Response:

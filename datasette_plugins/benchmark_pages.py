@@ -14,110 +14,191 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from datasette import Response
+from datasette.utils import tilde_decode, tilde_encode
 from markupsafe import Markup, escape
 
-from datasette_plugins.limits import plain_rows
-from leaderboard import views
+from datasette_plugins.reading import ranking_database, read_page
+from db.repos import listed_names
+from leaderboard import page_views, views
 
-CHART_WIDTH, PANEL_HEIGHT, MARGIN = 560, 120, 44
+PANEL_HEIGHT = 130
+# The runs spread between these shares of the chart's width (the axis labels sit left of them).
+LEFT_PCT, RIGHT_PCT = 18.0, 84.0
+
+# A page is rendered from bounded values: ledger text past these sizes (a 2 MB note, thousands of
+# judgements or per-test results) is cut, with a note saying so; the .json twin keeps everything.
+PAGE_TEXT_CHARS = 4_000
+PAGE_LIST_ITEMS = 300
+# The plugin's own reads may return a stored value longer than the served SQL's value limit
+# (import accepted it); the page then shows it cut. Raised for those reads only.
+PAGE_READ_VALUE_BYTES = 64 * 1024 * 1024
 
 
-async def _database(datasette: Any):
-    for name, database in datasette.databases.items():
-        if not name.startswith("_") and await database.table_exists("benchmark_rs9_runs"):
-            return database
-    return None
+def segment(name: Any) -> str:
+    """One path segment for a benchmark name: Datasette's tilde encoding, so ``/``, a ``.json`` ending,
+    ``.`` and ``..`` stay inside the segment and resolve to the named page."""
+    return tilde_encode(str(name))
 
 
-def _listed(conn: sqlite3.Connection) -> set[str]:
-    return {name.lower() for (name,) in conn.execute("select full_name from repos where listed = 1")}
+def bench_path(*parts: Any, json: bool = False) -> str:
+    """``/-/benchmark/<part>/<part>...`` with each name encoded as one segment."""
+    return "/-/benchmark/" + "/".join(segment(p) for p in parts) + (".json" if json else "")
+
+
+class Cut:
+    """Counts what bounded() cut, for the page's note."""
+
+    def __init__(self) -> None:
+        self.texts = 0
+        self.items = 0
+
+
+def bounded(value: Any, cut: Cut) -> Any:
+    """A copy of page data with long strings and long lists cut (strings end in "… [cut]")."""
+    if isinstance(value, str):
+        if len(value) > PAGE_TEXT_CHARS:
+            cut.texts += 1
+            return value[:PAGE_TEXT_CHARS] + f"… [cut: {len(value):,} characters in all]"
+        return value
+    if isinstance(value, dict):
+        return {k: bounded(v, cut) for k, v in value.items()}
+    if isinstance(value, list):
+        if len(value) > PAGE_LIST_ITEMS:
+            cut.items += len(value) - PAGE_LIST_ITEMS
+            return [bounded(v, cut) for v in value[:PAGE_LIST_ITEMS]]
+        return [bounded(v, cut) for v in value]
+    return value
 
 
 def _read(reader: Callable[[sqlite3.Connection], Any]) -> Callable[[sqlite3.Connection], Any]:
     def run(conn: sqlite3.Connection) -> Any:
-        with plain_rows(conn):
-            return {"data": reader(conn), "listed": _listed(conn)}
+        limit = conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(limit, PAGE_READ_VALUE_BYTES))
+        try:
+            return {"data": reader(conn), "listed": listed_names(conn)}
+        finally:
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limit)
 
     return run
 
 
-def _point(x: float, y: float, changed: bool, title: str) -> Markup:
+def short_run(run: str) -> str:
+    """A run's label on a phone: a date without its year, or the name's first 8 characters."""
+    if len(run) >= 10 and run[4] == "-" and run[:4].isdigit() and run[5:7].isdigit():
+        return run[5:10]
+    return run if len(run) <= 8 else run[:7] + "…"
+
+
+def _x(i: int, runs: int) -> str:
+    """A run's horizontal place, in % of the chart's width: the chart takes the page's width while its
+    labels keep their size in pixels (no viewBox scaling, so they stay readable on a phone)."""
+    step = (RIGHT_PCT - LEFT_PCT) / max(runs - 1, 1)
+    return f"{LEFT_PCT + step * i:.2f}%"
+
+
+def _point(x: str, y: float, changed: bool, title: str) -> Markup:
     if changed:
+        # A square turned 45° about its centre, placed with <svg x=%>: a diamond at a %-place.
         shape = Markup(
-            '<polygon class="agentrank-diamond" points="{},{} {},{} {},{} {},{}"><title>{}</title></polygon>'
+            '<svg x="{}" y="{}" width="1" height="1" overflow="visible"><g class="agentrank-diamond">'
+            '<rect x="-6" y="-6" width="12" height="12" transform="rotate(45)"/><title>{}</title></g></svg>'
         )
-        return shape.format(x, y - 7, x + 7, y, x, y + 7, x - 7, y, title)
-    return Markup('<circle cx="{}" cy="{}" r="4"><title>{}</title></circle>').format(x, y, title)
+        return shape.format(x, y, title)
+    return Markup('<circle cx="{}" cy="{}" r="5"><title>{}</title></circle>').format(x, y, title)
 
 
 def _panel(points: list[dict[str, Any]], runs: list[str], key: str, label: str, top: float, fmt: str) -> Markup:
     known = [p[key] for p in points if p[key] is not None]
     high = max(known, default=0) or 1
-    step = (CHART_WIDTH - 2 * MARGIN) / max(len(runs) - 1, 1)
+    base = top + PANEL_HEIGHT - 20
     parts = [
-        Markup('<text class="agentrank-axis" x="4" y="{}">{}</text>').format(top + 10, label),
-        Markup('<line class="agentrank-axis" x1="{}" y1="{}" x2="{}" y2="{}"/>').format(
-            MARGIN, top + PANEL_HEIGHT - 16, CHART_WIDTH - MARGIN, top + PANEL_HEIGHT - 16
+        Markup('<text class="agentrank-axis agentrank-panel-label" x="0" y="{}">{}</text>').format(top + 14, label),
+        Markup('<line class="agentrank-axis" x1="{}%" y1="{}" x2="{}%" y2="{}"/>').format(
+            LEFT_PCT - 2, base, RIGHT_PCT + 2, base
         ),
-        Markup('<text class="agentrank-axis" x="4" y="{}">{}</text>').format(top + PANEL_HEIGHT - 16, fmt.format(0)),
+        Markup('<text class="agentrank-axis" x="0" y="{}">{}</text>').format(base + 4, fmt.format(0)),
     ]
     if known:
-        parts.append(Markup('<text class="agentrank-axis" x="4" y="{}">{}</text>').format(top + 24, fmt.format(high)))
-    coords = []
+        parts.append(Markup('<text class="agentrank-axis" x="0" y="{}">{}</text>').format(top + 34, fmt.format(high)))
+    coords: list[tuple[str, float]] = []
+    shapes = []
     for p in points:
-        x = MARGIN + step * runs.index(p["run"])
+        x = _x(runs.index(p["run"]), len(runs))
         if p[key] is None:
             what = ("nothing passed" if p["passed"] == 0 else "price unknown") if key == "cost_per_pass" else "unknown"
-            parts.append(
+            # A dash at the run's place (the reason on hover, and in the line under the chart).
+            shapes.append(
                 Markup(
-                    '<text class="agentrank-unknown" x="{}" y="{}" text-anchor="middle">— {}<title>{}: {}</title></text>'
-                ).format(x, top + PANEL_HEIGHT // 2 + 4, what, p["run"], what)
+                    '<text class="agentrank-unknown" x="{}" y="{}" text-anchor="middle">—<title>{}: {}</title></text>'
+                ).format(x, top + PANEL_HEIGHT // 2 + 4, p["run"], what)
             )
             continue
-        y = top + 20 + (PANEL_HEIGHT - 40) * (1 - p[key] / high)
-        coords.append(f"{x:.1f},{y:.1f}")
+        y = top + 30 + (PANEL_HEIGHT - 56) * (1 - p[key] / high)
+        coords.append((x, y))
         what = fmt.format(p[key]) + (" (lower bound)" if key == "cost_per_pass" and p["cost_lower_bound"] else "")
         title = f"{p['run']}: {label} {what}; {p['agent_version']} on {p['model']}"
         if p["version_changed"]:
             title = f"version changed ({p['previous_version']} → {p['agent_version']}, {p['model']}). " + title
-        parts.append(_point(x, y, p["version_changed"], title))
-    if len(coords) > 1:
-        parts.insert(2, Markup('<polyline class="agentrank-line" points="{}"/>').format(" ".join(coords)))
-    return Markup("").join(parts)
+        shapes.append(_point(x, y, p["version_changed"], title))
+        shapes.append(
+            Markup('<text class="agentrank-value" x="{}" y="{}" text-anchor="middle">{}</text>').format(
+                x, y - 10, fmt.format(p[key])
+            )
+        )
+    for (x1, y1), (x2, y2) in zip(coords, coords[1:], strict=False):
+        parts.append(Markup('<line class="agentrank-line" x1="{}" y1="{}" x2="{}" y2="{}"/>').format(x1, y1, x2, y2))
+    return Markup("").join(parts + shapes)
 
 
 def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
     """Tasks passed and cost per pass across the suite's runs; a diamond where the version or model changed."""
+    # Each run's name, and a short form a phone shows instead (every other one when there are many).
+    label = Markup(
+        '<text class="agentrank-axis agentrank-run-label ar-run-full" x="{x}" y="{y}" text-anchor="middle">{full}</text>'
+        '<text class="agentrank-axis agentrank-run-label ar-run-short{skip}" x="{x}" y="{y}" text-anchor="middle">'
+        "{short}</text>"
+    )
     labels = Markup("").join(
-        Markup('<text class="agentrank-axis" x="{}" y="{}" text-anchor="middle">{}</text>').format(
-            MARGIN + (CHART_WIDTH - 2 * MARGIN) / max(len(runs) - 1, 1) * i, 2 * PANEL_HEIGHT + 14, run
+        label.format(
+            x=_x(i, len(runs)),
+            y=2 * PANEL_HEIGHT + 16,
+            full=run,
+            short=short_run(run),
+            skip=" ar-run-skip" if len(runs) > 4 and (len(runs) - 1 - i) % 2 else "",
         )
         for i, run in enumerate(runs)
     )
     body = _panel(points, runs, "passed", "tasks passed", 0, "{:g}")
-    body += _panel(points, runs, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:.2f}")
-    return Markup(
-        '<svg class="agentrank-over-time" role="img" viewBox="0 0 {w} {h}" width="{w}" height="{h}">{body}{labels}</svg>'
-    ).format(w=CHART_WIDTH, h=2 * PANEL_HEIGHT + 20, body=body, labels=labels)
+    body += _panel(points, runs, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:,.2f}")
+    return Markup('<svg class="agentrank-over-time" role="img" width="100%" height="{h}">{body}{labels}</svg>').format(
+        h=2 * PANEL_HEIGHT + 24, body=body, labels=labels
+    )
 
 
 def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One chart per suite and agent variant (agent and settings) across the suite's runs."""
-    charts: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    """One chart per suite, tier and agent variant (agent and settings) across the suite's runs.
+
+    ``entries`` come from ``views.rs9_runs``, runs in date order (the name breaking ties): the
+    charts keep that order (``run-9`` before ``run-10``), never the names' alphabetical one.
+    """
+    charts: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     runs: dict[str, list[str]] = {}
     for entry in entries:
         settings = json.dumps(entry["settings"], sort_keys=True)
-        charts.setdefault((entry["suite"], entry["agent"], settings), []).append(entry)
+        charts.setdefault((entry["suite"], entry["tier"], entry["agent"], settings), []).append(entry)
         runs.setdefault(entry["suite"], [])
         if entry["run"] not in runs[entry["suite"]]:
             runs[entry["suite"]].append(entry["run"])
     out = []
-    for (suite, agent, settings), points in sorted(charts.items()):
-        suite_runs = sorted(runs[suite])
-        points.sort(key=lambda p: p["run"])
+    for (suite, tier, agent, settings), points in sorted(
+        charts.items(), key=lambda item: (item[0][0], item[0][1] == "community", *item[0][2:])
+    ):
+        suite_runs = runs[suite]
+        points.sort(key=lambda p: suite_runs.index(p["run"]))
         out.append(
             {
                 "suite": suite,
+                "tier": tier,
                 "agent": agent,
                 "settings": json.loads(settings),
                 "points": points,
@@ -130,7 +211,9 @@ def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def agent_link(datasette: Any, listed: set[str]) -> Callable[[str], Markup]:
     def link(name: str) -> Markup:
-        if "/" in name and name.lower() in listed:
+        # A name with a "." or ".." segment would resolve to another page: shown, not linked.
+        dots = any(part in (".", "..") for part in name.split("/"))
+        if "/" in name and name.lower() in listed and not dots:
             href = datasette.urls.path("/-/agent/" + quote(name, safe="/"))
             return Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(href, name)
         return escape(name)
@@ -138,11 +221,18 @@ def agent_link(datasette: Any, listed: set[str]) -> Callable[[str], Markup]:
     return link
 
 
-async def _page(datasette: Any, request: Any, template: str, reader: Callable[[sqlite3.Connection], Any], **extra):
-    database = await _database(datasette)
+async def _page(
+    datasette: Any,
+    request: Any,
+    template: str,
+    reader: Callable[[sqlite3.Connection], Any],
+    **extra: Any,
+) -> Response:
+    """``reader`` gives the page's data and its .json twin (in full; the page renders it bounded)."""
+    database = await ranking_database(datasette)
     if database is None:
         return Response.html("No AgentRank database is served.", status=404)
-    found = await database.execute_fn(_read(reader))
+    found = await read_page(datasette, database, _read(reader))
     if found["data"] is None:
         return Response.html(
             await datasette.render_template("benchmark_404.html", {"what": extra.get("what", "page")}, request=request),
@@ -150,19 +240,35 @@ async def _page(datasette: Any, request: Any, template: str, reader: Callable[[s
         )
     if request.url_vars.get("format") == "json":
         return Response.json(found["data"], default=str)
-    context = {"data": found["data"], "agent_link": agent_link(datasette, found["listed"]), "database": database.name}
+    cut = Cut()
+    context = {
+        "data": bounded(found["data"], cut),
+        "cut": cut,
+        "agent_link": agent_link(datasette, found["listed"]),
+        "database": database.name,
+        "bench_url": lambda *parts, json=False: datasette.urls.path(bench_path(*parts, json=json)),
+    }
     return Response.html(await datasette.render_template(template, {**context, **extra}, request=request))
 
 
 def _var(request: Any, name: str) -> str:
-    return unquote(request.url_vars[name])
+    return tilde_decode(unquote(request.url_vars[name]))
 
 
 async def home(datasette: Any, request: Any) -> Response:
     def read(conn: sqlite3.Connection) -> dict[str, Any]:
-        return {"runs": views.run_list(conn), "indexes": views.indexes(conn), "tasks": views.task_list(conn)}
+        return {
+            **page_views.hub(conn),
+            "runs": views.run_list(conn),
+            "indexes": views.indexes(conn),
+            "tasks": views.task_list(conn),
+        }
 
     return await _page(datasette, request, "benchmark_home.html", read)
+
+
+async def scorecard_page(datasette: Any, request: Any) -> Response:
+    return await _page(datasette, request, "benchmark_scorecard.html", views.scorecards)
 
 
 async def run_page(datasette: Any, request: Any) -> Response:
@@ -204,6 +310,26 @@ async def task_page(datasette: Any, request: Any) -> Response:
     )
 
 
+async def method_page(datasette: Any, request: Any) -> Response:
+    """A registered method without a page of its own: its items' declared figures, by tier."""
+    from leaderboard.methods import METHODS
+
+    key = _var(request, "method")
+    spec = METHODS.get(key)
+
+    def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
+        if spec is None or spec.table is not None:
+            return None
+        return {
+            "key": key,
+            "export_name": spec.export_name,
+            "figures": list(spec.figures),
+            "items": views.method_items(conn, key),
+        }
+
+    return await _page(datasette, request, "benchmark_method.html", read, what=f"method {key}")
+
+
 _JSON = r"(?:\.(?P<format>json))?$"
 ROUTES = [
     (r"^/-/benchmark/?" + _JSON, home),
@@ -211,5 +337,7 @@ ROUTES = [
     (r"^/-/benchmark/over-time/(?P<suite>[^/]+?)" + _JSON, over_time_page),
     (r"^/-/benchmark/index" + _JSON, index_page),
     (r"^/-/benchmark/fitscore" + _JSON, fitscore_page),
+    (r"^/-/benchmark/scorecard" + _JSON, scorecard_page),
     (r"^/-/benchmark/tasks/(?P<suite>[^/]+)/(?P<task>[^/]+?)" + _JSON, task_page),
+    (r"^/-/benchmark/methods/(?P<method>[^/]+?)" + _JSON, method_page),
 ]

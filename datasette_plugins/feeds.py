@@ -24,10 +24,11 @@ from xml.etree import ElementTree as ET
 
 from datasette import Response
 
-from datasette_plugins.agent_page import _agentrank_database, agent_path
+from datasette_plugins.agent_page import agent_path
 from datasette_plugins.formatting import plural
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
+from datasette_plugins.reading import ranking_database
 from db import directory
 from db.listing import reason_in_words
 from scoring.score import shown
@@ -157,7 +158,7 @@ def atom_document(kind: str, entries: list[dict[str, Any]], base: str, updated: 
 
 async def feed(datasette: Any, request: Any) -> Response:
     kind = request.url_vars["kind"]
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     if kind not in FEEDS or database is None:
         return Response.text("No such feed: the feeds are " + ", ".join(f"{k}.atom" for k in FEEDS), status=404)
 
@@ -169,7 +170,7 @@ async def feed(datasette: Any, request: Any) -> Response:
         entries = feed_entries(conn, kind, database.name)
         return atom_document(kind, entries, base, run["as_of"] if run else "1970-01-01T00:00:00Z")
 
-    body = await read(database, build)
+    body = await read(datasette, database, build)
     return Response(
         body, content_type="application/atom+xml; charset=utf-8", headers={"Cache-Control": "public, max-age=3600"}
     )

@@ -8,7 +8,9 @@ from urllib.parse import quote
 
 from datasette import hookimpl
 
+from crawler.items import parse_timestamp
 from datasette_plugins.agent_page import agent_path
+from datasette_plugins.benchmark_pages import bench_path
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
@@ -39,10 +41,9 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 
 def parse_time(value: str) -> datetime | None:
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_timestamp(value)
     except (AttributeError, ValueError):
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def ago(value: Any, now: datetime | None = None) -> str:
@@ -93,6 +94,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         field_value=field_value,
         own_label=own_label,
         agent_url=lambda name: datasette.urls.path(agent_path(name)),
+        bench_url=lambda parts: datasette.urls.path(bench_path(*parts)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
     )

@@ -16,9 +16,11 @@ from markupsafe import escape
 from classify.categories import CATEGORIES
 from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
+from db.runs import RUN_KINDS
 from db.snapshot import PRIVATE_TABLE_PREFIXES
 from leaderboard.datasette import with_benchmark
-from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, SHOWN_SQL, WEIGHTS
+from scoring.components import EXTRA_INPUTS, TABLE
+from scoring.score import MIN_AGE_DAYS, SHOWN_SQL, WEIGHTS
 from scoring.sql import RECOMPUTE_SQL
 
 # Where the method is written up in full (relative to the project's source URL).
@@ -29,6 +31,7 @@ _SCORE_INPUTS = {
     "forks": "Forks (GitHub's forks_count) at the time of the crawl",
     "created_at": "When the repository was created (UTC)",
     "pushed_at": "Last push to any branch, as GitHub reported it (UTC)",
+    **EXTRA_INPUTS,
 }
 
 
@@ -37,17 +40,9 @@ def _weight(component: str) -> str:
     return f"{round(WEIGHTS[component] * 100, 1):g} %"
 
 
-# The figures below come from scoring.score, so these texts follow any change to the method.
-_BUCKETS = ", ".join(f"≤{bound:g} → {points:g}" for bound, points in ACTIVITY_BUCKETS) + ", else 0"
+# The texts below come from the component table (scoring.components), so they follow any change to the method.
 _FORMULA = " + ".join(f"{weight:.2f}·{name}" for name, weight in WEIGHTS.items())
-_MEASURES = {
-    "popularity": "0-100: the share of the other listed repos with fewer stars (the percentile of ln(1 + stars))",
-    "adoption": "0-100: the share of the other listed repos with fewer forks (the percentile of ln(1 + forks))",
-    "activity": f"0-100 from days since the last push: {_BUCKETS}",
-    "momentum": "0-100: the share of the other listed repos with fewer stars per day of age (stars / "
-    f"max(age in days, {MIN_AGE_DAYS:g}))",
-    "openness": "100 when the licence is OSI-approved (looked up by its SPDX id), else 0",
-}
+_MEASURES = {c.name: c.measure for c in TABLE}
 _COMPONENTS = {name: f"{_MEASURES[name]} (weight {_weight(name)})" for name in WEIGHTS}
 # For the method page.
 COMPONENT_MEASURES = _MEASURES
@@ -188,10 +183,11 @@ TABLES: dict[str, dict[str, Any]] = {
         },
     },
     "runs": {
-        "description": "Every crawl, import, classify, score, export and refresh, with its status and counts.",
+        "description": "Every command that changed the database (crawl, import, classify, score, export, refresh "
+        "and the benchmark imports), with its status and counts.",
         "columns": {
             "id": "Run id",
-            "kind": "crawl, import, classify, score, export or refresh",
+            "kind": "; ".join(f"{kind.name}: {kind.what}" for kind in RUN_KINDS),
             "parent_id": "The refresh run this stage belonged to",
             "started_at": "Start (UTC)",
             "finished_at": "End (UTC)",
@@ -417,9 +413,9 @@ order by cat.position, a.category_rank
     "my_agents": {
         "title": "My agents",
         "description": "An owner's repositories with their score, rank and components; unlisted ones show why.",
-        "sql": """
-select r.full_name, a.rank, a.score, a.category, a.popularity, a.adoption, a.activity, a.momentum,
-       a.openness, r.stars, r.forks, r.listed, r.unlisted_reason
+        "sql": f"""
+select r.full_name, a.rank, a.score, a.category, {", ".join(f"a.{c.name}" for c in TABLE)},
+       r.stars, r.forks, r.listed, r.unlisted_reason
 from repos r
 left join agents a on a.repo_id = r.id
 where r.owner_login = :owner collate nocase
@@ -505,13 +501,7 @@ limit 100
 
 
 # What each component is measured from, in a few words (the instance description).
-_MEASURED_BY = {
-    "popularity": "stars",
-    "adoption": "forks",
-    "activity": "days since the last push",
-    "momentum": "stars per day",
-    "openness": "an OSI-approved licence",
-}
+_MEASURED_BY = {c.name: c.measured_by for c in TABLE}
 
 
 def description_html(database: str, source_url: str, example: str | None = None) -> str:

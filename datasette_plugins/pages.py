@@ -15,11 +15,12 @@ from urllib.parse import unquote
 from datasette import Response, hookimpl
 
 from classify.categories import CATEGORIES
-from datasette_plugins.agent_page import _agentrank_database
 from datasette_plugins.formatting import plural
-from datasette_plugins.limits import plain_rows
 from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
+from datasette_plugins.reading import ranking_database, read_page
 from db import directory
+from db.categories import category_names
+from leaderboard import page_views
 from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING
 from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS
 
@@ -30,17 +31,16 @@ FEEDS = {
     "movers": "The week's biggest movers",
 }
 # The activity buckets of the agents view, in the order people read them.
-BUCKET_ORDER = ("≤ 7 days", "≤ 30 days", "≤ 90 days", "≤ 180 days", "≤ 365 days", "> 365 days", "no push")
+BUCKET_ORDER = (
+    *(f"≤ {bound:g} days" for bound, _ in ACTIVITY_BUCKETS),
+    f"> {ACTIVITY_BUCKETS[-1][0]:g} days",
+    "no push",
+)
 
 
-async def read(database: Any, reader: Callable[[sqlite3.Connection], Any]) -> Any:
-    """Run a reader on a plain connection of the served database."""
-
-    def run(conn: sqlite3.Connection) -> Any:
-        with plain_rows(conn):
-            return reader(conn)
-
-    return await database.execute_fn(run)
+async def read(datasette: Any, database: Any, reader: Callable[[sqlite3.Connection], Any]) -> Any:
+    """Run a reader on the served database under the page bounds (``reading.read_page``)."""
+    return await read_page(datasette, database, reader)
 
 
 async def render(datasette: Any, request: Any, template: str, context: dict[str, Any], status: int = 200) -> Response:
@@ -67,12 +67,12 @@ def home_context(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 async def home(datasette: Any, request: Any) -> Response:
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     if database is None:  # not an AgentRank database: Datasette's own index
         from datasette.views.index import IndexView
 
         return await IndexView(datasette).get(request)
-    context = await read(database, home_context)
+    context = await read(datasette, database, home_context)
     return await render(datasette, request, "home.html", {"database": database.name, **context})
 
 
@@ -91,8 +91,10 @@ def category_context(conn: sqlite3.Connection, category_id: str) -> dict[str, An
 
 async def category_page(datasette: Any, request: Any) -> Response:
     category_id = unquote(request.url_vars["category"])
-    database = await _agentrank_database(datasette)
-    context = None if database is None else await read(database, lambda conn: category_context(conn, category_id))
+    database = await ranking_database(datasette)
+    context = (
+        None if database is None else await read(datasette, database, lambda conn: category_context(conn, category_id))
+    )
     if context is None:
         return await not_found(datasette, request, "Category not found", f"There is no category called {category_id}.")
     return await render(datasette, request, "category.html", {"database": database.name, **context})
@@ -117,8 +119,10 @@ async def owner_page(datasette: Any, request: Any) -> Response:
     if not asked.isdigit() or not 1 <= int(asked) <= 1_000_000:
         return Response.text(f"bad page number {asked!r}: pages are numbered from 1", status=400)
     page = int(asked)
-    database = await _agentrank_database(datasette)
-    context = None if database is None else await read(database, lambda conn: owner_context(conn, login, page))
+    database = await ranking_database(datasette)
+    context = (
+        None if database is None else await read(datasette, database, lambda conn: owner_context(conn, login, page))
+    )
     if context is None:
         return await not_found(datasette, request, "Owner not found", f"No repository of {login} is in this directory.")
     if not context["repos"]:
@@ -171,7 +175,7 @@ def extra_template_vars(template: str, database: str | None, table: str | None, 
         db = datasette.get_database(database)
         names: dict[str, str] = {}
         if await db.table_exists("categories"):
-            names = dict((await db.execute("select id, name from categories")).rows)
+            names = await read_page(datasette, db, category_names)
         return {
             "agentrank_lines": lambda rows: line_rows(rows, names),
             "agentrank_facets": lambda results: ordered_facets(results, names),
@@ -188,9 +192,13 @@ TIERS = {
 }
 
 
+def leaderboard_with_sources(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    return page_views.with_cost_sources(conn, directory.leaderboard_entries(conn))
+
+
 async def leaderboard_page(datasette: Any, request: Any) -> Response:
-    database = await _agentrank_database(datasette)
-    entries = [] if database is None else await read(database, directory.leaderboard_entries)
+    database = await ranking_database(datasette)
+    entries = [] if database is None else await read(datasette, database, leaderboard_with_sources)
     # Within a tier, each suite is its own board (entries are ranked within their suite): the
     # product's own suite first, then the others by name.
     tiers: dict[str, dict[str, list[dict[str, Any]]]] = {tier: {} for tier in TIERS}
@@ -235,7 +243,7 @@ def method_context() -> dict[str, Any]:
 
 
 async def method_page(datasette: Any, request: Any) -> Response:
-    database = await _agentrank_database(datasette)
+    database = await ranking_database(datasette)
     return await render(
         datasette, request, "method.html", {"database": database.name if database else None, **method_context()}
     )

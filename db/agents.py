@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from pathlib import Path
 
 import sqlite_utils
 
@@ -28,7 +29,7 @@ INDEXED: tuple[tuple[str, ...], ...] = (
     ("stars",),
     ("full_name",),
     # Looked up by repo_id, and a search (repo_id in the full-text matches) counts its four facets
-    # from this index alone instead of fetching every matching row (migration m020).
+    # from this index alone instead of fetching every matching row (migration m021).
     ("repo_id", "category", "license", "language", "activity_bucket"),
     ("category", "license"),
     ("category", "language"),
@@ -84,3 +85,20 @@ def make_agents_table(db: sqlite_utils.Database) -> None:
     conn.execute(f"drop view {TABLE}")
     conn.execute(f"create view {SOURCE_VIEW} as {select}")
     refresh_agents(db)
+
+
+def describe_file(db_path: str | Path) -> tuple[list[str], str | None, str | None]:
+    """The file's table and view names, the top-ranked repo (None before anything is published),
+    and the demo note when ``agentrank demo`` built it; read-only, so serving never writes."""
+    from db.demo import demo_marker
+
+    conn = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
+    try:
+        names = [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
+        top = (
+            conn.execute(f"select full_name from {TABLE} order by rank limit 1").fetchone() if TABLE in names else None
+        )
+        marker = demo_marker(conn)
+    finally:
+        conn.close()
+    return names, top[0] if top else None, marker["note"] if marker else None

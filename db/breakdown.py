@@ -17,6 +17,7 @@ import numpy as np
 from crawler.items import format_timestamp, parse_timestamp
 from db.listing import reason_in_words
 from db.paths import database_file
+from scoring.components import RANKED_VALUES
 from scoring.explain import explain_row
 
 
@@ -61,16 +62,17 @@ def _reason(current: dict[str, Any] | None, category: str, source: str | None) -
 
 
 def run_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
-    """A score run's ``repo_id``, ``stars``, ``forks`` and ``stars_per_day`` columns, in rank order.
+    """A score run's ``repo_id`` and the percentile components' inputs (``stars``, ``forks``,
+    ``stars_per_day``: ``scoring.components.RANKED_VALUES``), in rank order.
 
     The percentiles of a breakdown are taken against these; a run's rows never change once
     written, so a server may keep the result for the run (``Population`` callers pass their own).
     """
     rows = conn.execute(
-        "select repo_id, stars, forks, stars_per_day from scores where run_id = ? order by rank", [run_id]
+        f"select repo_id, {', '.join(RANKED_VALUES)} from scores where run_id = ? order by rank", [run_id]
     ).fetchall()
-    arrays = np.asarray(rows, dtype=float).reshape(-1, 4).T
-    return {"repo_id": arrays[0].astype(np.int64), "stars": arrays[1], "forks": arrays[2], "stars_per_day": arrays[3]}
+    arrays = np.asarray(rows, dtype=float).reshape(-1, 1 + len(RANKED_VALUES)).T
+    return {"repo_id": arrays[0].astype(np.int64), **{name: arrays[1 + k] for k, name in enumerate(RANKED_VALUES)}}
 
 
 # How a reader gets a run's population: run_population, or a cached version of it.
@@ -165,7 +167,7 @@ def load_breakdown(
         }
     arrays = population(conn, row["run_id"])
     # A population kept by a server also has each column sorted ("sorted_stars"...): no sort per page.
-    breakdown = explain_row(row, {k: arrays.get(f"sorted_{k}", arrays[k]) for k in ("stars", "forks", "stars_per_day")})
+    breakdown = explain_row(row, {k: arrays.get(f"sorted_{k}", arrays[k]) for k in RANKED_VALUES})
     return {**base, **breakdown}
 
 
@@ -243,7 +245,7 @@ def _others(conn: sqlite3.Connection, run_id: int, repo_id: int, population: Pop
     arrays = population(conn, run_id)
     keep = arrays["repo_id"] != repo_id
     others = {}
-    for k in ("stars", "forks", "stars_per_day"):
+    for k in RANKED_VALUES:
         ordered = arrays.get(f"sorted_{k}")
         if ordered is None:
             others[k] = arrays[k][keep]
@@ -292,3 +294,28 @@ def load_change(
         _others(conn, since_id, repo["id"], population),
         _others(conn, run_id, repo["id"], population),
     )
+
+
+def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
+    """The repo's score and rank in every finished score run, oldest first."""
+    cursor = conn.execute(
+        """
+        select s.run_id, s.as_of, s.score, s.rank, r.saved as listed_count, s.stars, s.method_version,
+               s.run_id = (select score_run_id from published where id = 1) as published
+        from scores s join runs r on r.id = s.run_id
+        where s.repo_id = ? and r.status = 'ok'
+        order by s.as_of, s.run_id
+        """,
+        [repo_id],
+    )
+    names = [d[0] for d in cursor.description]
+    published = names.index("published")
+    return [dict(zip(names, row, strict=False)) | {"published": bool(row[published])} for row in cursor.fetchall()]
+
+
+def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
+    """Makers who claimed the repo through the corrections file."""
+    rows = conn.execute(
+        "select value, reason, date from corrections where kind = 'claim' and repo_id = ? order by line", [repo_id]
+    ).fetchall()
+    return [{"login": login, "reason": reason, "date": date} for login, reason, date in rows]

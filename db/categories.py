@@ -113,3 +113,8 @@ def listed_category_counts(conn: sqlite3.Connection) -> list[tuple[str, int]]:
             "group by category order by 2 desc, 1"
         )
     ]
+
+
+def category_names(conn: sqlite3.Connection) -> dict[str, str]:
+    """Each category's id → its name for people."""
+    return dict(conn.execute("select id, name from categories").fetchall())

@@ -1,18 +1,20 @@
 """The schema, created and upgraded only through these migrations.
 
-Add a new ``@migrations()`` function for every change; never edit one that has shipped, since
-``_sqlite_migrations`` records which ones a database already has.
+They are frozen: each holds the SQL it ran, with no import of the product's live code (a view is
+replaced whole, with its text written here), so a database built today and one upgraded from any
+older state end up with the same schema, whatever the rest of the code has become since.
+
+They apply in the order they are written here. Their names carry the issue or area they came
+from (m1xx crawl, m2xx classify, m3xx publish, m4xx ledger), not their order, and cannot change:
+``_sqlite_migrations`` records which ones a database already has. Add a new ``@migrations()``
+function at the end for every change; never edit one that has shipped.
+``tests/test_migrations.py`` holds them to this.
 """
 
 from __future__ import annotations
 
-import re
-
 import sqlite_utils
 from sqlite_utils import Migrations
-
-from db.connection import write_transaction
-from scoring.score import SHOWN_HIGH_SQL, SHOWN_LOW_SQL, SHOWN_SQL
 
 migrations = Migrations("agentrank")
 
@@ -540,22 +542,8 @@ def m014_trust_fields(db: sqlite_utils.Database) -> None:
         pk="run_id",
         foreign_keys=[("run_id", "runs", "id"), ("previous_run", "runs", "id"), ("crawl_run", "runs", "id")],
     )
-    # The agents view gains the ranges and flags: its current definition with the columns added
-    # (whatever earlier migrations made of it).
-    (definition,) = db.execute("select sql from sqlite_master where type = 'view' and name = 'agents'").fetchone()
-    body = re.split(r"\bas\b", definition, maxsplit=1, flags=re.IGNORECASE)[1]
-    head, tail = body.rsplit("from published p", 1)
-    likely = "case when s.rank_best is null then null else s.rank_best || '–' || s.rank_worst end as likely_rank"
-    head = re.sub(r"\bs\.rank,", lambda _: f"s.rank,\n          {likely},", head, count=1)
-    columns = """,
-          s.rank_best,
-          s.rank_worst,
-          round(s.score_low, 1) as score_low,
-          round(s.score_high, 1) as score_high,
-          coalesce(s.flags, '[]') as flags
-        """
-    db.execute("drop view agents")
-    db.create_view("agents", head.rstrip() + columns + "from published p" + tail)
+    # The agents view gains the likely rank, the ranges and the flags.
+    _replace_view(db, "agents", AGENTS_VIEW_M014)
 
 
 @migrations()
@@ -576,11 +564,12 @@ def m015_category_reason(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m017_agents_table(db: sqlite_utils.Database) -> None:
-    # The published ranking becomes a table refreshed at publish, with an index per facet and sort;
-    # its definition stays as the view published_ranking (db/agents.py).
-    from db.agents import make_agents_table
-
-    make_agents_table(db)
+    # The published ranking becomes a table refreshed at publish (db/agents.py), with an index per
+    # facet and sort; its definition stays as the view published_ranking.
+    db.execute("drop view agents")
+    _replace_view(db, "published_ranking", AGENTS_VIEW_M014)
+    db.executescript(AGENTS_TABLE_M017)
+    _refill_agents(db)
 
 
 @migrations()
@@ -589,13 +578,6 @@ def m017b_name_lookup_indexes(db: sqlite_utils.Database) -> None:
     # times per page: without these each lookup read every row of repos.
     db.execute("create index idx_repos_full_name_nocase on repos(full_name collate nocase)")
     db.execute("create index idx_repo_names_full_name_nocase on repo_names(full_name collate nocase)")
-
-
-def migrate(db: sqlite_utils.Database) -> None:
-    """Apply pending migrations, holding the write lock so two processes cannot race."""
-    if migrations.pending(db):
-        with write_transaction(db):
-            migrations.apply(db)
 
 
 @migrations()
@@ -763,30 +745,14 @@ def m016_benchmark_methods(db: sqlite_utils.Database) -> None:
     )
 
 
-def _rewrite_published_view(db: sqlite_utils.Database, replacements: dict[str, str]) -> None:
-    """Rewrite parts of the published ranking's view (each key by its value) and rebuild the
-    ``agents`` table from it; a database without the view, or already rewritten, is left as it is."""
-    from db.agents import SOURCE_VIEW, refresh_agents
-
-    found = db.execute("select sql from sqlite_master where type = 'view' and name = ?", [SOURCE_VIEW]).fetchall()
-    if not found:
-        return
-    definition = rewritten = found[0][0]
-    for old, new in replacements.items():
-        rewritten = rewritten.replace(old, new)
-    if rewritten != definition:
-        db.execute(f"drop view {SOURCE_VIEW}")
-        db.execute(rewritten)
-        refresh_agents(db)
-
-
 @migrations()
 def m018_score_shown_halves_up(db: sqlite_utils.Database) -> None:
     # The ranking showed SQLite's round(score, 1) while the maker's page, badge, explain and export
     # rounded in Python (halves to even on the stored double): a score of 96.25 showed as 96.3 in the
     # ranking and 96.2 on its own page. One rule now, the same arithmetic in SQL and Python
     # (scoring.score.SHOWN_SQL and shown).
-    _rewrite_published_view(db, {"round(s.score, 1) as score": SHOWN_SQL.format("s.score") + " as score"})
+    _replace_view(db, "published_ranking", PUBLISHED_RANKING_M018)
+    _refill_agents(db)
 
 
 @migrations()
@@ -794,17 +760,171 @@ def m019_score_range_shown_outwards(db: sqlite_utils.Database) -> None:
     # The ranking showed SQLite's round() of the score range, the export rounded it outwards (so it
     # holds score_exact too), the maker's page neither: 45.6 in one place, 45.7 in another. One
     # rule now: scoring.score.shown_range, and its SQL.
-    _rewrite_published_view(
-        db,
-        {
-            "round(s.score_low, 1) as score_low": SHOWN_LOW_SQL.format("s.score_low") + " as score_low",
-            "round(s.score_high, 1) as score_high": SHOWN_HIGH_SQL.format("s.score_high") + " as score_high",
-        },
-    )
+    _replace_view(db, "published_ranking", PUBLISHED_RANKING_M019)
+    _refill_agents(db)
+
+
+# What the migrations above share. Frozen like them: change one and every migration using it changes.
+
+
+def _replace_view(db: sqlite_utils.Database, name: str, select: str) -> None:
+    """Replace view ``name`` whole (a view cannot be altered in SQLite)."""
+    db.execute(f"drop view if exists {name}")
+    db.execute(f"create view {name} as {select}")
+
+
+def _refill_agents(db: sqlite_utils.Database) -> None:
+    """Refill the ``agents`` table from the view it copies, for a migration that changes the view's
+    values but not its columns (db.agents.refresh_agents does this at every publish)."""
+    db.execute("delete from agents")
+    db.execute("insert into agents select * from published_ranking order by rank")
+
+
+_AGENTS_SELECT_HEAD = """
+        select
+          s.rank,
+          case when s.rank_best is null then null else s.rank_best || '–' || s.rank_worst end as likely_rank,
+          s.full_name,
+          r.html_url,
+          s.category,
+          s.category_uncertain,
+          {score} as score,
+          round(s.popularity, 1) as popularity,
+          round(s.adoption, 1) as adoption,
+          round(s.activity, 1) as activity,
+          round(s.momentum, 1) as momentum,
+          round(s.openness, 1) as openness,
+          s.stars,
+          s.forks,
+          s.stars_delta_7d,
+          s.license_spdx as license,
+          r.language,
+          s.pushed_at as last_push,
+          case
+            when s.days_since_push is null then 'no push'
+            when s.days_since_push <= 7 then '≤ 7 days'
+            when s.days_since_push <= 30 then '≤ 30 days'
+            when s.days_since_push <= 90 then '≤ 90 days'
+            when s.days_since_push <= 180 then '≤ 180 days'
+            when s.days_since_push <= 365 then '≤ 365 days'
+            else '> 365 days'
+          end as activity_bucket,
+          r.description,
+          r.topics,
+          r.owner_login as owner,
+          s.repo_id,
+          s.run_id as score_run_id,
+          s.as_of,
+          s.rank_best,
+          s.rank_worst,
+          {score_low} as score_low,
+          {score_high} as score_high,
+          coalesce(s.flags, '[]') as flags
+        from published p
+        join scores s on s.run_id = p.score_run_id
+        join repos r on r.id = s.repo_id
+        where p.id = 1
+        order by s.rank
+"""
+AGENTS_VIEW_M014 = _AGENTS_SELECT_HEAD.format(
+    score="round(s.score, 1)", score_low="round(s.score_low, 1)", score_high="round(s.score_high, 1)"
+)
+PUBLISHED_RANKING_M018 = _AGENTS_SELECT_HEAD.format(
+    score="(cast((s.score) * 10 + 0.5 + 1e-09 as integer) / 10.0)",
+    score_low="round(s.score_low, 1)",
+    score_high="round(s.score_high, 1)",
+)
+PUBLISHED_RANKING_M019 = _AGENTS_SELECT_HEAD.format(
+    score="(cast((s.score) * 10 + 0.5 + 1e-09 as integer) / 10.0)",
+    score_low="max(0.0, min(100.0, case when cast((s.score_low) * 10 as integer) / 10.0 > (s.score_low) "
+    "then round(cast((s.score_low) * 10 as integer) / 10.0 - 0.1, 1) else cast((s.score_low) * 10 as integer) / 10.0 end))",
+    score_high="max(0.0, min(100.0, case when (cast((s.score_high) * 10 as integer) + ((s.score_high) * 10 > "
+    "cast((s.score_high) * 10 as integer))) / 10.0 < (s.score_high) then round((cast((s.score_high) * 10 as integer) "
+    "+ ((s.score_high) * 10 > cast((s.score_high) * 10 as integer))) / 10.0 + 0.1, 1) else (cast((s.score_high) * 10 "
+    "as integer) + ((s.score_high) * 10 > cast((s.score_high) * 10 as integer))) / 10.0 end))",
+)
+AGENTS_TABLE_M017 = """
+create table agents ("rank" INTEGER PRIMARY KEY, "likely_rank", "full_name" TEXT, "html_url" TEXT,
+  "category" TEXT, "category_uncertain" INTEGER, "score", "popularity", "adoption", "activity", "momentum",
+  "openness", "stars" INTEGER, "forks" INTEGER, "stars_delta_7d" INTEGER, "license" TEXT, "language" TEXT,
+  "last_push" TEXT, "activity_bucket", "description" TEXT, "topics" TEXT, "owner" TEXT, "repo_id" INTEGER,
+  "score_run_id" INTEGER, "as_of" TEXT, "rank_best" INTEGER, "rank_worst" INTEGER, "score_low", "score_high",
+  "flags");
+create index idx_agents_category on agents("category");
+create index idx_agents_license on agents("license");
+create index idx_agents_language on agents("language");
+create index idx_agents_activity_bucket on agents("activity_bucket");
+create index idx_agents_owner on agents("owner");
+create index idx_agents_score on agents("score");
+create index idx_agents_stars on agents("stars");
+create index idx_agents_full_name on agents("full_name");
+create index idx_agents_repo_id on agents("repo_id");
+create index idx_agents_category_license on agents("category", "license");
+create index idx_agents_category_language on agents("category", "language");
+create index idx_agents_category_activity_bucket on agents("category", "activity_bucket");
+"""
 
 
 @migrations()
-def m020_search_facet_and_owner_indexes(db: sqlite_utils.Database) -> None:
+def m020_benchmark_methods_per_tier(db: sqlite_utils.Database) -> None:
+    # Issue 26: every method keeps the tiers apart (tier in each computed table's key), runs carry
+    # their date, FitScores record their tier and runs, the index keeps its version history, new
+    # attempt fields (agent time, an error's detail), and registered methods without a table of
+    # their own store their items in benchmark_method_items. The computed tables are rebuilt by the
+    # next ledger command (they hold nothing that is not recomputed from the attempts).
+    statements = [
+        "alter table benchmark_attempts add column agent_seconds float",
+        "alter table benchmark_attempts add column error_detail text",
+        "alter table benchmark_assessments add column tier text",
+        "alter table benchmark_assessments add column runs text",
+        "create table if not exists benchmark_index_versions (name text, version text, suites text, "
+        "first_seen text, primary key (name, version))",
+        "insert or ignore into benchmark_index_versions select name, version, suites, null from benchmark_index_defs",
+        "create table if not exists benchmark_method_items (method text, position integer, tier text, item text, "
+        "primary key (method, position))",
+    ]
+    for table in ("benchmark_entries", "benchmark_agents"):
+        for column, kind in (
+            ("cost_source", "text"),
+            ("cost_per_attempt", "float"),
+            ("agent_errors", "integer"),
+            ("error_reasons", "text"),
+        ):
+            statements.append(f"alter table {table} add column {column} {kind}")
+    statements.append("alter table benchmark_entries add column incomplete text")
+    statements += [
+        "drop table if exists benchmark_rs9_runs",
+        """create table benchmark_rs9_runs (suite text, run text, tier text, agent text, agent_kind text,
+        agent_version text, model text, settings text, rank integer, run_date text, first_date text,
+        tasks integer, attempts integer, solved integer, infra_errors integer, agent_errors integer,
+        error_reasons text, passed integer, headline float, partial_credit float, total_cost_usd float,
+        total_list_cost_usd float, cost_source text, cost_lower_bound integer, cost_unknown integer,
+        cost_per_pass float, version_changed integer, previous_version text, previous_model text,
+        attempted integer, tasks_total integer, coverage text, incomplete text, solve_rate_low float,
+        solve_rate_high float, overlaps_next integer, pareto integer, results text,
+        primary key (suite, run, tier, agent, agent_version, model, settings))""",
+        "create index idx_benchmark_rs9_runs_agent on benchmark_rs9_runs (agent)",
+        "drop table if exists benchmark_index_entries",
+        """create table benchmark_index_entries (name text, version text, suites text, tier text, agent text,
+        agent_kind text, agent_version text, model text, settings text, rank integer, value float,
+        null_reason text, per_suite text, coverage text, incomplete text, attempts integer,
+        infra_errors integer, mean_cost_usd float, cost_source text, mean_tokens float,
+        mean_tokens_input float, mean_tokens_cached float, mean_tokens_cache_write float,
+        mean_tokens_reasoning float, mean_tokens_output float, mean_wall_seconds float,
+        mean_agent_seconds float, primary key (name, tier, agent, agent_version, model, settings))""",
+        "drop table if exists benchmark_fitscores",
+        """create table benchmark_fitscores (agent text, agent_kind text, suite text, tier text, runs text,
+        runs_named integer, versions text, median_wall_seconds float, rank integer, criteria text,
+        derived text, weights text, weighted_sum float, fitscore integer, published integer,
+        matches_published integer, judgements text, has_runs integer, notes text,
+        primary key (agent, suite, tier))""",
+    ]
+    for statement in statements:
+        db.execute(statement)
+
+
+@migrations()
+def m021_search_facet_and_owner_indexes(db: sqlite_utils.Database) -> None:
     # Self-contained SQL (no live code). A search on the agents page (Datasette's
     # `repo_id in (select rowid from repos_fts ...)`) counted its four facets by fetching every
     # matching row: at 31,000 listed a common word took 180 ms per facet. One index on repo_id and

@@ -288,3 +288,8 @@ def newest_snapshot_after(conn: sqlite3.Connection, instant: str) -> tuple[str, 
         [instant],
     ).fetchone()
     return (row[0], row[1]) if row else None
+
+
+def listed_names(conn: sqlite3.Connection) -> set[str]:
+    """The listed repos' full names, lower-cased (names compare case-insensitively on GitHub)."""
+    return {name.lower() for (name,) in conn.execute("select full_name from repos where listed = 1")}

@@ -1,12 +1,14 @@
-"""The ``runs`` table: every crawl, import, classify, score, export and refresh leaves a row."""
+"""The ``runs`` table: every command that writes leaves a row, of one of :data:`RUN_KINDS`."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import sqlite_utils
@@ -16,8 +18,35 @@ from crawler.secrets import redact
 from db.connection import write_transaction
 
 RUN_COUNT_COLUMNS = ("items", "saved", "new", "updated", "rejected", "listed")
+
+
+@dataclass(frozen=True)
+class RunKind:
+    name: str
+    what: str  # for people: the runs table's description in Datasette
+    # A crawl killed mid-way is resumed by the next crawl; a run of any other kind that a killed
+    # process left 'running' is marked 'interrupted' by the next command that takes the run lock.
+    resumable: bool = False
+
+
+# Every kind of run, written once: start_run refuses any other, so a new command that records runs
+# is added here and is then marked interrupted after a kill like the rest.
+RUN_KINDS: tuple[RunKind, ...] = (
+    RunKind("refresh", "the weekly job: crawl or import, corrections, classify, score, export, publish"),
+    RunKind("crawl", "a GitHub search crawl", resumable=True),
+    RunKind("import", "saved GitHub search results loaded as if crawled"),
+    RunKind("corrections", "the maintainers' corrections file applied"),
+    RunKind("classify", "categories assigned"),
+    RunKind("score", "the AgentRank Score computed (and published when it is the latest)"),
+    RunKind("export", "the site JSON written"),
+    RunKind("import-attempts", "task-benchmark attempts loaded"),
+    RunKind("import-tasks", "task-benchmark tasks and their validation loaded"),
+    RunKind("import-prices", "model list prices loaded"),
+    RunKind("import-assessments", "FitScore assessments loaded"),
+)
+KIND_NAMES = tuple(kind.name for kind in RUN_KINDS)
 # Runs a killed process leaves 'running' that nothing resumes (a crawl resumes its own).
-UNRESUMABLE_KINDS = ("refresh", "corrections", "classify", "score", "export", "import", "import-attempts")
+UNRESUMABLE_KINDS = tuple(kind.name for kind in RUN_KINDS if not kind.resumable)
 
 
 def utcnow() -> datetime:
@@ -33,6 +62,8 @@ def start_run(
     as_of: str | None = None,
     details: dict[str, Any] | None = None,
 ) -> int:
+    if kind not in KIND_NAMES:
+        raise ValueError(f"unknown run kind {kind!r}: add it to db.runs.RUN_KINDS")
     with write_transaction(db):
         table = db.table("runs").insert(
             {
@@ -161,3 +192,13 @@ def recorded_run(
         details=record.details,
         finished_at=finished(),
     )
+
+
+def file_has_runs(path: str | Path) -> bool:
+    """Has the database file at ``path`` recorded any run? Read-only; False for a file that is not
+    an AgentRank database."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            return bool(conn.execute("select count(*) from runs").fetchone()[0])
+    except sqlite3.Error:
+        return False

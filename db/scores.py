@@ -5,29 +5,34 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
 import sqlite_utils
 
+from crawler.items import parse_timestamp
 from db.agents import refresh_agents
 from db.connection import bulk_cache, write_transaction
 from db.runs import iso, utcnow
+from scoring.components import EXTRA_INPUTS, NAMES
 from scoring.licenses import SPDX_LIST_VERSION, is_osi_approved
 from scoring.score import METHOD_VERSION, ScoreInputs
 
 # The listed set is copied once into a temporary table: scoring reads its numbers from there and
 # the score rows take their stored inputs (name, timestamps, licence) from the same copy, so what
 # is written is exactly what was scored, without a million strings passing through Python.
-_INPUTS_TABLE_SQL = """
+# The stored inputs a score component adds to these (scoring.components.EXTRA_INPUTS): columns of
+# repos, copied and stored under the same name.
+_EXTRA = "".join(f", {column}" for column in EXTRA_INPUTS)
+_INPUTS_TABLE_SQL = f"""
 create temp table score_inputs (
-  repo_id integer primary key, full_name, stars, forks, created_at, pushed_at, license_spdx
+  repo_id integer primary key, full_name, stars, forks, created_at, pushed_at, license_spdx{_EXTRA}
 )
 """
-_COPY_INPUTS_SQL = """
+_COPY_INPUTS_SQL = f"""
 insert into temp.score_inputs
-select id, full_name, stars, forks, created_at, pushed_at, license_spdx from repos where listed = 1 order by id
+select id, full_name, stars, forks, created_at, pushed_at, license_spdx{_EXTRA} from repos where listed = 1 order by id
 """
 _EPOCH = "unixepoch({})" if sqlite3.sqlite_version_info >= (3, 38, 0) else "cast(strftime('%s', {}) as integer)"
 # Each input column comes back as one JSON array built in SQLite (the columns of one aggregate
@@ -36,7 +41,7 @@ _EPOCH = "unixepoch({})" if sqlite3.sqlite_version_info >= (3, 38, 0) else "cast
 _INPUTS_SQL = f"""
 select json_group_array(repo_id), json_group_array(stars), json_group_array(forks),
   json_group_array({_EPOCH.format("created_at")}), json_group_array({_EPOCH.format("pushed_at")}),
-  json_group_array(license_spdx)
+  json_group_array(license_spdx){"".join(f", json_group_array({column})" for column in EXTRA_INPUTS)}
 from temp.score_inputs
 """
 _NAMES_SQL = """
@@ -75,8 +80,17 @@ def load_score_inputs(db: sqlite_utils.Database, as_of_epoch: int) -> tuple[Scor
         pushed_epoch=pushed,
         osi=np.array(list(map(osi_of.__getitem__, licences)), dtype=bool),
         as_of_epoch=as_of_epoch,
+        extra=_extra_inputs([column(6 + k) for k in range(len(EXTRA_INPUTS))], len(repo_id)),
     )
     return inputs, {"table": "temp.score_inputs"}
+
+
+def _extra_inputs(columns: list[list[Any]], n: int) -> np.ndarray:
+    """The extra inputs as ScoreInputs keeps them: one float field per column (None: NaN)."""
+    extra = np.zeros(n, dtype=np.dtype([(name, float) for name in EXTRA_INPUTS]))
+    for name, values in zip(EXTRA_INPUTS, columns, strict=True):
+        extra[name] = np.array(values, dtype=float)
+    return extra
 
 
 class StoredNames:
@@ -108,11 +122,7 @@ _COMPUTED = (
     "age_days",
     "days_since_push",
     "stars_per_day",
-    "popularity",
-    "adoption",
-    "activity",
-    "momentum",
-    "openness",
+    *NAMES,
     "score",
     "rank",
 )
@@ -123,11 +133,11 @@ WRITE_CHUNK = 50_000
 _SAVE_SQL = """
 with week as ({week}), month as ({month})
 insert into scores (run_id, as_of, method_version, spdx_list_version,
-  full_name, stars, forks, created_at, pushed_at, license_spdx, {computed},
+  full_name, stars, forks, created_at, pushed_at, license_spdx{extra}, {computed},
   category, category_source, category_probability, category_uncertain,
   stars_delta_7d, stars_delta_28d, forks_delta_7d)
 select :run_id, :as_of, :method_version, :spdx_list_version,
-  i.full_name, i.stars, i.forks, i.created_at, i.pushed_at, i.license_spdx, {computed_s},
+  i.full_name, i.stars, i.forks, i.created_at, i.pushed_at, i.license_spdx{extra_i}, {computed_s},
   c.category, c.source, c.probability,
   case when c.category is null then null else coalesce(c.uncertain, 0) != 0 end,
   i.stars - w.stars, i.stars - m.stars, i.forks - w.forks
@@ -141,7 +151,7 @@ order by s.repo_id
 
 
 def _cutoff(as_of: str, days: float) -> str:
-    return iso(datetime.fromisoformat(as_of.replace("Z", "+00:00")) - timedelta(days=days))
+    return iso(parse_timestamp(as_of) - timedelta(days=days))
 
 
 def _by_repo(repo_ids: np.ndarray, rows: list[tuple[Any, ...]], columns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -204,7 +214,7 @@ def weekly_stars(
     Column 0 is the stars now; column k the newest snapshot taken between 7k − 1 and 7k + 3 days
     before ``as_of`` (a weekly crawl a day early or a few days late still counts), NaN without one.
     """
-    at = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    at = parse_timestamp(as_of)
     repo_ids = np.asarray(repo_ids, dtype=np.int64)
     out = np.full((len(repo_ids), weeks + 1), np.nan)
     out[:, 0] = stars
@@ -296,6 +306,8 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
             _SAVE_SQL.format(
                 week=baseline.format(":week"),
                 month=baseline.format(":month"),
+                extra=_EXTRA,
+                extra_i="".join(f", i.{column}" for column in EXTRA_INPUTS),
                 computed=", ".join(names),
                 computed_s=", ".join(f"coalesce(s.{c}, :common_{c})" if c in common else f"s.{c}" for c in names),
             ),

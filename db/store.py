@@ -9,8 +9,15 @@ import sqlite_utils
 
 from classify.categories import CATEGORIES
 from db.categories import save_categories
-from db.connection import DatabaseError, connect
-from db.migrations import migrate
+from db.connection import DatabaseError, connect, write_transaction
+from db.migrations import migrations
+
+
+def migrate(db: sqlite_utils.Database) -> None:
+    """Apply pending migrations, holding the write lock so two processes cannot race."""
+    if migrations.pending(db):
+        with write_transaction(db):
+            migrations.apply(db)
 
 
 def open_store(path: str | Path, *, must_exist: bool = False) -> sqlite_utils.Database:

@@ -34,7 +34,7 @@ from crawler.items import check_instant
 from db.runs import iso
 
 Tier = Literal["verified", "community"]
-Flag = Literal["modified-tests", "added-dependency", "reward-hacking", "infra-error", "timed-out"]
+Flag = Literal["modified-tests", "added-dependency", "reward-hacking", "infra-error", "agent-error", "timed-out"]
 CostSource = Literal["provider-dashboard", "provider-invoice", "api-list-price", "self-reported"]
 PermissionMode = Literal["ask", "auto-edit", "full-auto"]
 NetworkAccess = Literal["none", "allow-list", "full"]
@@ -42,6 +42,7 @@ NetworkAccess = Literal["none", "allow-list", "full"]
 TIERS: tuple[str, ...] = ("verified", "community")
 DISQUALIFYING = frozenset({"modified-tests", "added-dependency", "reward-hacking"})
 INFRA_ERROR = "infra-error"
+AGENT_ERROR = "agent-error"
 MAX_INT = 2**63 - 1
 SCHEMA_FILE = "attempt.schema.json"
 DEFAULT_SUITE = "agentrank"
@@ -63,7 +64,12 @@ def _when(condition: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
 # The rules across fields that _consistent checks, stated in the JSON Schema too.
 _RULES = (
     _when(
-        {"not": {"required": ["flags"], "properties": {"flags": {"contains": {"const": "infra-error"}}}}},
+        {
+            "not": {
+                "required": ["flags"],
+                "properties": {"flags": {"contains": {"enum": ["infra-error", "agent-error"]}}},
+            }
+        },
         {
             "required": ["tests_passed", "tests_total"],
             "properties": {"tests_passed": {"type": "integer"}, "tests_total": {"type": "integer"}},
@@ -161,9 +167,11 @@ class Attempt(BaseModel):
         description="'verified': run by the site with a published log; 'community': submitted, score re-checked, "
         "identity, time and cost self-reported"
     )
-    tests_passed: Count | None = Field(None, description="hidden tests passed; null only with the infra-error flag")
+    tests_passed: Count | None = Field(
+        None, description="hidden tests passed; null only with the infra-error or agent-error flag"
+    )
     tests_total: int | None = Field(
-        None, ge=1, le=MAX_COUNT, description="hidden tests run; null only with the infra-error flag"
+        None, ge=1, le=MAX_COUNT, description="hidden tests run; null only with the infra-error or agent-error flag"
     )
     wall_seconds: float | None = Field(
         None, ge=0, le=MAX_WALL_SECONDS, description="wall-clock seconds (at most 30 days); null when not measured"
@@ -186,7 +194,8 @@ class Attempt(BaseModel):
         default_factory=list,
         json_schema_extra={"uniqueItems": True},
         description="modified-tests, added-dependency and reward-hacking disqualify (score 0); infra-error "
-        "takes the attempt out of the figures; timed-out is shown and scored as tested",
+        "(our set-up or the provider broke) takes the attempt out of the figures; agent-error (the agent itself "
+        "failed to run properly) is a fail; timed-out is shown and scored as tested",
     )
     log_url: str | None = Field(
         None, max_length=2000, pattern=_URL, description="the attempt's log (required for verified)"
@@ -213,6 +222,18 @@ class Attempt(BaseModel):
     limit_seconds: float | None = Field(None, gt=0, description="the task's time limit in seconds")
     cost_lower_bound: bool | None = Field(
         None, description="true when the run stopped before the agent reported its final usage"
+    )
+    agent_seconds: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_WALL_SECONDS,
+        description="the part of the wall time the agent itself spent, where the harness reports it",
+    )
+    error_detail: str | None = Field(
+        None,
+        min_length=1,
+        max_length=500,
+        description="what went wrong, for an attempt flagged infra-error or agent-error (shown with the count)",
     )
 
     @field_validator("agent")
@@ -256,8 +277,8 @@ class Attempt(BaseModel):
         if (self.tests_passed is None) != (self.tests_total is None):
             field = "tests_passed" if self.tests_passed is None else "tests_total"
             raise ValueError(f"{field}: required when the other hidden-test count is given")
-        if self.tests_total is None and not infra:
-            raise ValueError("tests_passed: required (null only for an attempt flagged infra-error)")
+        if self.tests_total is None and not infra and AGENT_ERROR not in self.flags:
+            raise ValueError("tests_passed: required (null only for an attempt flagged infra-error or agent-error)")
         if self.tests_passed is not None and self.tests_total is not None and self.tests_passed > self.tests_total:
             raise ValueError(f"tests_passed: {self.tests_passed} is more than tests_total {self.tests_total}")
         if (self.cost_usd is None) != (self.cost_source is None):
@@ -339,6 +360,8 @@ class Attempt(BaseModel):
             "repo_commit": self.repo_commit,
             "limit_seconds": self.limit_seconds,
             "cost_lower_bound": None if self.cost_lower_bound is None else int(self.cost_lower_bound),
+            "agent_seconds": self.agent_seconds,
+            "error_detail": self.error_detail,
         }
 
 

@@ -46,11 +46,15 @@ select
        else printf('%.1f–%.1f', solve_rate_low, solve_rate_high) end as solve_rate_95,
   case overlaps_next when 1 then 'overlaps the next: the order may be luck' when 0 then 'clear of the next'
        else '' end as interval_vs_next,
-  case pareto when 1 then 'on the frontier' when 0 then '' else '{DASH} (cost unknown)' end as cost_score_pareto,
+  case pareto when 1 then 'on the frontier' when 0 then ''
+       else case when cost_per_attempt is null then '{DASH} (cost unknown)'
+                 else printf('not ranked; %.2f per attempt', cost_per_attempt) end end as cost_score_pareto,
   case when cost_per_solved_task is null then '{DASH} (' || cost_per_solved_task_null_reason || ')'
        else printf('%.2f', cost_per_solved_task) end as cost_per_solved_task,
   case when total_cost_usd is null then '{DASH}' else printf('%.2f', total_cost_usd)
-       || case when cost_lower_bound then ' (lower bound)' else '' end end as total_cost_usd,
+       || case when cost_source is not null and cost_lower_bound then ' (' || cost_source || '; lower bound)'
+               when cost_source is not null then ' (' || cost_source || ')'
+               when cost_lower_bound then ' (lower bound)' else '' end end as total_cost_usd,
   {_shown("mean_wall_seconds", "%.0f")},
   {_shown("median_wall_seconds", "%.0f")},
   disqualified,
@@ -133,6 +137,10 @@ _FIGURE_COLUMNS = {
     "cost_per_solved_task_null_reason": "why cost_per_solved_task is null",
     "cost_lower_bound": "1 when an attempt's cost is a lower bound (it stopped before reporting its final usage)",
     "human_interventions": "total human interventions; null when any attempt did not record them",
+    "cost_source": "where the costs come from (provider-dashboard, provider-invoice, api-list-price, self-reported)",
+    "cost_per_attempt": "total cost / counted attempts; known for an unranked entry too",
+    "agent_errors": "counted attempts where the agent itself failed to run properly (fails)",
+    "error_reasons": "infra and agent errors by reason, with counts (JSON)",
 }
 
 _IDENTITY_COLUMNS = {
@@ -243,6 +251,7 @@ _COVERAGE = {
     "solve_rate_high": "95 % Wilson interval: high end",
     "overlaps_next": "1 when this interval overlaps the next ranked entry's: their order may be luck",
     "pareto": "1 on the cost–score Pareto frontier, 0 off it, null when the cost is unknown",
+    "incomplete": "why the entry is not ranked: infrastructure errors on more than a third of its attempts",
 }
 _METHOD_TABLES: dict[str, Any] = {
     "benchmark_task_records": {
@@ -369,29 +378,114 @@ _TABLES["benchmark_entries"]["columns"].update({"suite": _VARIANT["suite"], "set
 _TABLES["benchmark_entries"]["columns"].update(_COVERAGE)
 _TABLES["benchmark_tasks"]["columns"].update({"suite": _VARIANT["suite"], "settings": _VARIANT["settings"]})
 _TABLES.update(_METHOD_TABLES)
+# Issue 26: every method keeps the tiers apart, runs carry their date, and the new figures.
+_TIER = "verified (run by the site) or community (submitted): never pooled, ranked within its tier"
+_TABLES["benchmark_attempts"]["columns"].update(
+    {
+        "agent_seconds": "the agent's own part of the wall time, where the harness reports it",
+        "error_detail": "what went wrong, for an infra-error or agent-error attempt",
+    }
+)
+_TABLES["benchmark_agents"]["columns"].update(
+    {k: _FIGURE_COLUMNS[k] for k in ("cost_source", "cost_per_attempt", "agent_errors", "error_reasons")}
+)
+_TABLES["benchmark_assessments"]["columns"].update(
+    {
+        "tier": "the tier whose attempts it is computed from (null: verified when the agent has verified attempts)",
+        "runs": "the dated runs it names (JSON; null: the suite's latest run)",
+    }
+)
+_TABLES["benchmark_rs9_runs"]["columns"].update(
+    {
+        "tier": _TIER,
+        "run_date": "the run's earliest attempt's date: runs are ordered by it, the name breaking ties",
+        "first_date": "this entry's first attempt in the run",
+        "attempts": "counted attempts",
+        "solved": "counted attempts that passed every hidden test",
+        "agent_errors": _FIGURE_COLUMNS["agent_errors"],
+        "error_reasons": _FIGURE_COLUMNS["error_reasons"],
+        "total_list_cost_usd": "the same tokens at the public list price; null when any attempt cannot be priced",
+        "cost_source": _FIGURE_COLUMNS["cost_source"],
+        "incomplete": _COVERAGE["incomplete"],
+    }
+)
+_TABLES["benchmark_index_entries"]["columns"].update(
+    {
+        "tier": _TIER,
+        "value": "equal-weight mean of the per-suite pass@1; null when a suite is missing",
+        "per_suite": "each suite's pass@1: mean over counted tasks of the share of attempts passing every test (JSON)",
+        "coverage": "'suite: n of m tasks' for each suite the entry did not fully attempt (then it has no rank)",
+        "incomplete": _COVERAGE["incomplete"],
+        "attempts": "counted attempts across the suites",
+        "infra_errors": "attempts lost to an infrastructure error",
+        "cost_source": _FIGURE_COLUMNS["cost_source"],
+        "mean_tokens_input": "mean input tokens per attempt (cached reads and cache writes included), unknowns left out",
+        "mean_tokens_cached": "mean cached input tokens per attempt, unknowns left out",
+        "mean_tokens_cache_write": "mean cache-write tokens per attempt, unknowns left out",
+        "mean_tokens_reasoning": "mean reasoning tokens per attempt, unknowns left out",
+        "mean_tokens_output": "mean output tokens per attempt (reasoning included), unknowns left out",
+        "mean_agent_seconds": "mean agent time per attempt where reported",
+    }
+)
+_TABLES["benchmark_fitscores"]["columns"].update(
+    {
+        "tier": _TIER,
+        "runs": "the dated runs it is computed from (JSON)",
+        "runs_named": "0 when the runs are the default: the suite's latest run by date",
+        "versions": "the agent version and model of those attempts (JSON)",
+        "median_wall_seconds": "median wall time of those attempts",
+        "rank": "within the tier: FitScore, then the unrounded sum, then name",
+        "weighted_sum": "Σ score × weight / 5 before rounding",
+        "derived": "quality, reliability and speed per task, from the attempts (JSON)",
+    }
+)
+_TABLES["benchmark_index_versions"] = {
+    "description": "Each index's version history: the suites each version averaged, first configured when.",
+    "columns": {
+        "name": "the index",
+        "version": "its version",
+        "suites": "the component suites of that version (JSON)",
+        "first_seen": "when the configuration first had it (null: before the history was kept)",
+    },
+}
+_TABLES["benchmark_method_items"] = {
+    "description": "The items of registered benchmark methods without a table of their own (page: "
+    "/-/benchmark/methods/KEY).",
+    "columns": {
+        "method": "the method's key in the registry",
+        "position": "the item's position",
+        "tier": _TIER,
+        "item": "the item's figures (JSON)",
+    },
+}
 
 _QUERIES: dict[str, Any] = {
     "verified_leaderboard": {
         "title": "Task benchmark: verified leaderboard",
-        "description": "Runs made by the site, each with a published log. — marks a figure that was not measured.",
+        "description": "Runs made by the site, each with a published log. — marks a figure that was not measured. "
+        "The page for readers: /-/leaderboard#verified.",
         "sql": _leaderboard_sql("verified"),
+        "hide_sql": True,
     },
     "community_leaderboard": {
         "title": "Task benchmark: community leaderboard",
         "description": "Submitted runs: scores re-checked, identity, time and cost self-reported. — marks a figure "
-        "that was not measured.",
+        "that was not measured. The page for readers: /-/leaderboard#community.",
         "sql": _leaderboard_sql("community"),
+        "hide_sql": True,
     },
     "agent_attempts": {
         "title": "Task benchmark: an agent's attempts",
         "description": "Every attempt of one agent (owner/repo or closed agent name), oldest first; a version change "
         "between two dated runs is marked.",
         "sql": _AGENT_ATTEMPTS_SQL,
+        "hide_sql": True,
     },
     "task_results": {
         "title": "Task benchmark: results on one task",
         "description": "Every entry's attempts at one task: mean and spread (min, median, max) of scores.",
         "sql": _TASK_RESULTS_SQL,
+        "hide_sql": True,
     },
 }
 
@@ -458,7 +552,8 @@ _METHOD_QUERIES: dict[str, Any] = {
         "title": "AiFolder scorecard: every attempt",
         "description": "Commit, acceptance tests, regression tests, wall time, interventions, permission mode, network "
         "access and scope per attempt; — marks a measurement that was not taken (never estimated). A scorecard is "
-        "not a ranking: without controlled runs, no winner is shown. Leave suite empty for every suite.",
+        "not a ranking: without controlled runs, no winner is shown. Leave suite empty for every suite. The page for "
+        "readers: /-/benchmark/scorecard.",
         "sql": _SCORECARD_SQL,
         "hide_sql": True,
     },

@@ -8,15 +8,39 @@ its counted attempts (solved out of attempted), and ``overlaps_next`` says when 
 interval overlaps the next ranked one's: their order may be luck. An entry is on the Pareto
 frontier when no other ranked entry with a known cost is both at most as expensive (cost per
 counted attempt) and at least as good (mean score), and strictly one of the two.
+
+Exact ties: every ranking compares its figures through :func:`exact` (rounded to 9 decimals), so
+two values equal in exact arithmetic (1075/12 reached by two different sums) are equal whatever
+floating point made of them, and the documented tie-breaks decide.
+
+Infrastructure errors: an entry whose infra errors are more than ``MAX_INFRA_SHARE`` of its
+attempts (a third) is *incomplete*: listed with the reason and not ranked, never a clean 100 %
+out of the few attempts that ran.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 Z95 = 1.959963984540054
+MAX_INFRA_SHARE = Fraction(1, 3)
+TIE_DECIMALS = 9
+
+
+def exact(value: float) -> float:
+    """A figure as rankings compare it: rounded to 9 decimals, so floating-point noise never orders a tie."""
+    return round(value, TIE_DECIMALS) + 0.0
+
+
+def incomplete(infra_errors: int, counted: int) -> str | None:
+    """Why an entry is incomplete (too many infrastructure errors); None when it is not."""
+    total = infra_errors + counted
+    if total and Fraction(infra_errors, total) > MAX_INFRA_SHARE:
+        return f"incomplete: {infra_errors} of {total} attempts lost to infrastructure errors (more than a third)"
+    return None
 
 
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
@@ -50,12 +74,15 @@ def rank_board(
     for entry in entries:
         entry["tasks_total"] = task_total
         entry["coverage"] = coverage(entry[covered], task_total)
+        entry["incomplete"] = incomplete(entry["infra_errors"], entry["attempts"])
         interval = wilson(entry["solved"], entry["attempts"])
         entry["solve_rate_low"], entry["solve_rate_high"] = interval or (None, None)
         entry["rank"] = None
         entry["overlaps_next"] = None
         entry["pareto"] = None
-    ranked = sorted((e for e in entries if e[score] is not None and e["coverage"] is None), key=key)
+    ranked = sorted(
+        (e for e in entries if e[score] is not None and e["coverage"] is None and e["incomplete"] is None), key=key
+    )
     for position, entry in enumerate(ranked, 1):
         entry["rank"] = position
     for better, worse in zip(ranked, ranked[1:], strict=False):

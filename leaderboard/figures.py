@@ -36,8 +36,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
-from leaderboard.fairness import rank_board
+from leaderboard.attempt import AGENT_ERROR, DEFAULT_SUITE, DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
+from leaderboard.fairness import exact, rank_board
 
 
 class Result(NamedTuple):
@@ -56,7 +56,12 @@ def attempt_result(flags: Iterable[str], tests_passed: int | None, tests_total: 
     flags = set(flags)
     if flags & DISQUALIFYING:
         return Result(0.0, False, True, True)
-    if INFRA_ERROR in flags or not tests_total:
+    if INFRA_ERROR in flags:
+        return Result(None, None, False, False)
+    if AGENT_ERROR in flags:  # the agent itself failed to run properly: a fail, scored on what it left
+        score = 100.0 * tests_passed / tests_total if tests_total and tests_passed is not None else 0.0
+        return Result(score, False, True, False)
+    if not tests_total:
         return Result(None, None, False, False)
     assert tests_passed is not None, "tests_passed is given whenever tests_total is"
     return Result(100.0 * tests_passed / tests_total, tests_passed == tests_total, True, False)
@@ -178,16 +183,37 @@ def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
         "cost_per_solved_task_null_reason": reason,
         "human_interventions": _total([a.row.get("human_interventions") for a in counted]),
         "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
+        "cost_source": cost_source(counted),
+        "cost_per_attempt": total_cost / len(counted) if total_cost is not None and counted else None,
+        "agent_errors": sum(1 for a in counted if AGENT_ERROR in a.flags),
+        "error_reasons": error_reasons(attempts),
     }
+
+
+def cost_source(attempts: Iterable[Scored]) -> str | None:
+    """Where the costs come from, printed next to them: the distinct sources, comma-separated."""
+    sources = sorted({a.row["cost_source"] for a in attempts if a.row.get("cost_source")})
+    return ", ".join(sources) or None
+
+
+def error_reasons(attempts: Iterable[Scored]) -> list[dict[str, Any]]:
+    """Attempts left out (infra errors) and agent errors, grouped by kind and reason, with counts."""
+    counts: dict[tuple[str, str], int] = {}
+    for attempt in attempts:
+        kind = INFRA_ERROR if not attempt.result.counted else AGENT_ERROR if AGENT_ERROR in attempt.flags else None
+        if kind is not None:
+            reason = str(attempt.row.get("error_detail") or "no detail given")
+            counts[(kind, reason)] = counts.get((kind, reason), 0) + 1
+    return [{"kind": k, "reason": r, "attempts": n} for (k, r), n in sorted(counts.items())]
 
 
 def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
     def low_first(value: float | None) -> float:
-        return math.inf if value is None else value
+        return math.inf if value is None else exact(value)
 
     return (
-        -entry["mean_score"],
-        -entry["solve_rate"],
+        -exact(entry["mean_score"]),
+        -exact(entry["solve_rate"]),
         low_first(entry["cost_per_solved_task"]),
         low_first(entry["mean_wall_seconds"]),
         entry["agent"].lower(),

@@ -8,20 +8,30 @@ Pure: no database. The rules:
   the task scores averaged and rounded half up (attempts without a ``quality`` are skipped);
 - ``reliability`` per task from its passes: every attempt passed → 5; none → 1; all but one → 3;
   any other share (two or more failures, at least one pass) → 2; the criterion as for quality;
+- ``speed`` per task from the median wall time of its counted attempts and the task's
+  ``limit_seconds`` (the attempts'): median under a third of the limit → 5, under half → 4, under
+  two thirds → 3, within the limit → 2, over it → 1; the criterion as for quality (no limit or no
+  time recorded: no derived speed);
 - a criterion given in the assessment's ``scores`` wins over the derived one;
+- the attempts are one tier's (``tier``; default verified when the agent has verified attempts in
+  the suite, else community) in the run(s) the assessment names (``run`` or ``runs``), by default
+  the suite's latest run by date in that tier; the runs used are recorded;
 - FitScore = round half up of Σ score × weight / 5 (weights sum to 100), null when a criterion is
   missing or the agent has no runs in the suite ("facts, no FitScore");
 - each judgement call is the same sum with its scores swapped in; an assessment (or a judgement)
-  whose ``published`` figure differs from the recomputed one is marked ``matches_published = false``.
+  whose ``published`` figure differs from the recomputed one is marked ``matches_published = false``;
+- FitScores rank within a tier by FitScore (high first), then the unrounded sum (exactly), then
+  agent name.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -29,7 +39,7 @@ from leaderboard.figures import Scored, scored
 from leaderboard.toml_files import read_toml
 
 CRITERIA = ("quality", "reliability", "cost", "speed", "setup", "agent", "privacy")
-DERIVED = ("quality", "reliability")
+DERIVED = ("quality", "reliability", "speed")
 WEIGHTS: dict[str, int] = {
     "quality": 30,
     "reliability": 15,
@@ -80,6 +90,9 @@ class Judgement(_Strict):
 class Assessment(_Strict):
     agent: str = Field(min_length=1, max_length=200)
     suite: str = Field(min_length=1, max_length=200)
+    tier: Literal["verified", "community"] | None = None
+    run: str | None = Field(None, min_length=1, max_length=100)
+    runs: list[str] | None = Field(None, min_length=1, max_length=100)
     scores: dict[str, int] = Field(default_factory=dict)
     notes: dict[str, str] = Field(default_factory=dict)
     published: int | None = Field(None, ge=0, le=100)
@@ -89,6 +102,16 @@ class Assessment(_Strict):
     @classmethod
     def _scores(cls, value: dict[str, int]) -> dict[str, int]:
         return _criteria(value)
+
+    @model_validator(mode="after")
+    def _one_run_key(self) -> Assessment:
+        if self.run is not None and self.runs is not None:
+            raise ValueError("run: give run or runs, not both")
+        return self
+
+    @property
+    def named_runs(self) -> list[str] | None:
+        return [self.run] if self.run is not None else self.runs
 
 
 class Method(_Strict):
@@ -143,8 +166,19 @@ def reliability_of(passes: int, attempts: int) -> int | None:
     return 2
 
 
+def speed_of(median_wall: float | None, limit: float | None) -> int | None:
+    """One task's speed from its median wall time and time limit (see the module's docstring)."""
+    if median_wall is None or not limit:
+        return None
+    share = Fraction(median_wall) / Fraction(limit)
+    for bound, score in ((Fraction(1, 3), 5), (Fraction(1, 2), 4), (Fraction(2, 3), 3)):
+        if share < bound:
+            return score
+    return 2 if share <= 1 else 1
+
+
 def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
-    """Quality and reliability from one agent's counted attempts in one suite, with per-task detail."""
+    """Quality, reliability and speed from one agent's counted attempts, with per-task detail."""
     by_task: dict[str, list[Scored]] = {}
     for attempt in scored(rows):
         if attempt.result.counted:
@@ -153,6 +187,10 @@ def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
     for task_id, attempts in sorted(by_task.items()):
         qualities = [a.row["quality"] for a in attempts if a.row.get("quality") is not None]
         passes = sum(1 for a in attempts if is_pass(a))
+        walls = sorted(a.row["wall_seconds"] for a in attempts if a.row.get("wall_seconds") is not None)
+        limits = [a.row["limit_seconds"] for a in attempts if a.row.get("limit_seconds")]
+        median_wall = float(statistics.median(walls)) if walls else None
+        limit = max(limits) if limits else None
         tasks.append(
             {
                 "task_id": task_id,
@@ -161,6 +199,9 @@ def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
                 "quality_by_run": qualities,
                 "quality": round_half_up(Fraction(sum(qualities), len(qualities))) if qualities else None,
                 "reliability": reliability_of(passes, len(attempts)),
+                "median_wall_seconds": median_wall,
+                "limit_seconds": limit,
+                "speed": speed_of(median_wall, limit),
             }
         )
     out: dict[str, Any] = {"tasks": tasks}
@@ -170,18 +211,33 @@ def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
     return out
 
 
-def fitscore(criteria: Mapping[str, int | None], weights: Mapping[str, int]) -> int | None:
-    """round half up (Σ score × weight / 5); None when a weighted criterion has no score."""
+def weighted_sum(criteria: Mapping[str, int | None], weights: Mapping[str, int]) -> Fraction | None:
+    """Σ score × weight / 5, exactly; None when a weighted criterion has no score."""
     known = {name: criteria.get(name) for name, weight in weights.items() if weight}
     if any(score is None for score in known.values()):
         return None
-    return round_half_up(Fraction(sum((score or 0) * weights[name] for name, score in known.items()), 5))
+    return Fraction(sum((score or 0) * weights[name] for name, score in known.items()), 5)
+
+
+def fitscore(criteria: Mapping[str, int | None], weights: Mapping[str, int]) -> int | None:
+    """round half up (Σ score × weight / 5); None when a weighted criterion has no score."""
+    total = weighted_sum(criteria, weights)
+    return None if total is None else round_half_up(total)
 
 
 def assess(
-    assessment: Assessment, weights: Mapping[str, int], rows: Iterable[Mapping[str, Any] | Scored]
+    assessment: Assessment,
+    weights: Mapping[str, int],
+    rows: Iterable[Mapping[str, Any] | Scored],
+    *,
+    tier: str | None = None,
+    runs: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """One assessment's criteria, FitScore, reconciliation and judgement calls."""
+    """One assessment's criteria, FitScore, reconciliation and judgement calls.
+
+    ``rows`` are the attempts it is computed from (one tier's, in the chosen runs: see
+    :func:`select`); ``tier`` and ``runs`` are recorded with the result.
+    """
     attempts = scored(rows)
     has_runs = any(a.result.counted for a in attempts)
     derived = derive(attempts)
@@ -190,6 +246,7 @@ def assess(
         criteria[name] = derived[name]
     criteria.update(assessment.scores)
     value = fitscore(criteria, weights) if has_runs else None
+    total = weighted_sum(criteria, weights) if has_runs else None
     judgements = []
     for call in assessment.judgement:
         figure = fitscore({**criteria, **call.scores}, weights) if has_runs else None
@@ -202,9 +259,18 @@ def assess(
                 "matches_published": None if call.published is None else call.published == figure,
             }
         )
+    counted = [a.row for a in attempts if a.result.counted]
     return {
         "agent": assessment.agent,
         "suite": assessment.suite,
+        "tier": tier,
+        "runs": list(runs),
+        "runs_named": assessment.named_runs is not None,
+        "versions": [
+            {"agent_version": v, "model": m} for v, m in sorted({(r["agent_version"], r["model"]) for r in counted})
+        ],
+        "median_wall_seconds": _median([r.get("wall_seconds") for r in counted]),
+        "weighted_sum": None if total is None else float(total),
         "has_runs": has_runs,
         "criteria": criteria,
         "derived": derived,
@@ -215,3 +281,45 @@ def assess(
         "matches_published": None if assessment.published is None else assessment.published == value,
         "judgements": judgements,
     }
+
+
+def _median(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return float(statistics.median(known)) if known else None
+
+
+def select(
+    assessment: Assessment, attempts: Sequence[Scored], run_dates: Mapping[tuple[str, str], str]
+) -> tuple[str, list[str], list[Scored]]:
+    """The tier, the runs and the agent's attempts an assessment is computed from.
+
+    ``attempts`` are the suite's attempts (every agent, every tier): the default run is the suite's
+    latest by date in the tier (the run name breaks ties), whoever ran in it.
+    """
+    from leaderboard.attempt import agent_key
+
+    def run_of(row: Mapping[str, Any]) -> str:
+        return row.get("run") or str(row["date"])[:10]
+
+    mine = [a for a in attempts if agent_key(a.row["agent"]) == agent_key(assessment.agent)]
+    tier = assessment.tier or ("verified" if any(a.row["tier"] == "verified" for a in mine) else "community")
+    runs = assessment.named_runs
+    if runs is None:
+        in_tier = {run_of(a.row) for a in attempts if a.row["tier"] == tier}
+        latest = max(in_tier, key=lambda r: (run_dates.get((assessment.suite, r), ""), r), default=None)
+        runs = [] if latest is None else [latest]
+    chosen = [a for a in mine if a.row["tier"] == tier and run_of(a.row) in runs]
+    return tier, list(runs), chosen
+
+
+def rank_fitscores(results: list[dict[str, Any]]) -> None:
+    """rank within each tier: FitScore, then the unrounded sum, then agent name (no FitScore: no rank)."""
+    for tier in {r["tier"] for r in results}:
+        ranked = sorted(
+            (r for r in results if r["tier"] == tier and r["fitscore"] is not None),
+            key=lambda r: (-r["fitscore"], -r["weighted_sum"], r["agent"].lower(), r["suite"]),
+        )
+        for position, result in enumerate(ranked, 1):
+            result["rank"] = position
+    for result in results:
+        result.setdefault("rank", None)

@@ -15,10 +15,10 @@ from pydantic import ValidationError
 
 from crawler.items import clean_text
 from db.connection import write_transaction
-from db.runs import recorded_run
-from leaderboard.fitscore import read_assessments
+from db.runs import iso, recorded_run, utcnow
+from leaderboard.fitscore import AssessmentFile, read_assessments
 from leaderboard.ingest import AttemptFileError, describe, one_line, read_records
-from leaderboard.prices import read_prices
+from leaderboard.prices import Price, read_prices
 from leaderboard.settings import IndexConfig
 from leaderboard.store import refresh_boards
 from leaderboard.tasks import TaskRecord
@@ -55,42 +55,89 @@ def read_tasks(path: str | Path) -> list[TaskRecord]:
 
 
 def _save(db: sqlite_utils.Database, kind: str, path: str | Path, table: str, rows: list[dict[str, Any]]) -> int:
+    """Store one file's rows and recompute every figure in one transaction: a kill leaves both or neither."""
     with recorded_run(db, kind, details={"file": str(path)}) as run:
         with write_transaction(db):
             db.table(table).upsert_all(({**r, "run_id": run.id} for r in rows), pk=db.table(table).pks)
-        boards = refresh_boards(db)
+            boards = refresh_boards(db)
         run.counts = {"items": len(rows), "saved": len(rows)}
         run.details = {"file": str(path), "entries": len(boards.entries)}
         return run.id
 
 
-def import_tasks(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
-    tasks = read_tasks(path)
+def import_tasks(db: sqlite_utils.Database, path: str | Path, *, leave_uncounted: bool = False) -> ImportResult:
+    return save_tasks(db, path, read_tasks(path), leave_uncounted=leave_uncounted)
+
+
+def uncounted_by(db: sqlite_utils.Database, tasks: list[TaskRecord]) -> list[str]:
+    """Per suite the file gives records for: the attempted tasks that would be left without a record."""
+    out = []
+    for suite in sorted({t.suite for t in tasks}):
+        known = {t.task_id for t in tasks if t.suite == suite}
+        known |= {r["task_id"] for r in db.query("select task_id from benchmark_task_records where suite = ?", [suite])}
+        attempted = [
+            r["task_id"]
+            for r in db.query(
+                "select distinct task_id from benchmark_attempts where suite = ? order by task_id", [suite]
+            )
+        ]
+        missing = [t for t in attempted if t not in known]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            out.append(f"suite {suite}: attempted tasks without a record would stop counting ({shown})")
+    return out
+
+
+def save_tasks(
+    db: sqlite_utils.Database, path: str | Path, tasks: list[TaskRecord], *, leave_uncounted: bool = False
+) -> ImportResult:
+    """Store task records. A file that would take attempted tasks of a suite out of every figure (they have
+    no record) is refused unless the operator says so (``leave_uncounted``, the CLI's --leave-uncounted):
+    one stray record can no longer unrank a suite's entries by accident."""
+    problems = [] if leave_uncounted else uncounted_by(db, tasks)
+    if problems:
+        raise LedgerFileError(one_line(f"{path}: {problems[0]}; add their records, or pass --leave-uncounted"))
     run_id = _save(db, "import-tasks", path, "benchmark_task_records", [t.row() for t in tasks])
     not_counted = sum(1 for t in tasks if not t.status()[0])
     return ImportResult(run_id, len(tasks), f"{len(tasks) - not_counted} validated, {not_counted} not counted")
 
 
-def import_prices(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
+def checked_prices(path: str | Path) -> list[Price]:
     try:
-        prices = read_prices(path)
+        return read_prices(path)
     except ValueError as e:
         raise LedgerFileError(one_line(str(e))) from None
+
+
+def import_prices(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
+    return save_prices(db, path, checked_prices(path))
+
+
+def save_prices(db: sqlite_utils.Database, path: str | Path, prices: list[Price]) -> ImportResult:
     run_id = _save(db, "import-prices", path, "benchmark_prices", [p.row() for p in prices])
     models = len({p.model for p in prices})
     return ImportResult(run_id, len(prices), f"{models} models")
 
 
-def import_assessments(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
+def checked_assessments(path: str | Path) -> AssessmentFile:
     try:
-        parsed = read_assessments(path)
+        return read_assessments(path)
     except ValueError as e:
         raise LedgerFileError(one_line(str(e))) from None
+
+
+def import_assessments(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
+    return save_assessments(db, path, checked_assessments(path))
+
+
+def save_assessments(db: sqlite_utils.Database, path: str | Path, parsed: AssessmentFile) -> ImportResult:
     weights = json.dumps(parsed.method.weights, sort_keys=True)
     rows = [
         {
             "agent": a.agent,
             "suite": a.suite,
+            "tier": a.tier,
+            "runs": None if a.named_runs is None else json.dumps(a.named_runs, ensure_ascii=False),
             "scores": json.dumps(a.scores, sort_keys=True),
             "notes": json.dumps(a.notes, sort_keys=True, ensure_ascii=False),
             "published": a.published,
@@ -123,4 +170,10 @@ def sync_indexes(db: sqlite_utils.Database, indexes: list[IndexConfig]) -> bool:
     with write_transaction(db):
         db.execute("delete from benchmark_index_defs")
         db.table("benchmark_index_defs").insert_all(rows, pk="name")
+        # The version history: each (index, version) with its suites, kept when the config moves on.
+        seen = iso(utcnow())
+        db.conn.executemany(
+            "insert or ignore into benchmark_index_versions (name, version, suites, first_seen) values (?, ?, ?, ?)",
+            [(r["name"], r["version"], r["suites"], seen) for r in rows],
+        )
     return True

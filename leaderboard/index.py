@@ -1,20 +1,34 @@
 """An equal-weight index over suites (seed 003), pure.
 
-Per entry (agent version, model and settings; every tier's counted attempts): the per-suite score
-is the suite's mean score (``leaderboard.figures``: mean over tasks of the task's mean attempt
-score; disqualified and reward-hacking attempts score 0). The index value is the plain mean of the
-per-suite scores over the index's suites, null with a reason when a suite has no counted attempt
-for the entry. Efficiency figures are means per counted attempt across the index's suites, with
-unknown values left out (never counted as 0): cost, tokens (input + output, when both are known)
-and wall time. Entries with a value are ranked by it (high first).
+Per entry (agent version, model and settings, in one tier: verified and community attempts are
+never pooled, and an index ranks within one tier):
+
+- the per-suite component is **pass@1**: the mean over the suite's counted tasks the entry
+  attempted of the share of its counted attempts at the task that passed every hidden test
+  (reward-hacking and other disqualified attempts, and agent errors, count as not passed;
+  infrastructure errors are left out), in percent;
+- the index value is the plain mean of the per-suite components over the index's suites, null
+  with a reason when a suite has no counted attempt for the entry;
+- coverage, as on the leaderboards: in each suite, the entry must have attempted every counted task
+  (the suite's validated tasks when it has task records, else every task attempted in that suite
+  and tier); an entry that did not is listed with ``coverage`` naming the suites and not ranked,
+  and so is an entry with too many infrastructure errors (``leaderboard.fairness.incomplete``);
+- efficiency figures are means per counted attempt across the index's suites, unknown values left
+  out (never counted as 0): cost (with its sources), each token type (input, cached, cache write,
+  reasoning, output, and input + output), wall time and, where reported, agent time;
+- ranked by value (high first, compared exactly), then agent name, version, model and settings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
-from leaderboard.figures import Scored, agent_key, figures, mean, scored, settings_of, suite_of
+from leaderboard.fairness import exact, incomplete
+from leaderboard.figures import Scored, agent_key, cost_source, mean, scored, settings_of, suite_of
+
+TOKEN_TYPES = ("input", "cached", "cache_write", "reasoning", "output")
 
 
 def _tokens(row: Mapping[str, Any]) -> int | None:
@@ -22,40 +36,81 @@ def _tokens(row: Mapping[str, Any]) -> int | None:
     return None if tokens_in is None or tokens_out is None else tokens_in + tokens_out
 
 
-def index_entries(rows: Iterable[Mapping[str, Any] | Scored], suites: Sequence[str]) -> list[dict[str, Any]]:
-    """Every entry with an attempt in one of ``suites``, its per-suite scores, value and efficiency."""
-    groups: dict[tuple[str, str, str, str], list[Scored]] = {}
+def pass_at_1(attempts: Iterable[Scored]) -> tuple[float | None, set[str]]:
+    """pass@1 in percent over the tasks with a counted attempt, and those tasks."""
+    by_task: dict[str, list[bool]] = {}
+    for attempt in attempts:
+        if attempt.result.counted:
+            by_task.setdefault(attempt.row["task_id"], []).append(bool(attempt.result.solved))
+    if not by_task:
+        return None, set()
+    shares = [Fraction(sum(passes), len(passes)) for passes in by_task.values()]
+    return float(100 * sum(shares) / len(shares)), set(by_task)
+
+
+def index_entries(
+    rows: Iterable[Mapping[str, Any] | Scored],
+    suites: Sequence[str],
+    suite_tasks: Mapping[str, int] | None = None,
+) -> list[dict[str, Any]]:
+    """Every entry with an attempt in one of ``suites``: per-suite pass@1, value, coverage, efficiency, rank."""
+    groups: dict[tuple[str, str, str, str, str], list[Scored]] = {}
     for attempt in scored(rows):
         row = attempt.row
         if suite_of(row) in suites:
-            key = (agent_key(row["agent"]), row["agent_version"], row["model"], settings_of(row))
+            key = (row["tier"], agent_key(row["agent"]), row["agent_version"], row["model"], settings_of(row))
             groups.setdefault(key, []).append(attempt)
+    # Each tier's task set per suite: the validated tasks' count, else every task attempted there.
+    attempted: dict[tuple[str, str], set[str]] = {}
+    for (tier, *_), attempts in groups.items():
+        for a in attempts:
+            if a.result.counted:
+                attempted.setdefault((tier, suite_of(a.row)), set()).add(a.row["task_id"])
     entries = []
-    for _, attempts in sorted(groups.items()):
+    for (tier, *_), attempts in sorted(groups.items()):
         first = max(attempts, key=lambda a: a.row["date"]).row
         per_suite: dict[str, float | None] = {}
+        short: list[str] = []
         for suite in suites:
-            per_suite[suite] = figures([a for a in attempts if suite_of(a.row) == suite])["mean_score"]
+            value, tasks = pass_at_1(a for a in attempts if suite_of(a.row) == suite)
+            per_suite[suite] = value
+            total = (suite_tasks or {}).get(suite, len(attempted.get((tier, suite), ())))
+            if value is not None and len(tasks) < total:
+                short.append(f"{suite}: {len(tasks)} of {total} tasks")
         missing = [s for s, v in per_suite.items() if v is None]
         counted = [a.row for a in attempts if a.result.counted]
-        entries.append(
-            {
-                "agent": first["agent"],
-                "agent_kind": "repo" if "/" in first["agent"] else "closed",
-                "agent_version": first["agent_version"],
-                "model": first["model"],
-                "settings": settings_of(first),
-                "value": None if missing else mean(per_suite.values()),
-                "null_reason": f"no counted attempt in {', '.join(missing)}" if missing else None,
-                "per_suite": per_suite,
-                "mean_cost_usd": mean(r.get("cost_usd") for r in counted),
-                "mean_tokens": mean(_tokens(r) for r in counted),
-                "mean_wall_seconds": mean(r.get("wall_seconds") for r in counted),
-            }
+        entry = {
+            "tier": tier,
+            "agent": first["agent"],
+            "agent_kind": "repo" if "/" in first["agent"] else "closed",
+            "agent_version": first["agent_version"],
+            "model": first["model"],
+            "settings": settings_of(first),
+            "value": None if missing else mean(per_suite.values()),
+            "null_reason": f"no counted attempt in {', '.join(missing)}" if missing else None,
+            "per_suite": per_suite,
+            "coverage": "; ".join(short) or None,
+            "incomplete": incomplete(len(attempts) - len(counted), len(counted)),
+            "attempts": len(counted),
+            "infra_errors": len(attempts) - len(counted),
+            "mean_cost_usd": mean(r.get("cost_usd") for r in counted),
+            "cost_source": cost_source(a for a in attempts if a.result.counted),
+            "mean_tokens": mean(_tokens(r) for r in counted),
+            **{f"mean_tokens_{kind}": mean(r.get(f"tokens_{kind}") for r in counted) for kind in TOKEN_TYPES},
+            "mean_wall_seconds": mean(r.get("wall_seconds") for r in counted),
+            "mean_agent_seconds": mean(r.get("agent_seconds") for r in counted),
+            "rank": None,
+        }
+        entries.append(entry)
+    for tier in {e["tier"] for e in entries}:
+        ranked = sorted(
+            (
+                e
+                for e in entries
+                if e["tier"] == tier and e["value"] is not None and e["coverage"] is None and e["incomplete"] is None
+            ),
+            key=lambda e: (-exact(e["value"]), e["agent"].lower(), e["agent_version"], e["model"], e["settings"]),
         )
-    ranked = sorted((e for e in entries if e["value"] is not None), key=lambda e: (-e["value"], e["agent"].lower()))
-    for position, entry in enumerate(ranked, 1):
-        entry["rank"] = position
-    for entry in entries:
-        entry.setdefault("rank", None)
+        for position, entry in enumerate(ranked, 1):
+            entry["rank"] = position
     return entries

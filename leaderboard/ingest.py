@@ -18,6 +18,7 @@ import sqlite_utils
 from pydantic import ValidationError
 
 from crawler.items import MAX_NESTING, clean_text, nesting_depth
+from db.connection import write_transaction
 from db.runs import finish_run, start_run
 from leaderboard.attempt import Attempt
 from leaderboard.store import AttemptCounts, refresh_boards, save_attempts
@@ -130,8 +131,20 @@ def describe(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-def validate_records(path: str | Path, records: list[Record]) -> tuple[list[Attempt], list[str]]:
-    """The valid attempts, and one error line per bad record; a repeated attempt is a bad record."""
+VERIFIED_REFUSED = (
+    'tier: "verified" is the operator\'s to grant (agentrank import-attempts --verified); a file cannot assert it'
+)
+
+
+def validate_records(
+    path: str | Path, records: list[Record], *, verified: bool = False
+) -> tuple[list[Attempt], list[str]]:
+    """The valid attempts, and one error line per bad record; a repeated attempt is a bad record.
+
+    A record saying ``tier: "verified"`` is refused unless the operator vouches for the file
+    (``verified=True``, the CLI's ``--verified``): a community submission cannot put itself on the
+    verified board.
+    """
     attempts: list[Attempt] = []
     errors: list[str] = []
     seen: dict[str, str] = {}
@@ -153,6 +166,9 @@ def validate_records(path: str | Path, records: list[Record]) -> tuple[list[Atte
         except ValidationError as e:
             errors.append(one_line(f"{prefix}: {describe(e)}"))
             continue
+        if attempt.tier == "verified" and not verified:
+            errors.append(one_line(f"{prefix}: {VERIFIED_REFUSED}"))
+            continue
         if attempt.attempt_id in seen:
             same = seen[attempt.attempt_id]
             errors.append(one_line(f"{prefix}: {', '.join(_KEY_FIELDS)}: the same attempt as {same}"))
@@ -172,14 +188,14 @@ class ReadAttempts:
     errors: list[str]
 
 
-def read_attempts(path: str | Path) -> ReadAttempts:
+def read_attempts(path: str | Path, *, verified: bool = False) -> ReadAttempts:
     """The valid attempts of ``path`` and one error line per bad record.
 
     Raises :class:`AttemptFileError` when the file is not attempts at all, or when not one of its
     records is valid: such a file changes nothing (no run is recorded).
     """
     records = read_records(path)  # the whole file is read and parsed before anything is written
-    attempts, errors = validate_records(path, records)
+    attempts, errors = validate_records(path, records, verified=verified)
     if errors and not attempts:
         first = errors[0].removeprefix(f"{path}: ")
         more = f", all {len(errors)} records were rejected; the first" if len(errors) > 1 else ""
@@ -187,16 +203,19 @@ def read_attempts(path: str | Path) -> ReadAttempts:
     return ReadAttempts(str(path), len(records), attempts, errors)
 
 
-def import_attempts(db: sqlite_utils.Database, source: str | Path | ReadAttempts) -> ImportAttemptsResult:
+def import_attempts(
+    db: sqlite_utils.Database, source: str | Path | ReadAttempts, *, verified: bool = False
+) -> ImportAttemptsResult:
     """Load one attempts file (or one already read) as an ``import-attempts`` run and recompute the
-    leaderboards."""
-    read = source if isinstance(source, ReadAttempts) else read_attempts(source)
+    leaderboards; ``verified``: the operator vouches for the file's verified records."""
+    read = source if isinstance(source, ReadAttempts) else read_attempts(source, verified=verified)
     path = read.path
     run_id = start_run(db, "import-attempts", details={"file": path})
     attempts, errors = read.attempts, read.errors
     try:
-        counts = save_attempts(db, attempts, run_id=run_id)
-        boards = refresh_boards(db)
+        with write_transaction(db):  # the attempts and the figures computed from them commit together
+            counts = save_attempts(db, attempts, run_id=run_id)
+            boards = refresh_boards(db)
     except BaseException as e:
         finish_run(db, run_id, "failed", error=f"{type(e).__name__}: {e}")
         raise

@@ -20,12 +20,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from leaderboard.toml_files import read_toml
 
 LIST_PRICE = "api-list-price"
 PER = 1_000_000
+# Past these a price is a typo, not a price: USD per million tokens, and the dates a price can start.
+MAX_RATE = 10_000.0
+EARLIEST, LATEST = dt.date(2000, 1, 1), dt.date(2100, 12, 31)
 
 
 class PriceFileError(ValueError):
@@ -39,10 +42,17 @@ class Price(BaseModel):
 
     model: str = Field(min_length=1, max_length=200)
     from_date: dt.date = Field(alias="from", strict=False)
-    input: float = Field(ge=0, allow_inf_nan=False)
-    cached_input: float | None = Field(None, ge=0, allow_inf_nan=False)
-    cache_write: float | None = Field(None, ge=0, allow_inf_nan=False)
-    output: float = Field(ge=0, allow_inf_nan=False)
+    input: float = Field(ge=0, le=MAX_RATE, allow_inf_nan=False)
+    cached_input: float | None = Field(None, ge=0, le=MAX_RATE, allow_inf_nan=False)
+    cache_write: float | None = Field(None, ge=0, le=MAX_RATE, allow_inf_nan=False)
+    output: float = Field(ge=0, le=MAX_RATE, allow_inf_nan=False)
+
+    @field_validator("from_date")
+    @classmethod
+    def _plausible(cls, value: dt.date) -> dt.date:
+        if not EARLIEST <= value <= LATEST:
+            raise ValueError(f"a price's date must be between {EARLIEST} and {LATEST} (got {value})")
+        return value
 
     def row(self) -> dict[str, Any]:
         return {
@@ -70,7 +80,7 @@ def read_prices(path: str | Path) -> list[Price]:
         first = e.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         message = {"extra_forbidden": "unknown key", "missing": "required"}.get(first["type"], first["msg"])
-        raise PriceFileError(f"{path}: {where}: {message}") from None
+        raise PriceFileError(f"{path}: {where}: {message.removeprefix('Value error, ')}") from None
     keys = [(p.model, p.from_date) for p in prices]
     if len(set(keys)) != len(keys):
         raise PriceFileError(f"{path}: a model has two prices from the same date")

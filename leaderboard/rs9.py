@@ -1,6 +1,7 @@
 """The RS9 run view (seed 001): per suite, dated run and entry, pure.
 
-- an entry is one agent version on one model with one set of settings;
+- an entry is one agent version on one model with one set of settings, in one tier (verified and
+  community runs are never pooled: a run is ranked within one tier);
 - ``tasks``: tasks with a counted attempt (infra errors are out: "a score out of fewer tasks");
 - a task is *passed* when every counted attempt at it passed (all hidden tests, not disqualified,
   not timed out: a time-out counts as not passed);
@@ -9,10 +10,15 @@
 - ``total_cost_usd``: sum over counted attempts, null when any is unknown ("price unknown", never
   $0); ``cost_lower_bound`` when any attempt's cost is one; ``cost_per_pass`` = total / passed,
   null when nothing passed or the cost is unknown;
-- ``version_changed`` when the agent version or model differs from the agent's previous run in
-  the suite (the entry with the same settings in that run, when there is one);
-- ranked within the suite and run by headline, then partial credit, among entries that attempted
-  every task of the run (``leaderboard.fairness``).
+- ``total_list_cost_usd``: the same tokens at the public list price (null when any is unknown),
+  beside the billed figure when a router billed less (seed 001's OpenRouter note);
+- runs are ordered by date: a run's date is its earliest attempt's, the run name breaks ties
+  (``run-9`` comes before ``run-10`` when it ran first);
+- ``version_changed`` when the agent version or model differs from the agent's previous run (by
+  date) in the suite and tier (the entry with the same settings in that run, when there is one);
+- ranked within the suite, run and tier by headline, then partial credit (compared exactly), then
+  agent name, version, model and settings, among entries that attempted every task of the run and
+  are not incomplete (``leaderboard.fairness``).
 """
 
 from __future__ import annotations
@@ -20,8 +26,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from leaderboard.fairness import rank_board
-from leaderboard.figures import Scored, _total, agent_key, mean, scored, settings_of, suite_of
+from leaderboard.fairness import exact, rank_board
+from leaderboard.figures import (
+    Scored,
+    _total,
+    agent_key,
+    cost_source,
+    error_reasons,
+    mean,
+    scored,
+    settings_of,
+    suite_of,
+)
 from leaderboard.fitscore import is_pass
 
 
@@ -37,6 +53,7 @@ def _task(task_id: str, attempts: list[Scored]) -> dict[str, Any]:
         "tests": [f"{a.row.get('tests_passed')}/{a.row.get('tests_total')}" for a in counted],
         "flags": sorted({f for a in attempts for f in a.flags}),
         "cost_usd": _total([a.row.get("cost_usd") for a in counted]),
+        "list_cost_usd": _total([a.row.get("list_cost_usd") for a in counted]),
         "cost_source": sorted({a.row["cost_source"] for a in counted if a.row.get("cost_source")}),
         "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
         "wall_seconds": mean(a.row.get("wall_seconds") for a in counted),
@@ -56,7 +73,8 @@ def run_entry(attempts: list[Scored]) -> dict[str, Any]:
     first = attempts[0].row
     return {
         "suite": suite_of(first),
-        "run": first.get("run") or str(first["date"])[:10],
+        "run": run_of(first),
+        "tier": first["tier"],
         "agent": first["agent"],
         "agent_kind": "repo" if "/" in first["agent"] else "closed",
         "agent_version": first["agent_version"],
@@ -74,26 +92,59 @@ def run_entry(attempts: list[Scored]) -> dict[str, Any]:
         "cost_unknown": sum(1 for a in counted if a.row.get("cost_usd") is None),
         "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
         "cost_per_pass": total / passed if total is not None and passed else None,
+        "cost_source": cost_source(counted),
+        "total_list_cost_usd": _total([a.row.get("list_cost_usd") for a in counted]),
+        "agent_errors": sum(1 for a in counted if "agent-error" in a.flags),
+        "error_reasons": error_reasons(attempts),
+        "first_date": min(str(a.row["date"]) for a in attempts),
         "results": results,
     }
 
 
+def run_of(row: Mapping[str, Any]) -> str:
+    return row.get("run") or str(row["date"])[:10]
+
+
+def run_dates(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[tuple[str, str], str]:
+    """Each (suite, run)'s date: its earliest attempt's (every tier's attempts, counted or not)."""
+    dates: dict[tuple[str, str], str] = {}
+    for attempt in scored(rows):
+        key = (suite_of(attempt.row), run_of(attempt.row))
+        date = str(attempt.row["date"])
+        if key not in dates or date < dates[key]:
+            dates[key] = date
+    return dates
+
+
+def run_order(run: str, date: str | None) -> tuple[str, str]:
+    """How runs are ordered: by date, the run name only breaking ties."""
+    return (date or "", run)
+
+
 def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (-entry["headline"], -(entry["partial_credit"] or 0.0), entry["agent"].lower(), entry["agent_version"])
+    return (
+        -exact(entry["headline"]),
+        -exact(entry["partial_credit"] or 0.0),
+        entry["agent"].lower(),
+        entry["agent_version"],
+        entry["model"],
+        entry["settings"],
+    )
 
 
 def mark_changes(entries: list[dict[str, Any]]) -> None:
-    """version_changed against the agent's previous run in the same suite.
+    """version_changed against the agent's previous run in the same suite and tier.
 
-    The previous run is the agent's latest earlier run in the suite; within it, the entry with the
-    same settings when there is one, else every entry of the agent in that run: the version or the
-    model changed when the pair is not among theirs.
+    The previous run is the agent's latest earlier run (by date, see :func:`run_order`) in the
+    suite and tier; within it, the entry with the same settings when there is one, else every entry
+    of the agent in that run: the version or the model changed when the pair is not among theirs.
     """
-    by_agent: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_agent: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for entry in entries:
-        by_agent.setdefault((entry["suite"], agent_key(entry["agent"])), []).append(entry)
+        by_agent.setdefault((entry["suite"], entry["tier"], agent_key(entry["agent"])), []).append(entry)
     for history in by_agent.values():
-        runs = sorted({e["run"] for e in history})
+        dated = {e["run"]: e.get("run_date") for e in history}
+        runs = sorted(dated, key=lambda run: run_order(run, dated[run]))
         for entry in history:
             entry["version_changed"], entry["previous_version"], entry["previous_model"] = False, None, None
             position = runs.index(entry["run"])
@@ -107,15 +158,20 @@ def mark_changes(entries: list[dict[str, Any]]) -> None:
 
 
 def rs9_runs(
-    rows: Iterable[Mapping[str, Any] | Scored], suite_tasks: Mapping[str, int] | None = None
+    rows: Iterable[Mapping[str, Any] | Scored],
+    suite_tasks: Mapping[str, int] | None = None,
+    dates: Mapping[tuple[str, str], str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every entry of every suite and run, ranked within its run, version changes marked."""
-    groups: dict[tuple[str, str, str, str, str, str], list[Scored]] = {}
-    for attempt in scored(rows):
+    """Every entry of every suite, run and tier, ranked within its run and tier, version changes marked."""
+    attempts = scored(rows)
+    dates = {**run_dates(attempts), **(dates or {})}
+    groups: dict[tuple[str, str, str, str, str, str, str], list[Scored]] = {}
+    for attempt in attempts:
         row = attempt.row
         key = (
             suite_of(row),
-            row.get("run") or str(row["date"])[:10],
+            run_of(row),
+            row["tier"],
             agent_key(row["agent"]),
             row["agent_version"],
             row["model"],
@@ -123,11 +179,13 @@ def rs9_runs(
         )
         groups.setdefault(key, []).append(attempt)
     entries = [run_entry(group) for _, group in sorted(groups.items())]
-    mark_changes(entries)
-    boards: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for entry in entries:
-        boards.setdefault((entry["suite"], entry["run"]), []).append(entry)
-    for (suite, _), board in boards.items():
+        entry["run_date"] = dates[(entry["suite"], entry["run"])]
+    mark_changes(entries)
+    boards: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for entry in entries:
+        boards.setdefault((entry["suite"], entry["run"], entry["tier"]), []).append(entry)
+    for (suite, _, _), board in boards.items():
         total = (suite_tasks or {}).get(suite, max(e["attempted"] for e in board))
         rank_board(board, total, _rank_key, "headline", covered="attempted")
     return entries

@@ -10,6 +10,7 @@ from typing import Any
 import sqlite_utils
 
 from db.connection import write_transaction
+from leaderboard import methods as registry
 from leaderboard.attempt import Attempt
 from leaderboard.figures import Boards, build_boards, result_of
 from leaderboard.methods import Methods, compute_methods
@@ -80,14 +81,22 @@ def _stored(row: dict[str, Any]) -> dict[str, Any]:
     return {k: json.dumps(v) if isinstance(v, list) else int(v) if isinstance(v, bool) else v for k, v in row.items()}
 
 
+def _columns(db: sqlite_utils.Database, table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as the table stores them: JSON for lists and objects, only the table's columns."""
+    columns = set(db.table(table).columns_dict)
+    return [{k: _json(v) for k, v in _stored(row).items() if k in columns} for row in rows]
+
+
 def save_boards(db: sqlite_utils.Database, boards: Boards) -> None:
     """Replace the leaderboard tables with freshly computed figures, in one transaction."""
     with write_transaction(db):
-        for table in ("benchmark_entries", "benchmark_agents", "benchmark_tasks"):
+        for table, rows in (
+            ("benchmark_entries", boards.entries),
+            ("benchmark_agents", boards.agents),
+            ("benchmark_tasks", boards.tasks),
+        ):
             db.execute(f"delete from {table}")
-        db.table("benchmark_entries").insert_all(map(_stored, boards.entries))
-        db.table("benchmark_agents").insert_all(map(_stored, boards.agents), pk=("tier", "agent"))
-        db.table("benchmark_tasks").insert_all(map(_stored, boards.tasks))
+            db.table(table).insert_all(_columns(db, table, rows), alter=False)
 
 
 def _json(value: Any) -> Any:
@@ -95,19 +104,23 @@ def _json(value: Any) -> Any:
 
 
 def save_methods(db: sqlite_utils.Database, methods: Methods) -> None:
-    """Replace the methods' tables, and each attempt's list-price cost and task status, in one transaction."""
-    tables = {
-        "benchmark_rs9_runs": methods.rs9_runs,
-        "benchmark_index_entries": methods.index_entries,
-        "benchmark_fitscores": methods.fitscores,
-    }
+    """Replace every registered method's items, and each attempt's list-price cost and task status, in one
+    transaction: a method with a table of its own fills it, the others the shared benchmark_method_items."""
     with write_transaction(db):
-        for table, rows in tables.items():
-            db.execute(f"delete from {table}")
-            columns = set(db.table(table).columns_dict)
-            db.table(table).insert_all(
-                ({k: _json(v) for k, v in _stored(row).items() if k in columns} for row in rows), alter=False
-            )
+        db.execute("delete from benchmark_method_items")
+        for spec in registry.METHODS.values():
+            rows = methods.items.get(spec.key, [])
+            if spec.table is None:
+                db.table("benchmark_method_items").insert_all(
+                    (
+                        {"method": spec.key, "position": n, "tier": row.get("tier"), "item": _json(row)}
+                        for n, row in enumerate(rows)
+                    ),
+                    alter=False,
+                )
+                continue
+            db.execute(f"delete from {spec.table}")
+            db.table(spec.table).insert_all(_columns(db, spec.table, rows), alter=False)
         db.execute("update benchmark_attempts set list_cost_usd = null, task_status = null")
         db.conn.executemany(
             "update benchmark_attempts set list_cost_usd = ?, task_status = ? where attempt_id = ?",
@@ -126,10 +139,15 @@ def load_method_inputs(db: sqlite_utils.Database) -> dict[str, Any]:
 
 
 def refresh_boards(db: sqlite_utils.Database) -> Boards:
-    """Recompute every leaderboard figure and every method's view from the stored ledger and store them."""
-    rows = load_attempt_rows(db)
-    methods = compute_methods(rows, **load_method_inputs(db))
-    boards = build_boards(methods.counted_rows, methods.suite_tasks)
-    save_boards(db, boards)
-    save_methods(db, methods)
+    """Recompute every leaderboard figure and every method's view from the stored ledger and store them.
+
+    One transaction (a savepoint inside the caller's): the inputs a ledger command writes and the
+    figures computed from them commit together, so a kill leaves either both or neither.
+    """
+    with write_transaction(db):
+        rows = load_attempt_rows(db)
+        methods = compute_methods(rows, **load_method_inputs(db))
+        boards = build_boards(methods.counted_rows, methods.suite_tasks)
+        save_boards(db, boards)
+        save_methods(db, methods)
     return boards

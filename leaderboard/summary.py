@@ -32,6 +32,10 @@ FIGURES = (
     "cost_per_solved_task_null_reason",
     "human_interventions",
     "cost_lower_bound",
+    "cost_source",
+    "cost_per_attempt",
+    "agent_errors",
+    "error_reasons",
 )
 ENTRY_FIELDS = (
     "rank",
@@ -49,6 +53,7 @@ ENTRY_FIELDS = (
     "settings",
     "tasks_total",
     "coverage",
+    "incomplete",
     "solve_rate_low",
     "solve_rate_high",
     "overlaps_next",
@@ -87,6 +92,7 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
     out["latest"] = bool(out["latest"])
     out["settings"] = json.loads(out["settings"] or "{}")
     out["cost_lower_bound"] = bool(out["cost_lower_bound"])
+    out["error_reasons"] = json.loads(out["error_reasons"] or "[]")
     for name in ("overlaps_next", "pareto"):
         out[name] = None if out[name] is None else bool(out[name])
     return out
@@ -110,6 +116,7 @@ def _summaries(conn: sqlite3.Connection, names: list[str] | None = None) -> dict
         totals = {name: row[name] for name in TOTAL_FIELDS}
         totals["versions"] = json.loads(totals["versions"])
         totals["cost_lower_bound"] = bool(totals["cost_lower_bound"])
+        totals["error_reasons"] = json.loads(totals["error_reasons"] or "[]")
         summary = out.setdefault(agent_key(row["agent"]), {"agent": row["agent"], "runs": True, "tiers": {}})
         summary["tiers"][row["tier"]] = {"totals": totals, "entries": []}
     entries_sql = f"select * from benchmark_entries {where} order by first_date, last_date, agent_version, model"

@@ -20,6 +20,8 @@ def _query(conn: sqlite3.Connection, sql: str, params: Any = ()) -> list[dict[st
 RS9_FIELDS = (
     "suite",
     "run",
+    "run_date",
+    "tier",
     "rank",
     "agent",
     "agent_kind",
@@ -30,11 +32,17 @@ RS9_FIELDS = (
     "tasks",
     "tasks_total",
     "coverage",
+    "incomplete",
+    "attempts",
     "infra_errors",
+    "agent_errors",
+    "error_reasons",
     "passed",
     "headline",
     "partial_credit",
     "total_cost_usd",
+    "cost_source",
+    "total_list_cost_usd",
     "cost_unknown",
     "cost_lower_bound",
     "cost_per_pass",
@@ -47,6 +55,7 @@ RS9_FIELDS = (
     "pareto",
 )
 INDEX_FIELDS = (
+    "tier",
     "rank",
     "agent",
     "agent_kind",
@@ -56,12 +65,45 @@ INDEX_FIELDS = (
     "value",
     "null_reason",
     "per_suite",
+    "coverage",
+    "incomplete",
+    "attempts",
+    "infra_errors",
     "mean_cost_usd",
+    "cost_source",
     "mean_tokens",
+    "mean_tokens_input",
+    "mean_tokens_cached",
+    "mean_tokens_cache_write",
+    "mean_tokens_reasoning",
+    "mean_tokens_output",
     "mean_wall_seconds",
+    "mean_agent_seconds",
 )
-_BOOLEANS = ("cost_lower_bound", "version_changed", "matches_published", "has_runs", "overlaps_next", "pareto")
-_JSON = ("flags", "settings", "per_suite", "suites", "criteria", "derived", "weights", "judgements", "notes", "results")
+_BOOLEANS = (
+    "cost_lower_bound",
+    "version_changed",
+    "matches_published",
+    "has_runs",
+    "overlaps_next",
+    "pareto",
+    "runs_named",
+)
+_JSON = (
+    "flags",
+    "settings",
+    "per_suite",
+    "suites",
+    "criteria",
+    "derived",
+    "weights",
+    "judgements",
+    "notes",
+    "results",
+    "runs",
+    "versions",
+    "error_reasons",
+)
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
@@ -77,9 +119,12 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
 def rs9_runs(
     conn: sqlite3.Connection, suite: str | None = None, run: str | None = None, results: bool = False
 ) -> list[dict[str, Any]]:
-    """RS9 entries, by suite and run (oldest first), ranked entries first; ``results`` adds per-task results."""
+    """RS9 entries, by suite and run (oldest first by date, the name breaking ties), then tier (verified
+    first), ranked entries first; ``results`` adds per-task results."""
     sql = "select * from benchmark_rs9_runs where (:suite is null or suite = :suite) and (:run is null or run = :run)"
-    sql += " order by suite, run, rank is null, rank, agent, agent_version, model, settings"
+    sql += (
+        " order by suite, run_date, run, tier = 'community', rank is null, rank, agent, agent_version, model, settings"
+    )
     out = []
     for row in _query(conn, sql, {"suite": suite, "run": run}):
         item = {name: row[name] for name in RS9_FIELDS}
@@ -90,11 +135,12 @@ def rs9_runs(
 
 
 def run_list(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every suite and dated run with its entry count, newest run first."""
+    """Every suite and dated run with its date and entry counts (per tier too), newest run first (by date)."""
     return _query(
         conn,
-        "select suite, run, count(*) as entries, sum(rank is not null) as ranked from benchmark_rs9_runs "
-        "group by suite, run order by suite, run desc",
+        "select suite, run, min(run_date) as run_date, count(*) as entries, sum(rank is not null) as ranked, "
+        "sum(tier = 'verified') as verified_entries, sum(tier = 'community') as community_entries "
+        "from benchmark_rs9_runs group by suite, run order by suite, min(run_date) desc, run desc",
     )
 
 
@@ -104,7 +150,14 @@ def indexes(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     for definition in _query(conn, "select * from benchmark_index_defs order by name"):
         entries = _query(
             conn,
-            "select * from benchmark_index_entries where name = ? order by rank is null, rank, agent, settings",
+            "select * from benchmark_index_entries where name = ? "
+            "order by tier = 'community', rank is null, rank, agent, agent_version, model, settings",
+            [definition["name"]],
+        )
+        history = _query(
+            conn,
+            "select version, suites, first_seen from benchmark_index_versions where name = ? "
+            "order by first_seen is null, first_seen, version",
             [definition["name"]],
         )
         out.append(
@@ -112,6 +165,7 @@ def indexes(conn: sqlite3.Connection) -> list[dict[str, Any]]:
                 "name": definition["name"],
                 "version": definition["version"],
                 "suites": json.loads(definition["suites"]),
+                "versions": [{**h, "suites": json.loads(h["suites"])} for h in history],
                 "entries": [_decode({name: e[name] for name in INDEX_FIELDS}) for e in entries],
             }
         )
@@ -120,13 +174,34 @@ def indexes(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 def fitscores(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every assessment: criteria, FitScore, the published figure and whether it recomputes, judgement calls."""
-    rows = _query(conn, "select * from benchmark_fitscores order by fitscore is null, fitscore desc, agent, suite")
+    rows = _query(
+        conn,
+        "select * from benchmark_fitscores order by tier = 'community', rank is null, rank, agent, suite",
+    )
     return [_decode(dict(row)) for row in rows]
 
 
+def method_items(conn: sqlite3.Connection, key: str) -> list[dict[str, Any]]:
+    """A registered method's items stored in the shared table (a method without a table of its own)."""
+    rows = conn.execute("select item from benchmark_method_items where method = ? order by position", [key])
+    return [json.loads(item) for (item,) in rows]
+
+
+# How the export reads each registered method that has a table of its own (others: method_items).
+READERS: dict[str, Any] = {"rs9": rs9_runs, "index": indexes, "fitscore": fitscores}
+
+
 def methods_document(conn: sqlite3.Connection) -> dict[str, Any]:
-    """The export's top-level ``methods`` object."""
-    return {"rs9_runs": rs9_runs(conn), "indexes": indexes(conn), "fitscores": fitscores(conn)}
+    """The export's top-level ``methods`` object: every registered method under its export name, and the
+    AiFolder scorecards."""
+    from leaderboard.methods import METHODS
+
+    document: dict[str, Any] = {}
+    for spec in METHODS.values():
+        reader = READERS.get(spec.key)
+        document[spec.export_name] = reader(conn) if reader is not None else method_items(conn, spec.key)
+    document["scorecards"] = scorecards(conn)
+    return document
 
 
 def task_page(conn: sqlite3.Connection, suite: str, task_id: str) -> dict[str, Any] | None:
@@ -169,3 +244,117 @@ def agent_methods(conn: sqlite3.Connection, agent: str) -> dict[str, Any]:
         ],
         "fitscores": [_decode(dict(f)) for f in _query(conn, f"select * from benchmark_fitscores {where}", [agent])],
     }
+
+
+SCORECARD_FIELDS = (
+    "attempt",
+    "run",
+    "date",
+    "repo_commit",
+    "tests_passed",
+    "tests_total",
+    "regression_passed",
+    "regression_total",
+    "wall_seconds",
+    "agent_seconds",
+    "human_interventions",
+    "permission_mode",
+    "network_access",
+    "unrelated_changes",
+    "cost_usd",
+    "cost_source",
+    "cost_lower_bound",
+    "flags",
+    "error_detail",
+    "log_url",
+    "diff_url",
+)
+
+
+def _spread(values: list[float]) -> dict[str, float | None]:
+    import statistics
+
+    if not values:
+        return {"median": None, "min": None, "max": None}
+    return {"median": float(statistics.median(values)), "min": min(values), "max": max(values)}
+
+
+def scorecards(conn: sqlite3.Connection, suite: str | None = None) -> list[dict[str, Any]]:
+    """The AiFolder scorecard (seed 002) per suite, task and entry: every attempt's fields (null: not
+    measured), the median and spread (min, max) of the acceptance score and the wall time, the
+    starting commit, the raw log and diff links, the cost with its source and rate date (the list
+    price's ``from`` date for a list-price cost, else the attempt's date). A task with a record and
+    no attempt yet is listed with its protocol and no measurements. A scorecard never ranks."""
+    from leaderboard.prices import LIST_PRICE, price_on
+
+    prices = _query(conn, "select * from benchmark_prices")
+    attempts = _query(
+        conn,
+        "select * from benchmark_attempts where (:suite is null or suite = :suite) "
+        "order by suite, task_id, tier = 'community', agent, agent_version, model, settings, date, attempt",
+        {"suite": suite},
+    )
+    records = _query(
+        conn,
+        "select suite, task_id, title, brief_url, hidden_tests, counts, reason from benchmark_task_records "
+        "where (:suite is null or suite = :suite) order by suite, task_id",
+        {"suite": suite},
+    )
+    suites: dict[str, dict[str, dict[str, Any]]] = {}
+    for record in records:
+        tasks = suites.setdefault(record["suite"], {})
+        tasks[record["task_id"]] = {**record, "counts": bool(record["counts"]), "entries": {}}
+    for row in attempts:
+        tasks = suites.setdefault(row["suite"], {})
+        task = tasks.setdefault(row["task_id"], {"suite": row["suite"], "task_id": row["task_id"], "entries": {}})
+        key = (row["tier"], row["agent"], row["agent_version"], row["model"], row["settings"])
+        entry = task["entries"].setdefault(
+            key,
+            {
+                "tier": row["tier"],
+                "agent": row["agent"],
+                "agent_version": row["agent_version"],
+                "model": row["model"],
+                "settings": json.loads(row["settings"] or "{}"),
+                "attempts": [],
+            },
+        )
+        item = {name: row[name] for name in SCORECARD_FIELDS}
+        if item["cost_usd"] is None and row["list_cost_usd"] is not None:
+            item["cost_usd"], item["cost_source"] = row["list_cost_usd"], LIST_PRICE
+        price = price_on(prices, row["model"], row["date"]) if item["cost_source"] == LIST_PRICE else None
+        item["cost_rate_date"] = (
+            None if item["cost_usd"] is None else price["from_date"] if price is not None else row["date"][:10]
+        )
+        item["counted"] = bool(row["counted"]) and row["task_status"] is None
+        item["not_counted_reason"] = row["task_status"] or (None if row["counted"] else "infra error")
+        entry["attempts"].append(_decode(item))
+    out = []
+    for suite_name, tasks in sorted(suites.items()):
+        task_list_out = []
+        for task_id, task in sorted(tasks.items()):
+            entries = []
+            for entry in task["entries"].values():
+                counted = [a for a in entry["attempts"] if a["counted"]]
+                scores = [100.0 * a["tests_passed"] / a["tests_total"] for a in counted if a["tests_total"]]
+                walls = [a["wall_seconds"] for a in counted if a["wall_seconds"] is not None]
+                entries.append(
+                    {
+                        **entry,
+                        "repo_commits": sorted({a["repo_commit"] for a in entry["attempts"] if a["repo_commit"]}),
+                        "score": _spread(scores),
+                        "wall_seconds": _spread(walls),
+                    }
+                )
+            task_list_out.append(
+                {
+                    "task_id": task_id,
+                    "title": task.get("title"),
+                    "brief_url": task.get("brief_url"),
+                    "hidden_tests": task.get("hidden_tests"),
+                    "measured": bool(entries),
+                    "entries": entries,
+                }
+            )
+        out.append({"suite": suite_name, "ranked": False, "tasks": task_list_out})
+    return out

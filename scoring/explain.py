@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, WEIGHTS, shown, shown_range
+from scoring.components import EXTRA_INPUTS, PERCENTILE, RANKED_VALUES, TABLE, Component, explain_measure
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, SECONDS_PER_DAY, WEIGHTS, shown, shown_range
 
 STEP_SHARE = 0.10  # "pass the next 10 % of listed repos"
 
@@ -111,6 +113,12 @@ def _target_value(others_sorted: np.ndarray, smaller: int, step: int) -> tuple[i
     return target, float(others_sorted[target - 1])
 
 
+def _passed(others_sorted: np.ndarray, value: float, target: int) -> int:
+    """How many other repos sit strictly below ``value``: at least ``target``, and more where repos
+    tie with the one passed (passing one of them passes them all at once)."""
+    return max(target, int(np.searchsorted(others_sorted, value, side="left")))
+
+
 def _percentile_advice(
     name: str, unit: str, current: int, others_sorted: np.ndarray, n: int, weight: float, percentile: float
 ) -> list[str]:
@@ -124,18 +132,25 @@ def _percentile_advice(
         return [f"more {unit}s than every other listed repo: {name} is at its maximum of 100"]
     # Passing a repo means having strictly more than it (ties share the lower rank).
     need_one = int(nxt[1]) + 1 - current
-    gain_one = 100.0 * (nxt[0] / (n - 1)) - percentile
-    whom = f"the most {unit}s of any listed repo" if nxt[0] >= len(others_sorted) else "the next listed repo"
-    verb = "to have" if nxt[0] >= len(others_sorted) else "to pass"
+    passed_one = _passed(others_sorted, current + need_one, nxt[0])
+    gain_one = 100.0 * (passed_one / (n - 1)) - percentile
+    if passed_one >= len(others_sorted):
+        whom, verb = f"the most {unit}s of any listed repo", "to have"
+    elif passed_one - smaller > 1:
+        whom, verb = f"the next {passed_one - smaller:,} listed repos (tied on {unit}s)", "to pass"
+    else:
+        whom, verb = "the next listed repo", "to pass"
     advice.append(f"{_plural(need_one, 'more ' + unit)} {verb} {whom} ({_gain(gain_one, weight)})")
     decile = _target_value(others_sorted, smaller, step)
-    if decile is not None and decile[0] > nxt[0]:
+    if decile is not None:
         need = int(decile[1]) + 1 - current
-        gain = 100.0 * (decile[0] / (n - 1)) - percentile
-        advice.append(
-            f"{_plural(need, 'more ' + unit)} to pass {_step_phrase(decile[0], len(others_sorted))} "
-            f"({_gain(gain, weight)})"
-        )
+        passed = _passed(others_sorted, current + need, decile[0])
+        if passed > passed_one:
+            gain = 100.0 * (passed / (n - 1)) - percentile
+            advice.append(
+                f"{_plural(need, 'more ' + unit)} to pass {_step_phrase(passed, len(others_sorted))} "
+                f"({_gain(gain, weight)})"
+            )
     return advice
 
 
@@ -183,7 +198,7 @@ def _openness_advice(spdx: str | None, osi: bool) -> list[str]:
     return [f"{spdx} is not OSI-approved; an OSI-approved licence such as MIT or Apache-2.0 gives {gain}"]
 
 
-_UNITS = {"popularity": "stars", "adoption": "forks", "momentum": "stars per day"}
+_UNITS = {c.name: c.units for c in TABLE if c.kind == PERCENTILE}
 
 
 def _advise_the_top(components: list[dict[str, Any]]) -> None:
@@ -200,49 +215,42 @@ def _advise_the_top(components: list[dict[str, Any]]) -> None:
             )
 
 
-def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[str, Any]:
-    """The breakdown of one stored score row against its run's population.
+Others = Callable[[str, float], np.ndarray]
 
-    ``population`` holds the run's ``stars``, ``forks`` and ``stars_per_day`` arrays (all repos,
-    this one included).
-    """
-    n = len(population["stars"])
 
-    def others(column: str, value: float) -> np.ndarray:
-        values = sorted_values(np.asarray(population[column]))
-        index = int(np.searchsorted(values, value, side="left"))
-        return np.delete(values, index) if index < len(values) and values[index] == value else values
+def _count_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> dict[str, Any]:
+    """A percentile of a count (stars, forks): how many more to pass the next repos."""
+    column = c.value
+    return {
+        "component": c.name,
+        "input": {column: row[column]},
+        "measure": explain_measure(c),
+        "value": math.log1p(row[column]) if c.log_scale else row[column],
+        "percentile": row[c.name],
+        "advice": _percentile_advice(
+            c.name, c.unit, row[column], others(column, row[column]), n, c.weight, row[c.name]
+        ),
+    }
 
-    def log_percentile(component: str, column: str, unit: str) -> dict[str, Any]:
-        return {
-            "component": component,
-            "input": {column: row[column]},
-            "measure": f"the share of the other listed repos with fewer {column}, 0 to 100 (the percentile of "
-            f"ln(1 + {column}))",
-            "value": math.log1p(row[column]),
-            "percentile": row[component],
-            "advice": _percentile_advice(
-                component, unit, row[column], others(column, row[column]), n, WEIGHTS[component], row[component]
-            ),
-        }
 
-    components = [log_percentile("popularity", "stars", "star"), log_percentile("adoption", "forks", "fork")]
+def _push_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> dict[str, Any]:
     days = row.get("days_since_push")
-    bucket = next((f"≤ {b:g} days" for b, _ in ACTIVITY_BUCKETS if days is not None and days <= b), "> 365 days")
-    components.append(
-        {
-            "component": "activity",
-            "input": {"pushed_at": row.get("pushed_at"), "days_since_push": days},
-            "measure": "days since the last push, in buckets ("
-            + ", ".join(f"≤{b:g}: {p:g}" for b, p in ACTIVITY_BUCKETS)
-            + ", else 0)",
-            "value": days,
-            "bucket": "no push" if days is None else bucket,
-            "advice": _activity_advice(days, row["activity"]),
-        }
+    bucket = next(
+        (f"≤ {b:g} days" for b, _ in c.buckets if days is not None and days <= b), f"> {c.buckets[-1][0]:g} days"
     )
+    return {
+        "component": c.name,
+        "input": {"pushed_at": row.get("pushed_at"), "days_since_push": days},
+        "measure": explain_measure(c),
+        "value": days,
+        "bucket": "no push" if days is None else bucket,
+        "advice": _activity_advice(days, row[c.name]),
+    }
+
+
+def _rate_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> dict[str, Any]:
+    """Stars per day of age: how many more stars at the same age pass the next repos."""
     age = row["age_days"]
-    effective_age = max(age, MIN_AGE_DAYS)
     momentum_others = others("stars_per_day", row["stars_per_day"])
     smaller = int(np.searchsorted(momentum_others, row["stars_per_day"], side="left"))
     momentum_advice = []
@@ -252,38 +260,75 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
     elif nxt is None:
         momentum_advice.append("more stars per day than every other listed repo: momentum is at its maximum of 100")
     else:
-        need = math.floor(nxt[1] * effective_age) + 1 - row["stars"]
-        gain = 100.0 * (nxt[0] / (n - 1)) - row["momentum"]
+        need = _stars_to_beat(row["stars"], row["age_days"], nxt[1])
+        passed = _passed(momentum_others, _rate(row["stars"] + need, row["age_days"]), nxt[0])
+        gain = 100.0 * (passed / (n - 1)) - row[c.name]
         momentum_advice.append(
-            f"{_plural(max(need, 1), 'more star')} at the same age to pass "
-            f"{_step_phrase(nxt[0], len(momentum_others))} on stars per day ({_gain(gain, WEIGHTS['momentum'])})"
+            f"{_plural(need, 'more star')} at the same age to pass "
+            f"{_step_phrase(passed, len(momentum_others))} on stars per day ({_gain(gain, c.weight)})"
         )
     momentum_advice.append(
         "stars per day is averaged over the repo's whole life"
         + (" (counted as 30 days until it is 30 days old)" if age < MIN_AGE_DAYS else "")
         + ", so it falls as the repo ages unless stars keep coming"
     )
-    components.append(
-        {
-            "component": "momentum",
-            "input": {"stars": row["stars"], "created_at": row["created_at"], "age_days": age},
-            "measure": "the share of the other listed repos with fewer stars per day of age, 0 to 100 (age "
-            f"counted as at least {MIN_AGE_DAYS:g} days)",
-            "value": row["stars_per_day"],
-            "percentile": row["momentum"],
-            "advice": momentum_advice,
-        }
-    )
+    return {
+        "component": c.name,
+        "input": {"stars": row["stars"], "created_at": row["created_at"], "age_days": age},
+        "measure": explain_measure(c),
+        "value": row["stars_per_day"],
+        "percentile": row[c.name],
+        "advice": momentum_advice,
+    }
+
+
+def _rate(stars: int, age_days: float) -> float:
+    """Stars per day as the score computes it (scoring.score.stars_per_day_of): one division of
+    stars × 86,400 by the age in seconds, at least MIN_AGE_DAYS."""
+    seconds = max(round(age_days * SECONDS_PER_DAY), round(MIN_AGE_DAYS * SECONDS_PER_DAY))
+    return float(stars * round(SECONDS_PER_DAY)) / float(seconds)
+
+
+def _stars_to_beat(stars: int, age_days: float, rate: float) -> int:
+    """The fewest more stars (at least 1) that put stars per day strictly above ``rate`` at the same age."""
+    need = max(math.floor(rate * max(age_days, MIN_AGE_DAYS)) + 1 - stars, 1)
+    while _rate(stars + need, age_days) <= rate:  # the product rounded down past a whole number
+        need += 1
+    while need > 1 and _rate(stars + need - 1, age_days) > rate:
+        need -= 1
+    return need
+
+
+def _licence_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> dict[str, Any]:
     osi = bool(row["license_osi"])
-    components.append(
-        {
-            "component": "openness",
-            "input": {"license_spdx": row.get("license_spdx"), "osi_approved": osi},
-            "measure": "100 when the licence is OSI-approved (looked up by its SPDX id), else 0",
-            "value": 100.0 if osi else 0.0,
-            "advice": _openness_advice(row.get("license_spdx"), osi),
-        }
-    )
+    return {
+        "component": c.name,
+        "input": {"license_spdx": row.get("license_spdx"), "osi_approved": osi},
+        "measure": explain_measure(c),
+        "value": 100.0 if osi else 0.0,
+        "advice": _openness_advice(row.get("license_spdx"), osi),
+    }
+
+
+# Each component's entry, by the kind of advice its table row names (scoring.components).
+_ENTRIES = {"count": _count_entry, "push": _push_entry, "rate": _rate_entry, "licence": _licence_entry}
+
+
+def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The breakdown of one stored score row against its run's population.
+
+    ``population`` holds the run's arrays of the percentile components' inputs
+    (``scoring.components.RANKED_VALUES``: ``stars``, ``forks``, ``stars_per_day``), all repos, this
+    one included.
+    """
+    n = len(population[RANKED_VALUES[0]])
+
+    def others(column: str, value: float) -> np.ndarray:
+        values = sorted_values(np.asarray(population[column]))
+        index = int(np.searchsorted(values, value, side="left"))
+        return np.delete(values, index) if index < len(values) and values[index] == value else values
+
+    components = [_ENTRIES[c.advice](c, row, others, n) for c in TABLE]
     if row["rank"] == 1:
         _advise_the_top(components)
     for item in components:
@@ -418,7 +463,7 @@ def explain_change(
     """
     sorted_before = {k: sorted_values(np.asarray(v, dtype=float)) for k, v in population_before.items()}
     sorted_after = {k: sorted_values(np.asarray(v, dtype=float)) for k, v in population_after.items()}
-    inputs = {"popularity": "stars", "adoption": "forks", "momentum": "stars_per_day"}
+    inputs = {c.name: c.value for c in TABLE if c.kind == PERCENTILE}
     components = []
     for name, weight in WEIGHTS.items():
         total = after[name] - before[name]
@@ -447,7 +492,7 @@ def explain_change(
     population_points = sum(c["population_points"] for c in components)
     changes = {
         key: {"before": before.get(key), "after": after.get(key)}
-        for key in ("stars", "forks", "pushed_at", "license_spdx", "stars_per_day", "days_since_push")
+        for key in ("stars", "forks", "pushed_at", "license_spdx", "stars_per_day", "days_since_push", *EXTRA_INPUTS)
     }
     # Nothing the maker does (stars, forks, a push, the licence) changed: only time passed, which ages
     # the last push (activity) and the repo (stars per day).
@@ -475,7 +520,7 @@ def explain_change(
     }
 
 
-MAKER_INPUTS = ("stars", "forks", "pushed_at", "license_spdx")
+MAKER_INPUTS = ("stars", "forks", "pushed_at", "license_spdx", *EXTRA_INPUTS)
 
 
 def own_label(change: dict[str, Any]) -> str:

@@ -4,11 +4,11 @@ Everything is relative to the listed set L (N repos) and one instant ``as_of``:
 
 - percentile(x_i) = 100 * (r_i - 1) / (N - 1) with r_i = 1 + #{j : x_j < x_i} (ties share the
   lowest rank, like SQL's ``percent_rank()``); 100 when N = 1;
-- popularity = percentile of ln(1 + stars), adoption = percentile of ln(1 + forks);
-- momentum = percentile of stars / max(age_days, 30);
-- activity from the days since the last push, in buckets;
-- openness = 100 for an OSI-approved SPDX licence, else 0;
-- score = 0.30 popularity + 0.20 adoption + 0.25 activity + 0.15 momentum + 0.10 openness;
+- the components, their inputs, weights and buckets are the table in :mod:`scoring.components`
+  (popularity = percentile of ln(1 + stars), adoption = percentile of ln(1 + forks), momentum =
+  percentile of stars / max(age_days, 30), activity from the days since the last push in buckets,
+  openness = 100 for an OSI-approved SPDX licence, else 0);
+- score = the sum of weight × component, in the table's order;
 - rank by score desc, then stars desc, then full_name asc (then id, should two names be equal).
 
 Scores that are equal in exact arithmetic tie, whatever floating point makes of them: the rank
@@ -27,13 +27,21 @@ from typing import Protocol
 
 import numpy as np
 
-METHOD_VERSION = "1"
-WEIGHTS = {"popularity": 0.30, "adoption": 0.20, "activity": 0.25, "momentum": 0.15, "openness": 0.10}
-COMPONENTS = tuple(WEIGHTS)
-# (upper bound in days since the last push, inclusive; activity points). Older pushes score 0.
-ACTIVITY_BUCKETS = ((7.0, 100.0), (30.0, 85.0), (90.0, 60.0), (180.0, 35.0), (365.0, 15.0))
-MIN_AGE_DAYS = 30.0
-SECONDS_PER_DAY = 86400.0
+from scoring.components import (
+    ACTIVITY_BUCKETS,
+    BUCKETS,
+    FLAG,
+    METHOD_VERSION,
+    MIN_AGE_DAYS,
+    NAMES,
+    PERCENTILE,
+    SECONDS_PER_DAY,
+    TABLE,
+    WEIGHTS,
+)
+
+COMPONENTS = NAMES
+__all__ = ["ACTIVITY_BUCKETS", "COMPONENTS", "METHOD_VERSION", "MIN_AGE_DAYS", "SECONDS_PER_DAY", "WEIGHTS"]
 
 # How a score is shown: one decimal, halves up. A score that is x.x5 in exact arithmetic may be
 # stored a hair below it, so a value within SHOWN_SLACK of a half rounds up (the ranking's exact ties
@@ -95,17 +103,29 @@ class ScoreInputs:
     pushed_epoch: np.ndarray  # float64, NaN when GitHub reports no push
     osi: np.ndarray  # bool
     as_of_epoch: int
+    # The stored inputs a component adds (scoring.components.EXTRA_INPUTS): a structured array, one
+    # field per column (none by default), so it is indexed and reordered like the other arrays.
+    extra: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.extra is None:
+            self.extra = np.zeros(len(self.stars), dtype=np.dtype([]))
 
     def __len__(self) -> int:
         return len(self.stars)
 
+    def extra_columns(self) -> dict[str, np.ndarray]:
+        """The extra inputs by column name."""
+        extra = self.extra
+        return {} if extra is None else {name: extra[name] for name in extra.dtype.names or ()}
+
 
 # The score times 4·(N − 1) is an integer: 400·weight is whole for every weight, each percentile
-# is 100·smaller/(N − 1), activity's bucket points are whole and openness is 0 or 100.
+# is 100·smaller/(N − 1), bucket points are whole and a flag is 0 or 100.
 TIE_SCALE = 400
-_INTEGER_WEIGHTS = {name: round(TIE_SCALE * w) for name, w in WEIGHTS.items()}
-assert all(abs(TIE_SCALE * w - _INTEGER_WEIGHTS[name]) < 1e-9 for name, w in WEIGHTS.items())
-assert all(_INTEGER_WEIGHTS["activity"] * points % 100 == 0 for _, points in ACTIVITY_BUCKETS)
+INTEGER_WEIGHTS = {name: round(TIE_SCALE * w) for name, w in WEIGHTS.items()}
+assert all(abs(TIE_SCALE * w - INTEGER_WEIGHTS[name]) < 1e-9 for name, w in WEIGHTS.items())
+assert all(INTEGER_WEIGHTS[c.name] * points % 100 == 0 for c in TABLE for _, points in c.buckets)
 
 
 def smaller_counts(values: np.ndarray) -> np.ndarray:
@@ -141,26 +161,32 @@ def percentile(values: np.ndarray) -> np.ndarray:
     return percentile_of_counts(smaller_counts(values), n)
 
 
-def tie_key(smaller: dict[str, np.ndarray], activity: np.ndarray, openness: np.ndarray, n: int) -> np.ndarray:
+def tie_key(smaller: dict[str, np.ndarray], points: dict[str, np.ndarray], n: int) -> np.ndarray:
     """The score times 4·(N − 1), exactly, as int64: equal exact scores get equal keys.
 
-    ``smaller`` holds the strictly-smaller counts of popularity's, adoption's and momentum's
-    inputs; ``activity`` and ``openness`` their (whole) points. With N = 1 every key is 0.
+    ``smaller`` holds the strictly-smaller counts of the percentile components' inputs, ``points``
+    the other components' (whole) points. With N = 1 every key is 0.
     :data:`scoring.sql.RECOMPUTE_SQL` ranks by the same integer.
     """
-    w = _INTEGER_WEIGHTS
-    key = np.zeros(len(activity), dtype=np.int64)
-    for name in ("popularity", "adoption", "momentum"):
-        key += w[name] * np.asarray(smaller[name], dtype=np.int64)
-    points = w["activity"] * activity.astype(np.int64) + w["openness"] * openness.astype(np.int64)
-    return key + max(n - 1, 0) * (points // 100)
+    key = np.zeros(n, dtype=np.int64)
+    for name, counts in smaller.items():
+        key += INTEGER_WEIGHTS[name] * np.asarray(counts, dtype=np.int64)
+    whole = np.zeros(n, dtype=np.int64)
+    for name, values in points.items():
+        whole += INTEGER_WEIGHTS[name] * values.astype(np.int64)
+    return key + max(n - 1, 0) * (whole // 100)
+
+
+def bucket_points(values: np.ndarray, buckets: tuple[tuple[float, float], ...]) -> np.ndarray:
+    """Bucket points for each value (upper bounds inclusive); above the last bound or NaN, 0."""
+    values = np.asarray(values, dtype=float)
+    conditions = [values <= bound for bound, _ in buckets]
+    return np.select(conditions, [points for _, points in buckets], default=0.0)
 
 
 def activity_points(days_since_push: np.ndarray) -> np.ndarray:
     """Bucket points for fractional days since the last push; NaN (no push) scores 0."""
-    days = np.asarray(days_since_push, dtype=float)
-    conditions = [days <= bound for bound, _ in ACTIVITY_BUCKETS]
-    return np.select(conditions, [points for _, points in ACTIVITY_BUCKETS], default=0.0)
+    return bucket_points(days_since_push, ACTIVITY_BUCKETS)
 
 
 def _by_key_then_stars(key: np.ndarray, stars: np.ndarray) -> np.ndarray:
@@ -216,28 +242,34 @@ def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
     age_days = age_seconds / SECONDS_PER_DAY
     days_since_push = np.maximum(0.0, (inputs.as_of_epoch - inputs.pushed_epoch) / SECONDS_PER_DAY)
     stars_per_day = stars_per_day_of(stars, age_seconds)
-
-    # ln(1 + x) is strictly increasing, so ranking the integers gives the same percentiles and
-    # avoids two huge star counts colliding in floating point.
-    n = len(stars)
-    smaller = {
-        "popularity": smaller_counts(stars),
-        "adoption": smaller_counts(forks),
-        "momentum": smaller_counts(stars_per_day),
+    # What the components read (scoring.components' ``value``). ln(1 + x) is strictly increasing,
+    # so ranking the integers gives the same percentiles and avoids two huge star counts colliding
+    # in floating point.
+    columns = {
+        "stars": stars,
+        "forks": forks,
+        "stars_per_day": stars_per_day,
+        "days_since_push": days_since_push,
+        "osi": inputs.osi.astype(bool),
+        **inputs.extra_columns(),
     }
-    popularity = percentile_of_counts(smaller["popularity"], n)
-    adoption = percentile_of_counts(smaller["adoption"], n)
-    momentum = percentile_of_counts(smaller["momentum"], n)
-    activity = activity_points(days_since_push)
-    openness = np.where(inputs.osi.astype(bool), 100.0, 0.0)
-    score = (
-        WEIGHTS["popularity"] * popularity
-        + WEIGHTS["adoption"] * adoption
-        + WEIGHTS["activity"] * activity
-        + WEIGHTS["momentum"] * momentum
-        + WEIGHTS["openness"] * openness
-    )
-    key = tie_key(smaller, activity, openness, n)
+    n = len(stars)
+    smaller: dict[str, np.ndarray] = {}
+    points: dict[str, np.ndarray] = {}
+    values: dict[str, np.ndarray] = {}
+    for c in TABLE:
+        if c.kind == PERCENTILE:
+            smaller[c.name] = smaller_counts(columns[c.value])
+            values[c.name] = percentile_of_counts(smaller[c.name], n)
+        elif c.kind == BUCKETS:
+            values[c.name] = points[c.name] = bucket_points(columns[c.value], c.buckets)
+        elif c.kind == FLAG:
+            values[c.name] = points[c.name] = np.where(columns[c.value].astype(bool), 100.0, 0.0)
+    # The weighted sum in the table's order, as the SQL adds it.
+    score = np.zeros(n)
+    for i, c in enumerate(TABLE):
+        score = c.weight * values[c.name] if i == 0 else score + c.weight * values[c.name]
+    key = tie_key(smaller, points, n)
     rank = np.empty(n, dtype=np.int64)
     if n:
         rank[rank_order(key, stars, inputs.repo_id, inputs.full_name)] = np.arange(1, n + 1)
@@ -245,11 +277,7 @@ def compute_scores(inputs: ScoreInputs) -> dict[str, np.ndarray]:
         "age_days": age_days,
         "days_since_push": days_since_push,
         "stars_per_day": stars_per_day,
-        "popularity": popularity,
-        "adoption": adoption,
-        "activity": activity,
-        "momentum": momentum,
-        "openness": openness,
+        **values,
         "score": score,
         "tie_key": key,
         "rank": rank,

@@ -2,15 +2,16 @@
 
 The model (seeded, so the same inputs always give the same ranges):
 
-- **weights**: each draw takes the five weights from a Dirichlet distribution centred on
-  30/20/25/15/10 with concentration ``WEIGHT_CONCENTRATION`` (a standard deviation of about 4.6
+- **weights**: each draw takes the weights from a Dirichlet distribution centred on the
+  published ones (30/20/25/15/10) with concentration ``WEIGHT_CONCENTRATION`` (a standard deviation of about 4.6
   points around 30 %, 3 points around 10 %): reasonable people could weigh the components
   somewhat differently;
 - **one week of noise**: each repo's stars and forks move by up to one week of its own observed
   change (``stars_delta_7d``, ``forks_delta_7d``), uniformly up or down; a repo without a week of
-  history moves by up to ``DEFAULT_WEEKLY_SHARE`` of its count. The percentiles (popularity,
-  adoption, momentum) are recomputed from the moved counts; activity and openness are known
-  exactly and stay as they are;
+  history moves by up to ``DEFAULT_WEEKLY_SHARE`` of its count. The percentiles that read them
+  (popularity, adoption, momentum: ``moves_with`` in :mod:`scoring.components`) are recomputed
+  from the moved counts; the other components (activity, openness) are known exactly and stay as
+  they are;
 - the range is the 5th to 95th percentile of the draws' ranks (and scores), widened where needed
   to contain the published rank (and score), so ``best <= rank <= worst`` always holds.
 
@@ -47,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring.components import TABLE
 from scoring.score import COMPONENTS, MIN_AGE_DAYS, WEIGHTS, ScoreInputs
 
 DRAWS = 100
@@ -200,7 +202,10 @@ def rank_ranges(
     s_noise = np.asarray(stars_noise, dtype=float)
     f_noise = np.asarray(forks_noise, dtype=float)
     age = np.maximum(result["age_days"], MIN_AGE_DAYS)
-    activity, openness = result["activity"], result["openness"]
+    # The components recomputed from each draw's moved counts, then those that stay as published.
+    moving = [(c.name, c.moves_with) for c in TABLE if c.moves_with]
+    fixed = [(c.name, result[c.name]) for c in TABLE if not c.moves_with]
+    moves = {moves_with for _, moves_with in moving}
     alpha = WEIGHT_CONCENTRATION * np.array([WEIGHTS[c] for c in COMPONENTS])
     per_percent = 100.0 / (n - 1) if n > 1 else 0.0
     sorter = _Sorter(n)
@@ -227,13 +232,20 @@ def rank_ranges(
             # scaled to [-1, 1) and applied in place: a million repos per thread in a few arrays.
             s, f = draw(rng, stars, s_noise), draw(rng, forks, f_noise)
             if n > 1:
-                score = sorter.smaller(s) * (w["popularity"] * per_percent)
-                score += sorter.smaller(f) * (w["adoption"] * per_percent)
-                score += sorter.smaller(s / age) * (w["momentum"] * per_percent)
+                moved = {"stars": s, "forks": f}
+                if "stars_per_day" in moves:
+                    moved["stars_per_day"] = s / age
+                score = np.zeros(n)
+                for i, (name, moves_with) in enumerate(moving):
+                    term = sorter.smaller(moved[moves_with]) * (w[name] * per_percent)
+                    if i == 0:
+                        score = term
+                    else:
+                        score += term
             else:  # one repo is at the 100th percentile of everything
-                score = np.full(1, 100.0 * (w["popularity"] + w["adoption"] + w["momentum"]))
-            score += w["activity"] * activity
-            score += w["openness"] * openness
+                score = np.full(1, 100.0 * sum(w[name] for name, _ in moving))
+            for name, published in fixed:
+                score += w[name] * published
             scores.add(score.astype(np.float32))
             # Draw scores that are equal belong to repos the draw cannot tell apart: their order
             # among themselves is left to the (deterministic) sort, and the range covers both.

@@ -14,6 +14,7 @@ from tests.test_benchmark_fitscore import assessments_toml, seed_attempts
 from tests.test_benchmark_methods import INDEX_CONFIG, PRICES, rs9_attempts, task
 
 HOSTILE = '<img src=x onerror="window.__agentrank_xss = 3">'
+AWKWARD = {"agent": "probe/..", "suite": "eval/v2", "run": "r.json", "task": ".."}
 
 
 def index_attempts() -> list[dict]:
@@ -28,12 +29,15 @@ def index_attempts() -> list[dict]:
                     1,
                     "2026-11-02T09:00:00Z",
                     "verified",
-                    6 + n,
+                    10 if n < 2 else 6,  # deep and term pass every hidden test, qna does not
                     10,
                     100,
                     0.4,
                     suite=suite,
                     settings={"reasoning": settings},
+                    # Token counts by type (reasoning not reported) and the agent's own time.
+                    tokens={"input": 1_000 * (n + 1), "cached": 500, "cache_write": 100, "output": 2_000},
+                    agent_seconds=80,
                 )
             )
     return out
@@ -85,6 +89,104 @@ def build_methods_db(directory: Path) -> Path:
                     suite="rs9",
                     run="2026-11-01",
                 ),
+                # Billed through a router: the invoice's figure, below the list price of the same tokens.
+                attempt(
+                    "acme/coder",
+                    "2",
+                    "r1",
+                    1,
+                    "2026-11-02T09:00:00Z",
+                    "verified",
+                    5,
+                    5,
+                    60,
+                    0.1,
+                    suite="routed",
+                    run="2026-11-02",
+                    cost_source="provider-invoice",
+                    tokens={"input": 100_000, "output": 10_000},
+                ),
+                # An entry with part of the routed suite (1 of 2 tasks): listed, not ranked, its cost known.
+                attempt(
+                    "partial/agent",
+                    "1",
+                    "r1",
+                    1,
+                    "2026-11-02T09:00:00Z",
+                    "verified",
+                    5,
+                    5,
+                    50,
+                    0.2,
+                    suite="routed",
+                    run="2026-11-02",
+                ),
+                attempt(
+                    "acme/coder",
+                    "2",
+                    "r2",
+                    1,
+                    "2026-11-02T09:05:00Z",
+                    "verified",
+                    4,
+                    4,
+                    40,
+                    0.1,
+                    suite="routed",
+                    run="2026-11-02",
+                    cost_source="provider-invoice",
+                    tokens={"input": 100_000, "output": 10_000},
+                ),
+                # Errors with their reasons: the provider broke (left out), the agent itself failed (a fail).
+                attempt(
+                    "acme/coder",
+                    "2",
+                    "r3",
+                    1,
+                    "2026-11-02T09:10:00Z",
+                    "verified",
+                    None,
+                    None,
+                    None,
+                    None,
+                    suite="routed",
+                    run="2026-11-02",
+                    flags=("infra-error",),
+                    error_detail="provider returned 502",
+                ),
+                attempt(
+                    "partial/agent",
+                    "1",
+                    "r2",
+                    1,
+                    "2026-11-02T09:10:00Z",
+                    "verified",
+                    0,
+                    4,
+                    5,
+                    0.01,
+                    suite="routed",
+                    run="2026-11-02",
+                    flags=("agent-error",),
+                    error_detail="crashed on start",
+                ),
+                # Awkward names for links: a suite with "/", a run ending ".json", a task "..", a
+                # community agent "probe/..".
+                attempt(
+                    AWKWARD["agent"],
+                    "1",
+                    AWKWARD["task"],
+                    1,
+                    "2026-11-03T09:00:00Z",
+                    "community",
+                    3,
+                    4,
+                    20,
+                    0.05,
+                    suite=AWKWARD["suite"],
+                    run=AWKWARD["run"],
+                    settings={"demo_data": True},  # as `agentrank demo` marks its attempts: never shown on a row
+                ),
             ]
         ),
         "assessments.toml": assessments_toml(),
@@ -97,7 +199,7 @@ def build_methods_db(directory: Path) -> Path:
         ["score"],
         ["import-tasks", str(directory / "tasks.json")],
         ["import-prices", str(directory / "prices.toml")],
-        ["import-attempts", str(directory / "attempts.json")],
+        ["import-attempts", "--verified", str(directory / "attempts.json")],
         ["import-assessments", str(directory / "assessments.toml")],
     ]
     for step in steps:

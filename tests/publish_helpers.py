@@ -92,7 +92,7 @@ def build_published_db(path: Path, n: int = 300, seed: int = 11, weeks: int = 2,
         attempts = [{**a, "agent": top if a["agent"] == "acme/coder" else a["agent"]} for a in ATTEMPTS]
         ledger = path.parent / "attempts.json"
         ledger.write_text(json.dumps(attempts), encoding="utf-8")
-        import_attempts(db, ledger)
+        import_attempts(db, ledger, verified=True)
     db.close()
     return PublishedDb(path=path, top_name=top, owner=owner, category=category[0] if category else None)
 

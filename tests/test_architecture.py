@@ -19,10 +19,9 @@ LAYERS: list[set[str]] = [
     {"scoring", "classify", "crawler"},
     {"crawler.emulator"},
     {"db"},
-    {"leaderboard"},
+    {"leaderboard", "schedules"},
     {"datasette_plugins"},
     {"agentrank"},
-    {"schedules"},
     {"agentrank.cli"},
 ]
 PACKAGES = ("agentrank", "crawler", "scoring", "classify", "db", "datasette_plugins", "schedules", "leaderboard")
@@ -147,9 +146,56 @@ def test_no_import_cycles():
             visit(module)
 
 
+def test_no_loop_between_packages():
+    """Seen package by package (agentrank.cli counted in agentrank), imports never lead back: the
+    command line once imported schedules, whose job imported agentrank.pipeline."""
+    packages = {package: set() for package in PACKAGES}
+    for module, targets in GRAPH.items():
+        for target in targets:
+            if target.split(".")[0] != module.split(".")[0]:
+                packages[module.split(".")[0]].add(target.split(".")[0])
+    for package in PACKAGES:
+        seen, todo = set(), list(packages[package])
+        while todo:
+            reached = todo.pop()
+            assert reached != package, f"{package} imports a package that imports it back"
+            if reached not in seen:
+                seen.add(reached)
+                todo.extend(packages[reached])
+
+
 def test_the_checker_sees_a_wrong_import(tmp_path):
     """The walk finds function-level and relative imports, so the tests above can fail."""
     source = tmp_path / "probe.py"
     source.write_text("def f():\n    from agentrank.cli import cli\n    from . import score\n", encoding="utf-8")
     assert _imports(source, "scoring.probe") == {"agentrank.cli", "agentrank.cli.cli", "scoring", "scoring.score"}
     assert _layer("agentrank.cli") > _layer("scoring.probe")
+
+
+def test_every_library_the_product_imports_is_declared():
+    """A library imported by the product is in pyproject.toml's dependencies, not merely installed
+    because another package pulls it in (scipy, markupsafe and uvicorn once were)."""
+    import re
+    import sys
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    declared = {
+        re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0].lower().replace("_", "-")
+        for spec in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    }
+    distributions = packages_distributions()
+    imported = {
+        name.split(".")[0]
+        for module, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0)
+        for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+    }
+    third_party = {n for n in imported if n and n not in sys.stdlib_module_names and n not in PACKAGES}
+    missing = {
+        name: distributions.get(name, [name])
+        for name in third_party
+        if not {d.lower().replace("_", "-") for d in distributions.get(name, [name])} & declared
+    }
+    assert not missing, f"imported but not declared in pyproject.toml: {missing}"

@@ -123,7 +123,7 @@ def _inline(table: dict[str, int]) -> str:
 def fitscores(db, run_cli, tmp_path: Path) -> dict[str, dict]:
     (tmp_path / "runs.json").write_text(json.dumps(seed_attempts()))
     (tmp_path / "assessments.toml").write_text(assessments_toml())
-    run_cli("import-attempts", str(tmp_path / "runs.json"))
+    run_cli("import-attempts", "--verified", str(tmp_path / "runs.json"))
     result = run_cli("import-assessments", str(tmp_path / "assessments.toml"))
     # The one published figure that the formula does not give is reported on import.
     assert "1 published figure(s) do not recompute: Antigravity: setup counted from the install" in result.stdout
@@ -175,12 +175,12 @@ def test_every_judgement_call_gets_its_own_fitscore(fitscores):
 
 def test_a_published_figure_that_does_not_recompute_is_marked(db, run_cli, tmp_path):
     (tmp_path / "runs.json").write_text(json.dumps(seed_attempts()))
-    run_cli("import-attempts", str(tmp_path / "runs.json"))
+    run_cli("import-attempts", "--verified", str(tmp_path / "runs.json"))
     text = assessments_toml().replace("privacy = 4 }\npublished = 88\n", "privacy = 4 }\npublished = 87\n")
     (tmp_path / "a.toml").write_text(text)
     result = run_cli("import-assessments", str(tmp_path / "a.toml"))
     assert "2 published figure(s) do not recompute: Cline, Antigravity: setup counted" in result.stdout
-    row = db["benchmark_fitscores"].get(("Cline", SUITE))
+    row = db["benchmark_fitscores"].get(("Cline", SUITE, "verified"))
     assert (row["fitscore"], row["published"], row["matches_published"]) == (88, 87, 0)
 
 
@@ -215,7 +215,7 @@ def test_a_candidate_without_runs_has_facts_and_no_fitscore():
 
 def test_own_weights_from_the_file(db, run_cli, tmp_path):
     (tmp_path / "runs.json").write_text(json.dumps(seed_attempts()))
-    run_cli("import-attempts", str(tmp_path / "runs.json"))
+    run_cli("import-attempts", "--verified", str(tmp_path / "runs.json"))
     weights = "{ quality = 50, reliability = 10, cost = 10, speed = 10, setup = 10, agent = 5, privacy = 5 }"
     (tmp_path / "a.toml").write_text(
         f'[method]\nweights = {weights}\n[[assessment]]\nagent = "Antigravity"\nsuite = "{SUITE}"\n'
@@ -223,7 +223,7 @@ def test_own_weights_from_the_file(db, run_cli, tmp_path):
     )
     run_cli("import-assessments", str(tmp_path / "a.toml"))
     # (4·50 + 4·10 + 3·10 + 5·10 + 4·10 + 5·5 + 3·5) / 5 = 400 / 5 = 80.
-    assert db["benchmark_fitscores"].get(("Antigravity", SUITE))["fitscore"] == 80
+    assert db["benchmark_fitscores"].get(("Antigravity", SUITE, "verified"))["fitscore"] == 80
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,7 @@ def test_a_task_whose_untouched_code_passes_does_not_count(db, run_cli, tmp_path
         attempt("acme/coder", "1", t, 1, D1, "verified", p, 5, 60, 0.5, suite="s")
         for t, p in (("t1", 4), ("t2", 5), ("t3", 5), ("t4", 5), ("t9", 5))
     ]
-    run_cli("import-attempts", write(tmp_path / "a.json", attempts))
+    run_cli("import-attempts", "--verified", write(tmp_path / "a.json", attempts))
     status = {r["task_id"]: r["task_status"] for r in rows(db, "benchmark_attempts")}
     assert status["t1"] is None
     assert status["t2"] == "failed validation: the untouched code passes 5 of 5 hidden tests"
@@ -69,7 +69,9 @@ def test_a_task_whose_untouched_code_passes_does_not_count(db, run_cli, tmp_path
     assert entry["total_cost_usd"] == approx(0.5)
     # A suite without task records counts its attempts as before.
     run_cli(
-        "import-attempts", write(tmp_path / "b.json", [attempt("acme/coder", "1", "x", 1, D1, "verified", 1, 2, 1, 1)])
+        "import-attempts",
+        "--verified",
+        write(tmp_path / "b.json", [attempt("acme/coder", "1", "x", 1, D1, "verified", 1, 2, 1, 1)]),
     )
     plain = rows(db, "benchmark_entries", "suite = 'agentrank'")[0]
     assert (plain["tasks"], plain["mean_score"]) == (1, 50.0)
@@ -217,7 +219,7 @@ def rs9_attempts() -> list[dict]:
 @pytest.fixture
 def rs9(db, run_cli, tmp_path):
     run_cli("import-prices", write(tmp_path / "prices.toml", PRICES))
-    run_cli("import-attempts", write(tmp_path / "a.json", rs9_attempts()))
+    run_cli("import-attempts", "--verified", write(tmp_path / "a.json", rs9_attempts()))
     return {(r["run"], r["agent"]): r for r in rows(db, "benchmark_rs9_runs")}
 
 
@@ -298,27 +300,28 @@ def test_an_index_with_a_missing_suite_and_two_settings_variants(db, run_cli, tm
         )
 
     attempts = [
-        a("low", "deep", "d1", 8, 1.0, 100),
+        a("low", "deep", "d1", 10, 1.0, 100),
         a("low", "deep", "d2", 6, None, 200),
         a("low", "term", "t1", 10, 3.0, None, flags=("reward-hacking",)),
-        a("low", "term", "t2", 8, 2.0, 300),
+        a("low", "term", "t2", 10, 2.0, 300),
         a("low", "qna", "q1", 5, 0.5, 50),
         a("high", "deep", "d1", 10, 4.0, 400),
         a("high", "term", "t1", 5, 4.0, 400),
     ]
-    run_cli("--config", str(config), "import-attempts", write(tmp_path / "a.json", attempts))
+    run_cli("--config", str(config), "import-attempts", "--verified", write(tmp_path / "a.json", attempts))
     entries = {json.loads(r["settings"])["reasoning"]: r for r in rows(db, "benchmark_index_entries")}
     low, high = entries["low"], entries["high"]
-    # low: deep (80 + 60) / 2 = 70, term (0 for reward hacking + 80) / 2 = 40, qna 50 → (70 + 40 + 50) / 3.
-    assert json.loads(low["per_suite"]) == {"deep": 70.0, "term": 40.0, "qna": 50.0}
-    assert low["value"] == approx((70 + 40 + 50) / 3)
+    # Per suite pass@1 (the share of attempts passing every hidden test): low: deep (1 + 0) / 2 = 50, term
+    # (0 for reward hacking + 1) / 2 = 50, qna 5 of 10 tests is not a pass: 0 → (50 + 50 + 0) / 3.
+    assert json.loads(low["per_suite"]) == {"deep": 50.0, "term": 50.0, "qna": 0.0}
+    assert low["value"] == approx((50 + 50 + 0) / 3)
     assert (low["rank"], low["null_reason"], low["version"]) == (1, None, "1.5")
     # Efficiency per attempt, unknowns left out: cost (1 + 3 + 2 + 0.5) / 4, time (100 + 200 + 300 + 50) / 4.
     assert low["mean_cost_usd"] == approx((1.0 + 3.0 + 2.0 + 0.5) / 4)
     assert low["mean_wall_seconds"] == approx((100 + 200 + 300 + 50) / 4)
     # high never ran qna: no value, and the reason says which suite is missing.
     assert (high["value"], high["rank"], high["null_reason"]) == (None, None, "no counted attempt in qna")
-    assert json.loads(high["per_suite"]) == {"deep": 100.0, "term": 50.0, "qna": None}
+    assert json.loads(high["per_suite"]) == {"deep": 100.0, "term": 0.0, "qna": None}
     assert json.loads(high["suites"]) == ["deep", "term", "qna"]
 
 
@@ -339,7 +342,7 @@ def test_a_partial_coverage_entry_is_listed_without_a_rank(db, run_cli, tmp_path
         for agent, passed in (("good/agent", 8), ("fair/agent", 6))
         for n in (1, 2)
     ]
-    run_cli("import-attempts", write(tmp_path / "a.json", [*full, README_EXAMPLE]))
+    run_cli("import-attempts", "--verified", write(tmp_path / "a.json", [*full, README_EXAMPLE]))
     board = {r["agent"]: r for r in rows(db, "benchmark_entries")}
     assert board["acme/coder"]["mean_score"] == approx(100 * 7 / 8)
     assert (board["acme/coder"]["rank"], board["acme/coder"]["coverage"]) == (None, "1 of 5 tasks")
@@ -371,6 +374,7 @@ def test_overlapping_intervals_and_the_pareto_frontier_are_marked(db, run_cli, t
 
     run_cli(
         "import-attempts",
+        "--verified",
         write(tmp_path / "a.json", runs("a/best", 9, 1.0) + runs("b/cheap", 8, 0.2) + runs("c/poor", 2, 0.5)),
     )
     board = {r["agent"]: r for r in rows(db, "benchmark_entries")}
@@ -442,12 +446,12 @@ def test_an_older_ledger_upgrades_and_its_files_import_unchanged(tmp_path, run_c
     }
     database["benchmark_attempts"].insert({**row, "first_run_id": 1, "changed_run_id": 1})
     database.close()
-    result = run_cli("import-attempts", write(tmp_path / "old.json", [old_record]))
+    result = run_cli("import-attempts", "--verified", write(tmp_path / "old.json", [old_record]))
     assert "(0 new, 0 updated, 1 unchanged)" in result.stdout
     upgraded = sqlite_utils.Database(db_path)["benchmark_attempts"].get(old.attempt_id)
     assert (upgraded["suite"], upgraded["run"]) == ("agentrank", "2026-11-01")
     # The same task in another run is another attempt.
-    run_cli("import-attempts", write(tmp_path / "later.json", [{**old_record, "run": "2026-11-08"}]))
+    run_cli("import-attempts", "--verified", write(tmp_path / "later.json", [{**old_record, "run": "2026-11-08"}]))
     assert sqlite_utils.Database(db_path)["benchmark_attempts"].count == 2
 
 

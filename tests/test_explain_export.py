@@ -62,6 +62,42 @@ def test_explain_advice_on_stars_is_exact(db):
         assert round(after["percentile"] * 59 / 100) == round(popularity["percentile"] * 59 / 100) + expected_gain
 
 
+def _stated_gain(advice):
+    return float(re.search(r"\(\+([\d.]+) percentile", advice).group(1))
+
+
+@pytest.mark.parametrize("component", ["popularity", "momentum"])
+def test_explain_gain_counts_every_tied_repo_passed_at_once(db, component):
+    # Two repos tie just above maker1 (on stars, and on stars per day: all are the same age): the
+    # stars advised pass both at once, and the gain said is the real one (two places, not one).
+    stars = [300, 350, 400, 400, 500, 600, 700, 800]
+    items = [
+        make_item(
+            seed=i % 9 + 1,
+            id=i + 1,
+            full_name=f"maker{i}/agent{i}",
+            stargazers_count=count,
+            forks_count=i,
+            created_at="2025-01-01T00:00:00Z",
+            pushed_at="2026-11-28T06:00:00Z",
+        )
+        for i, count in enumerate(stars)
+    ]
+    _build(db, items)
+    before = next(c for c in load_breakdown(db.conn, "maker1/agent1")["components"] if c["component"] == component)
+    advice = before["advice"][0]
+    need = int(re.match(r"([\d,]+) more stars?", advice).group(1).replace(",", ""))
+    items[1]["stargazers_count"] += need
+    db.execute("delete from scores")
+    db.execute("delete from published")
+    db.conn.commit()
+    _build(db, items)
+    after = next(c for c in load_breakdown(db.conn, "maker1/agent1")["components"] if c["component"] == component)
+    real = after["percentile"] - before["percentile"]
+    assert real == pytest.approx(200 / 7)  # both tied repos passed
+    assert _stated_gain(advice) == pytest.approx(real, abs=0.05), advice
+
+
 def test_explain_breakdown_adds_up(db):
     _build(db, _population())
     b = load_breakdown(db.conn, "maker3/agent3")
@@ -107,7 +143,7 @@ def test_export_follows_the_design_and_validates(tmp_path, db):
     on_disk = json.loads(out.read_text())
     assert (result.path, result.count, result.as_of) == (out, on_disk["count"], on_disk["as_of"])
     jsonschema.validate(on_disk, export_schema())
-    assert on_disk["schema_version"] == 3 and on_disk["method_version"] == "1"
+    assert on_disk["schema_version"] == 4 and on_disk["method_version"] == "1"
     assert on_disk["as_of"] == "2026-11-30T06:00:00Z" and on_disk["count"] == 20
     first = on_disk["agents"][0]
     for key in (
@@ -218,7 +254,7 @@ def test_export_links_each_agent_to_its_page_and_badge(tmp_path, db, db_path, ru
     for agent in document["agents"]:
         assert agent["page_url"] == f"https://agentrank.example/dir/-/agent/{agent['full_name']}"
         assert agent["badge_url"] == agent["page_url"] + "/badge.svg"
-    assert document["schema_version"] == 3
+    assert document["schema_version"] == 4
     config.write_text('[serve]\npublic_url = "javascript:alert(1)"\n', encoding="utf-8")
     result = run_cli("--config", str(config), "export", "--out", str(out), expect=1)
     assert "public_url" in result.stderr

@@ -24,32 +24,32 @@ from tests.test_leaderboard_import import good
 )
 def test_implausible_values_reject_that_record_with_one_line(db, run_cli, tmp_path, overrides, field):
     path = write_json(tmp_path / "a.json", [good(), good(attempt=2, **overrides)])
-    result = run_cli("import-attempts", str(path), expect=3)
+    result = run_cli("import-attempts", "--verified", str(path), expect=3)
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and "record 2" in lines[0] and f"{field}:" in lines[0], lines
     assert db["benchmark_attempts"].count == 1
 
 
 def test_a_bad_stored_row_does_not_wedge_later_imports(db, run_cli, tmp_path):
-    run_cli("import-attempts", str(write_json(tmp_path / "a.json", [good(), good(attempt=2)])))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "a.json", [good(), good(attempt=2)])))
     # Rows stored before the bounds existed: the figures must treat them as unknown, not overflow.
     db.execute("update benchmark_attempts set cost_usd = 1.7e308, wall_seconds = 1.7e308")
     db.conn.commit()
-    result = run_cli("import-attempts", str(write_json(tmp_path / "b.json", [good(attempt=3)])))
+    result = run_cli("import-attempts", "--verified", str(write_json(tmp_path / "b.json", [good(attempt=3)])))
     assert "1 attempts saved" in result.output
     entry = next(db["benchmark_entries"].rows)
     assert entry["total_cost_usd"] is None and entry["mean_wall_seconds"] == 60
 
 
 def test_an_empty_list_says_so(db, run_cli, tmp_path):
-    result = run_cli("import-attempts", str(write_json(tmp_path / "a.json", [])), expect=1)
+    result = run_cli("import-attempts", "--verified", str(write_json(tmp_path / "a.json", [])), expect=1)
     assert "holds no attempts" in result.stderr and db["runs"].count == 0
 
 
 def test_deeply_nested_attempts_are_one_line(db, run_cli, tmp_path):
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
-    result = run_cli("import-attempts", str(path), expect=1)
+    result = run_cli("import-attempts", "--verified", str(path), expect=1)
     assert "nested too deeply" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     record = good(attempt=2)
     nested: list = []
@@ -57,5 +57,5 @@ def test_deeply_nested_attempts_are_one_line(db, run_cli, tmp_path):
         nested = [nested]
     record["settings"] = {"x": nested}
     path.write_text(json.dumps([good(), record]))
-    result = run_cli("import-attempts", str(path), expect=3)
+    result = run_cli("import-attempts", "--verified", str(path), expect=3)
     assert "nested deeper than" in result.stderr

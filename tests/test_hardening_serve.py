@@ -159,15 +159,37 @@ def test_a_snapshot_keeps_its_run_details_without_paths(working_db):
     assert str(working_db.parent) not in response.text
 
 
-def test_the_makers_page_queries_have_a_time_limit(working_db):
-    from datasette_plugins.agent_page import PageTooSlow, _context_of
+def test_the_makers_page_queries_have_a_time_limit_and_a_byte_budget(working_db):
+    from datasette_plugins.agent_page import agent_context
+    from db.reading import ReadTooLarge, ReadTooSlow, read_bounded
 
     conn = sqlite3.connect(working_db)
     name = conn.execute("select full_name from agents order by rank limit 1").fetchone()[0]
-    assert (
-        _context_of(conn, name, "https://example.org", "https://example.org", 10_000)["breakdown"]["repo"]["full_name"]
-        == name
-    )
-    with pytest.raises(PageTooSlow):
-        _context_of(conn, name, "https://example.org", "https://example.org", 0)  # past its deadline at the first check
+
+    def page(conn):
+        return agent_context(conn, name, "https://example.org", "https://example.org")
+
+    found = read_bounded(conn, page, time_limit_ms=10_000, max_bytes=10_000_000)
+    assert found["breakdown"]["repo"]["full_name"] == name
+    with pytest.raises(ReadTooSlow):
+        read_bounded(conn, page, time_limit_ms=0, max_bytes=10_000_000)  # past its deadline at the first check
+    with pytest.raises(ReadTooLarge):
+        read_bounded(conn, page, time_limit_ms=10_000, max_bytes=10)
+    # The connection is left as it was found: no handler, its own row factory.
+    assert conn.execute("select 1").fetchone() == (1,)
     conn.close()
+
+
+def test_the_plugins_pages_read_only_through_the_bounded_helper():
+    """Every query a page of the plugin runs goes through datasette_plugins.reading.read_page (time
+    limit and byte budget); the SQL itself lives in db/ and leaderboard/."""
+    root = Path(__file__).resolve().parent.parent / "datasette_plugins"
+    allowed = {"reading.py", "limits.py"}  # the helper itself; the limits set on every connection
+    offenders = [
+        f"{path.name}:{number}"
+        for path in sorted(root.glob("*.py"))
+        if path.name not in allowed
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if ".execute(" in line or "execute_fn(" in line or ".query(" in line
+    ]
+    assert not offenders, offenders

@@ -20,7 +20,7 @@ from tests.conftest import write_json
 
 @pytest.fixture
 def loaded(db, run_cli, tmp_path: Path):
-    run_cli("import-attempts", str(write_json(tmp_path / "attempts.json", ATTEMPTS)))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "attempts.json", ATTEMPTS)))
     return db
 
 

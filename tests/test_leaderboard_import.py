@@ -35,11 +35,11 @@ def good(**overrides) -> dict:
 def test_reimporting_the_same_file_changes_nothing(db, run_cli, tmp_path, shape):
     writer = write_json if shape == "json" else write_jsonl
     path = writer(tmp_path / f"attempts.{shape}", ATTEMPTS)
-    first = run_cli("import-attempts", str(path))
+    first = run_cli("import-attempts", "--verified", str(path))
     assert f"{len(ATTEMPTS)} attempts saved ({len(ATTEMPTS)} new, 0 updated, 0 unchanged), 0 rejected" in first.stdout
     before = contents(db)
     assert len(before["benchmark_attempts"]) == len(ATTEMPTS)
-    second = run_cli("import-attempts", str(path))
+    second = run_cli("import-attempts", "--verified", str(path))
     assert f"({0} new, 0 updated, {len(ATTEMPTS)} unchanged), 0 rejected" in second.stdout
     assert contents(db) == before
     runs = list(db.query("select kind, status, items, saved, new, updated, rejected from runs order by id"))
@@ -50,11 +50,11 @@ def test_reimporting_the_same_file_changes_nothing(db, run_cli, tmp_path, shape)
 
 
 def test_a_corrected_attempt_is_updated_in_place(db, run_cli, tmp_path):
-    run_cli("import-attempts", str(write_json(tmp_path / "a.json", ATTEMPTS)))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "a.json", ATTEMPTS)))
     # A reviewer later finds reward hacking in Closed Agent X's first attempt (was 10/10, solved).
     corrected = [dict(r) for r in ATTEMPTS]
     corrected[8]["flags"] = ["reward-hacking"]
-    result = run_cli("import-attempts", str(write_json(tmp_path / "b.json", corrected)))
+    result = run_cli("import-attempts", "--verified", str(write_json(tmp_path / "b.json", corrected)))
     assert "(0 new, 1 updated, 19 unchanged)" in result.stdout
     row = next(db["benchmark_attempts"].rows_where("agent = 'Closed Agent X' and task_id = 't1'"))
     assert (row["score"], row["first_run_id"], row["changed_run_id"]) == (0, 1, 2)
@@ -65,8 +65,8 @@ def test_a_corrected_attempt_is_updated_in_place(db, run_cli, tmp_path):
 
 
 def test_a_repo_name_differing_in_case_is_the_same_attempt(db, run_cli, tmp_path):
-    run_cli("import-attempts", str(write_json(tmp_path / "a.json", [good()])))
-    result = run_cli("import-attempts", str(write_json(tmp_path / "b.json", [good(agent="Acme/Coder")])))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "a.json", [good()])))
+    result = run_cli("import-attempts", "--verified", str(write_json(tmp_path / "b.json", [good(agent="Acme/Coder")])))
     assert "(0 new, 1 updated, 0 unchanged)" in result.stdout
     assert [r["agent"] for r in db["benchmark_attempts"].rows] == ["Acme/Coder"]
 
@@ -94,8 +94,8 @@ BAD = [
     ),
     (
         good(attempt=7, flags=["cheated"]),
-        "attempt 7): flags[0]: Input should be 'modified-tests', 'added-dependency', 'reward-hacking', 'infra-error' "
-        "or 'timed-out' (got \"cheated\")",
+        "attempt 7): flags[0]: Input should be 'modified-tests', 'added-dependency', 'reward-hacking', 'infra-error', "
+        "'agent-error' or 'timed-out' (got \"cheated\")",
     ),
     (["not", "an", "attempt"], "record 9: expected an attempt object, got list"),
     (
@@ -112,7 +112,7 @@ BAD = [
     (good(attempt=16, tests_passed=None), "attempt 16): tests_passed: required when the other hidden-test count"),
     (
         good(attempt=17, tests_passed=None, tests_total=None),
-        "tests_passed: required (null only for an attempt flagged infra-error)",
+        "tests_passed: required (null only for an attempt flagged infra-error or agent-error)",
     ),
     (good(attempt=18, cost_usd=-1.0), "attempt 18): cost_usd: Input should be greater than or equal to 0"),
     (
@@ -136,7 +136,7 @@ BAD = [
 
 def test_each_bad_record_gets_one_line_naming_the_record_and_the_field(db, run_cli, tmp_path):
     path = write_json(tmp_path / "mixed.json", [good(), *[record for record, _ in BAD], good(attempt=99)])
-    result = run_cli("import-attempts", str(path), expect=3)
+    result = run_cli("import-attempts", "--verified", str(path), expect=3)
     lines = result.stderr.splitlines()
     assert len(lines) == len(BAD), lines
     for line, (_, expected) in zip(lines, BAD, strict=False):
@@ -154,11 +154,11 @@ def test_each_bad_record_gets_one_line_naming_the_record_and_the_field(db, run_c
 
 @pytest.mark.parametrize("count", [1, 3])
 def test_a_file_without_one_valid_record_is_refused_and_changes_nothing(db_path, run_cli, tmp_path, count):
-    run_cli("import-attempts", str(write_json(tmp_path / "good.json", [good()])))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "good.json", [good()])))
     wal = db_path.with_name(db_path.name + "-wal")
     before = (db_path.read_bytes(), wal.read_bytes() if wal.exists() else None)
     path = write_json(tmp_path / "bad.json", [good(attempt=n, cost_usd=-0.5) for n in range(2, 2 + count)])
-    result = run_cli("import-attempts", str(path), expect=1)
+    result = run_cli("import-attempts", "--verified", str(path), expect=1)
     assert len(result.stderr.splitlines()) == 1
     first = "" if count == 1 else f", all {count} records were rejected; the first"
     assert result.stderr.startswith(f'Error: {path}: nothing imported{first}: record 1 (agent "acme/coder"')
@@ -169,7 +169,7 @@ def test_a_file_without_one_valid_record_is_refused_and_changes_nothing(db_path,
 def test_a_bad_line_in_json_lines_is_one_bad_record(db, run_cli, tmp_path):
     path = tmp_path / "attempts.jsonl"
     path.write_text(json.dumps(good()) + "\n\n{broken\n" + json.dumps(good(attempt=2, tests_passed=5)) + "\n")
-    result = run_cli("import-attempts", str(path), expect=3)
+    result = run_cli("import-attempts", "--verified", str(path), expect=3)
     assert result.stderr.splitlines() == [
         f"{path}: line 3: not valid JSON (Expecting property name enclosed in double quotes, column 2)",
         f'{path}: line 4 (agent "acme/coder", task_id "t1", attempt 2): tests_passed: 5 is more than tests_total 4',
@@ -180,7 +180,7 @@ def test_a_bad_line_in_json_lines_is_one_bad_record(db, run_cli, tmp_path):
 def test_hostile_text_is_stored_as_given(db, run_cli, tmp_path):
     name = "<img src=x onerror=alert('x')> \"; drop table benchmark_attempts; --"
     task = "t\u0000\u202e" + "x" * 150
-    run_cli("import-attempts", str(write_json(tmp_path / "h.json", [good(agent=name, task_id=task)])))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "h.json", [good(agent=name, task_id=task)])))
     row = next(db["benchmark_attempts"].rows)
     assert (row["agent"], row["agent_kind"], row["task_id"]) == (name, "closed", task)
 
@@ -197,21 +197,21 @@ def test_hostile_text_is_stored_as_given(db, run_cli, tmp_path):
 def test_a_file_that_is_not_attempts_is_refused_whole(db, run_cli, tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
-    result = run_cli("import-attempts", str(path), expect=1)
+    result = run_cli("import-attempts", "--verified", str(path), expect=1)
     assert result.stderr.startswith(f"Error: {path}: {message}")
     assert len(result.stderr.strip().splitlines()) == 1
     assert db["runs"].count == 0 and db["benchmark_attempts"].count == 0
 
 
 def test_a_missing_file_is_a_usage_error(run_cli, tmp_path):
-    result = run_cli("import-attempts", str(tmp_path / "nope.json"), expect=2)
+    result = run_cli("import-attempts", "--verified", str(tmp_path / "nope.json"), expect=2)
     assert "does not exist" in result.stderr
 
 
 def test_a_running_import_holds_the_lock(db_path, run_cli, tmp_path):
     path = write_json(tmp_path / "a.json", [good()])
     with run_lock(db_path, "test"):
-        result = run_cli("import-attempts", str(path), expect=1)
+        result = run_cli("import-attempts", "--verified", str(path), expect=1)
     assert "another agentrank run is already using" in result.stderr
 
 

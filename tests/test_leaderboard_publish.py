@@ -36,7 +36,7 @@ def scored(db, run_cli, tmp_path):
 
 @pytest.fixture
 def published(scored, run_cli, tmp_path):
-    run_cli("import-attempts", str(write_json(tmp_path / "attempts.json", ATTEMPTS)))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "attempts.json", ATTEMPTS)))
     return scored
 
 
@@ -98,7 +98,7 @@ def test_version_1_fields_are_unchanged_by_the_ledger(scored, run_cli, tmp_path)
     assert before["leaderboards"] == {"verified": [], "community": []}
     assert all(agent["benchmark"] is None for agent in before["agents"])
     validate_export(before)
-    run_cli("import-attempts", str(write_json(tmp_path / "attempts.json", ATTEMPTS)))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "attempts.json", ATTEMPTS)))
     after = export_of(run_cli, tmp_path)
 
     def version_1(document):
@@ -145,7 +145,7 @@ def test_a_renamed_repo_keeps_its_runs(db, run_cli, tmp_path):
     old = make_item(id=9100, full_name="acme/old-coder", seed=5)
     run_cli("import", str(write_json(tmp_path / "old.json", [old])))
     record = attempt("acme/old-coder", "1", "t1", 1, "2026-10-01T10:00:00Z", "verified", 1, 1, 10, 0.1)
-    run_cli("import-attempts", str(write_json(tmp_path / "a.json", [record])))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "a.json", [record])))
     run_cli("import", str(write_json(tmp_path / "new.json", [{**old, "full_name": "acme/coder"}])))
     run_cli("score")
     summary = benchmark_summary(db.conn, "acme/coder")
@@ -246,7 +246,7 @@ async def test_the_makers_page_section_escapes_hostile_names(db, db_path, run_cl
     record = attempt(
         hostile, "<script>v</script>", "t1", 1, "2026-10-01T10:00:00Z", "community", 1, 2, None, None, model="m&<b>"
     )
-    run_cli("import-attempts", str(write_json(tmp_path / "h.json", [record])))
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "h.json", [record])))
     ds = await datasette_for(db_path)
     html = await ds.render_template("_benchmark.html", {"benchmark": benchmark_summary(db.conn, hostile)})
     assert "<img" not in html and "<script>" not in html and "<b>" not in html

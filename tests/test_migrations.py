@@ -1,9 +1,14 @@
+import ast
+import re
 import sqlite3
+from pathlib import Path
 
+import pytest
 import sqlite_utils
 
 from db.migrations import migrations
 from db.store import open_store
+from tests.conftest import import_and_score, make_item
 
 
 def test_migrations_create_the_schema_once(tmp_path):
@@ -43,3 +48,78 @@ def test_an_older_database_is_upgraded_in_place_keeping_its_data(tmp_path):
     assert db["repos"].get(7)["full_name"] == "a/b"
     # The full-text index covers rows that existed before it.
     assert [r["rowid"] for r in db.query("select rowid from repos_fts where repos_fts match 'b'")] == [7]
+
+
+# Frozen migrations: the schema comes from the migrations alone, whatever today's code is.
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT_PACKAGES = (
+    "agentrank",
+    "crawler",
+    "scoring",
+    "classify",
+    "db",
+    "datasette_plugins",
+    "schedules",
+    "leaderboard",
+)
+
+
+def _schema(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """Every table, view, index and trigger with its SQL, white space folded (a view's text is
+    kept as written, so only its layout may differ)."""
+    rows = conn.execute("select type, name, sql from sqlite_master where name not like 'sqlite_%' order by type, name")
+    return [
+        (kind, name, re.sub(r"\s+", " ", sql or "").replace("( ", "(").replace(" )", ")")) for kind, name, sql in rows
+    ]
+
+
+def test_no_migration_imports_the_products_code():
+    tree = ast.parse((ROOT / "db" / "migrations.py").read_text(encoding="utf-8"))
+    imported = [
+        name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+    ]
+    assert not [n for n in imported if n.split(".")[0] in PROJECT_PACKAGES]
+
+
+def test_migrations_apply_in_the_order_they_are_written(tmp_path):
+    tree = ast.parse((ROOT / "db" / "migrations.py").read_text(encoding="utf-8"))
+    written = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Call) for d in node.decorator_list)
+    ]
+    path = tmp_path / "fresh.db"
+    open_store(path).close()
+    recorded = [r[0] for r in sqlite3.connect(path).execute("select name from _sqlite_migrations order by rowid")]
+    assert recorded == written
+    assert len(set(written)) == len(written)
+
+
+def test_a_database_built_by_the_migrations_is_the_one_the_code_expects(tmp_path):
+    """Publishing rebuilds the agents table from today's code (db/agents.py): the schema it leaves is
+    the one the migrations alone built, so neither has drifted from the other."""
+    path = tmp_path / "built.db"
+    db = open_store(path)
+    built = _schema(db.conn)
+    import_and_score(db, [make_item(seed=1, id=1), make_item(seed=2, id=2)])
+    assert _schema(db.conn) == built
+    db.close()
+
+
+@pytest.mark.parametrize(
+    "stop_before",
+    ["m014_trust_fields", "m017_agents_table", "m018_score_shown_halves_up", "m019_score_range_shown_outwards"],
+)
+def test_an_older_database_upgrades_to_the_same_schema_as_a_new_one(tmp_path, stop_before):
+    fresh = tmp_path / "fresh.db"
+    open_store(fresh).close()
+    old_path = tmp_path / "old.db"
+    old = sqlite_utils.Database(old_path)
+    migrations.apply(old, stop_before=stop_before)
+    old.close()
+    open_store(old_path).close()
+    assert _schema(sqlite3.connect(old_path)) == _schema(sqlite3.connect(fresh))

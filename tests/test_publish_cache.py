@@ -136,7 +136,7 @@ async def test_a_ledger_import_shows_on_the_benchmark_pages_without_a_new_publis
         json.dumps([attempt("fresh/agent", "1.0", "t1", 1, "2026-11-01T08:00:00Z", "verified", 4, 4, 60.0, 0.5)])
     )
     db = open_store(published.path)
-    import_attempts(db, attempts)  # no score run is published
+    import_attempts(db, attempts, verified=True)  # no score run is published
     db.close()
 
     after = await datasette.client.get("/-/leaderboard", headers={"if-none-match": before.headers["etag"]})

@@ -174,7 +174,8 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
     import logging
 
     from agentrank.locks import run_lock
-    from schedules.jobs import last_successful_refresh, scheduled_refresh
+    from agentrank.pipeline import scheduled_refresh
+    from schedules.jobs import last_successful_refresh
     from tests.crawl_helpers import emulated, population
 
     db_path = tmp_path / "agentrank.db"

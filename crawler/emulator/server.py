@@ -41,6 +41,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from crawler.clock import Clock, RealClock
 from crawler.emulator.population import SyntheticRepo, to_search_item
+from crawler.items import parse_timestamp
 
 CAP = 1000
 DOCS = "https://docs.github.com/rest"
@@ -190,7 +191,7 @@ def hold(**match: Any) -> Fault:
 
 def _epoch(value: datetime | str) -> float:
     if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_timestamp(value).timestamp()
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.timestamp()

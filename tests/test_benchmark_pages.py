@@ -1,0 +1,238 @@
+"""The benchmark pages served in-process (real Datasette, real SQLite): the hub's links, links for awkward
+names, ledger text past the served value limit, the AiFolder scorecard page and the leaderboard queries.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentrank.cli import cli
+from agentrank.config import ServeConfig
+from agentrank.serve import build_datasette
+from tests.benchmark_attempts import attempt
+from tests.methods_helpers import AWKWARD, build_methods_db
+from tests.test_benchmark_methods import task
+
+SETTINGS = ServeConfig(heap_limit_mb=0)
+BENCHMARK_PAGES = (
+    "/-/benchmark",
+    "/-/leaderboard",
+    "/-/benchmark/index",
+    "/-/benchmark/fitscore",
+    "/-/benchmark/scorecard",
+    "/-/benchmark/runs/rs9/2026-11-01",
+    "/-/benchmark/over-time/rs9",
+    "/-/benchmark/tasks/rs9/t4",
+)
+
+
+@pytest.fixture(scope="module")
+def methods_db(tmp_path_factory):
+    return build_methods_db(tmp_path_factory.mktemp("pages"))
+
+
+@pytest.fixture(scope="module")
+def datasette(methods_db):
+    return build_datasette(methods_db, SETTINGS)
+
+
+def text_of(page: str) -> str:
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page))).strip()
+
+
+def hrefs(page: str) -> list[str]:
+    return [html.unescape(h) for h in re.findall(r'href="([^"]+)"', page)]
+
+
+def h1(page: str) -> str:
+    found = re.search(r"<h1>(.*?)</h1>", page, re.S)
+    return text_of(found.group(1)) if found else ""
+
+
+@pytest.mark.asyncio
+async def test_the_hub_links_every_benchmark_part_and_every_part_links_back(datasette):
+    hub = (await datasette.client.get("/-/benchmark")).text
+    links = hrefs(hub)
+    for wanted in (
+        "/-/leaderboard#verified",
+        "/-/leaderboard#community",
+        "/-/benchmark/runs/rs9/2026-11-01",
+        "/-/benchmark/over-time/rs9",
+        "/-/benchmark/scorecard",
+        "/-/benchmark/index",
+        "/-/benchmark/fitscore",
+        "/-/benchmark/tasks/rs9/t4",
+    ):
+        assert wanted in links, wanted
+    # Verified and community are two boards, with their own counts.
+    assert re.search(r"Verified leaderboard ?: \d+ entries, \d+ ranked", text_of(hub))
+    assert re.search("Community leaderboard ?: 1 entry, 1 ranked", text_of(hub))
+    # The home page reaches the hub in one click.
+    assert "/-/benchmark" in hrefs((await datasette.client.get("/")).text)
+    # Every benchmark page links back to the hub and to every other part.
+    for path in BENCHMARK_PAGES:
+        response = await datasette.client.get(path)
+        assert response.status_code == 200, path
+        links = hrefs(response.text)
+        for part in ("/-/benchmark", "/-/leaderboard#verified", "/-/leaderboard#community", "/-/benchmark/scorecard",
+                     "/-/benchmark/index", "/-/benchmark/fitscore", "/-/benchmark#runs", "/-/benchmark#over-time"):  # fmt: skip
+            assert part in links, (path, part)
+
+
+@pytest.mark.asyncio
+async def test_awkward_names_get_links_that_reach_their_own_page(datasette):
+    """A suite with "/", a run ending ".json", a task ".." and an agent "probe/..": each link is one
+    path segment per name (no "/" inside a name, no dot segment a browser would resolve, no ".json" end)."""
+    suite, run, task_id = AWKWARD["suite"], AWKWARD["run"], AWKWARD["task"]
+    hub = (await datasette.client.get("/-/benchmark")).text
+    run_links = [h for h in hrefs(hub) if h.startswith("/-/benchmark/runs/") and "v2" in h]
+    assert len(run_links) == 1
+    (run_link,) = run_links
+    assert run_link.count("/") == 5 and not run_link.endswith(".json") and "/../" not in run_link
+    page = await datasette.client.get(run_link)
+    assert page.status_code == 200 and h1(page.text) == f"{suite}: run of {run}"
+    assert AWKWARD["agent"] in text_of(page.text)
+    assert "demo_data" not in page.text  # the demo's marker setting is not an entry's setting to show
+    # The run's JSON twin is the run's, not a run named "r".
+    twin = await datasette.client.get(run_link + ".json")
+    assert twin.status_code == 200 and twin.json()["run"] == run
+    over_time = next(h for h in hrefs(hub) if h.startswith("/-/benchmark/over-time/") and "v2" in h)
+    assert h1((await datasette.client.get(over_time)).text) == f"{suite}: over time"
+    scorecard = (await datasette.client.get("/-/benchmark/scorecard")).text
+    (task_link,) = [h for h in hrefs(scorecard) if h.startswith("/-/benchmark/tasks/") and "v2" in h]
+    assert not any(segment in (".", "..") for segment in task_link.split("/"))
+    task_page = await datasette.client.get(task_link)
+    assert task_page.status_code == 200 and h1(task_page.text) == f"{suite}: {task_id}"
+
+
+@pytest.mark.asyncio
+async def test_the_scorecard_is_a_page_with_every_field_median_spread_and_cost_source(datasette):
+    response = await datasette.client.get("/-/benchmark/scorecard")
+    assert response.status_code == 200
+    page = response.text
+    text = text_of(page)
+    assert h1(page) == "AiFolder scorecard"
+    assert "not a ranking" in text
+    # Per agent and task: median and spread; "—" for what was not measured (no regression tests recorded).
+    assert "median score (spread)" in text and "100.0 (100.0–100.0)" in text
+    assert 'data-label="regression tests">—</td>' in page
+    # A list-price cost carries its source and the date of the price list; an observed one its own date.
+    assert re.search(r"\$0\.\d\d \(list price, rate of \d{4}-\d\d-\d\d\)", text)
+    assert re.search(r"\$0\.05 \(self-reported, rate of 2026-11-03\)", text)
+    # Links to the raw log and the diff.
+    assert any(h.startswith("https://logs.example.org/") and h.endswith(".diff") for h in hrefs(page))
+    assert "raw log" in text
+    # Not a canned query: no SQL on the page.
+    assert "select " not in text.lower()
+
+
+@pytest.mark.asyncio
+async def test_every_cost_on_the_run_and_task_pages_prints_its_source(datasette):
+    run = text_of((await datasette.client.get("/-/benchmark/runs/rs9/2026-11-01")).text)
+    assert "$0.40 (lower bound) (list price)" in run
+    # How many attempts were left out as infrastructure errors, and why.
+    assert "1 attempt left out as an infrastructure error" in run
+    # Billed through a router: the billed figure with its source, and the list price of the same tokens.
+    routed = (await datasette.client.get("/-/benchmark/runs/routed/2026-11-02")).text
+    routed_text = text_of(routed)
+    assert "$0.20 (provider invoice) billed; at list price: $0.90" in routed_text
+    # An entry with part of the suite is not ranked; its cost-score column shows its known cost.
+    partial = re.search(r'<tr class="agentrank-unranked">(.*?)</tr>', routed, re.S).group(1)
+    assert "partial/agent" in partial
+    assert text_of(re.search(r'data-label="cost–score">(.*?)</td>', partial, re.S).group(1)) == "not ranked; cost $0.21"
+    # Errors: how many were left out as infrastructure errors and why; agent errors count as fails.
+    assert "1 attempt left out as an infrastructure error" in routed_text
+    assert "acme/coder 2 (verified): 1: provider returned 502 (task r3)" in routed_text
+    assert (
+        "Agent errors (the agent itself failed to run properly) count as fails: partial/agent 1: 1 (crashed on start)"
+        in routed_text
+    )
+    task_r2 = text_of((await datasette.client.get("/-/benchmark/tasks/routed/r2")).text)
+    assert "yes, as a fail (agent error: crashed on start)" in task_r2
+    twin = (await datasette.client.get("/-/benchmark/runs/routed/2026-11-02.json")).json()
+    acme = next(e for e in twin["entries"] if e["agent"] == "acme/coder")
+    assert (acme["total_cost_usd"], acme["total_list_cost_usd"]) == (pytest.approx(0.2), pytest.approx(0.9))
+    task = (await datasette.client.get("/-/benchmark/tasks/rs9/t1")).text
+    costs = [text_of(c) for c in re.findall(r'data-label="cost">(.*?)</td>', task, re.S)]
+    assert costs and any(c != "—" for c in costs)
+    for cost in costs:
+        assert cost == "—" or re.fullmatch(
+            r"\$[\d,]+\.\d\d( \(lower bound\))? \((list price|dashboard|self-reported|provider invoice)\).*", cost
+        ), cost
+    # The attempt list shows the tier.
+    assert re.findall(r'data-label="tier">(\w+)</td>', task) and set(
+        re.findall(r'data-label="tier">(\w+)</td>', task)
+    ) <= {"verified", "community"}
+
+
+@pytest.mark.asyncio
+async def test_no_benchmark_page_shows_raw_field_names(datasette):
+    for path in BENCHMARK_PAGES:
+        text = text_of((await datasette.client.get(path)).text)
+        for raw in ("demo_data", "_usd", "None", "null_reason", "True", "False", "nan"):
+            assert raw not in text.split(), (path, raw)
+            assert f"{raw}=" not in text, (path, raw)
+
+
+@pytest.mark.asyncio
+async def test_the_leaderboard_queries_hide_their_sql(datasette):
+    for name in ("verified_leaderboard", "community_leaderboard", "agent_attempts", "task_results"):
+        page = (await datasette.client.get(f"/methods/{name}")).text
+        assert '<textarea id="sql-editor"' not in page, name
+        assert "_show_sql=1" in page, name
+
+
+def _huge_ledger(directory: Path) -> Path:
+    """A ledger whose text passes the served value limit: a 2 MB assessment note, ~3,000 judgement
+    calls, and a task with 5,000 per-test results."""
+    db_path = directory / "huge.db"
+    note = "slow " * 400_000
+    judgements = "".join(
+        f'[[assessment.judgement]]\ncall = "reading {i}"\nscores = {{ setup = 3 }}\n' for i in range(3_000)
+    )
+    (directory / "assessments.toml").write_text(
+        "[[assessment]]\n"
+        'agent = "Big Notes"\nsuite = "s"\n'
+        "scores = { cost = 3, speed = 5, setup = 4, agent = 5, privacy = 4 }\n"
+        f'notes = {{ cost = "{note}" }}\n' + judgements
+    )
+    (directory / "tasks.json").write_text(json.dumps([task("t1", 0, 5_000, hidden=5_000, suite="s")]))
+    (directory / "attempts.json").write_text(
+        json.dumps(
+            [attempt("Big Notes", "1", "t1", 1, "2026-11-01T09:00:00Z", "verified", 4_000, 5_000, 9, None, suite="s")]
+        )
+    )
+    for step in (
+        ["import-tasks", "tasks.json"],
+        ["import-attempts", "attempts.json", "--verified"],
+        ["import-assessments", "assessments.toml"],
+    ):
+        result = CliRunner().invoke(
+            cli, ["--db", str(db_path), step[0], str(directory / step[1]), *step[2:]], catch_exceptions=False
+        )
+        assert result.exit_code == 0, (step, result.output)
+    return db_path
+
+
+@pytest.mark.asyncio
+async def test_ledger_text_past_the_value_limit_is_cut_on_the_page_not_an_error(tmp_path):
+    datasette = build_datasette(_huge_ledger(tmp_path), SETTINGS)
+    fitscore = await datasette.client.get("/-/benchmark/fitscore")
+    assert fitscore.status_code == 200
+    text = text_of(fitscore.text)
+    assert "Some ledger text is too long to show here" in text and "The page's JSON has everything" in text
+    assert "characters in all" in text  # the 2 MB note, cut
+    assert len(fitscore.text) < 1_000_000
+    task_page = await datasette.client.get("/-/benchmark/tasks/s/t1")
+    assert task_page.status_code == 200
+    assert "list items left out" in text_of(task_page.text)
+    # The JSON twin keeps everything.
+    full = (await datasette.client.get("/-/benchmark/fitscore.json")).json()
+    assert full[0]["notes"]["cost"] == "slow " * 400_000
+    assert len(full[0]["judgements"]) == 3_000
