@@ -19,12 +19,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/agentrank demo
 
-# Lint, format check, type check, then the tests (tests/test_docs.py fails when a doc drifts from the code).
+# Lint, format check, type check, then the tests (tests/test_docs.py fails when a doc drifts from the code),
+# one worker per core (pytest-xdist; a file's tests stay on one worker, so its fixtures are built once).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # Regenerate the tables and the CLI reference in README.md and docs/ from the code (cog).
 docs: $(STAMP)

@@ -7,13 +7,12 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
 from classify.categories import CATEGORY_IDS, CATEGORY_NAMES
 from classify.examples import ClassifyError, Example, load_training_examples
-from classify.model import Prediction, trained
 from classify.text import RepoText, normalise_topics
 from db.breakdown import resolve_repo
 from db.categories import (
@@ -29,6 +28,9 @@ from db.categories import (
 )
 from db.runs import iso, recorded_run, utcnow
 
+if TYPE_CHECKING:
+    from classify.model import Prediction
+
 
 @dataclass
 class ClassifyResult:
@@ -41,12 +43,14 @@ class ClassifyResult:
     training_examples: int
     train_seconds: float
     categories: list[tuple[str, int]]  # (category, listed repos in it), largest first
+    model_loaded: bool = False  # the model came from the disk cache (trained by an earlier process)
 
     def summary(self) -> str:
+        how = "loaded from the model cache" if self.model_loaded else f"in {self.train_seconds:.1f}s"
         line = (
             f"classify run {self.run_id}: {self.saved} of {self.listed} listed repos classified "
             f"({self.uncertain} uncertain, {self.corrections} corrections known), "
-            f"model {self.model_version} trained on {self.training_examples} examples in {self.train_seconds:.1f}s"
+            f"model {self.model_version} trained on {self.training_examples} examples {how}"
         )
         if self.categories:
             line += "\ncategories: " + ", ".join(f"{c} {n}" for c, n in self.categories)
@@ -156,6 +160,8 @@ def _stored_guess(row: dict[str, Any] | None) -> Prediction | None:
     """The model's last word on a repo, from its stored row (a correction row keeps it as runner-up)."""
     if row is None:
         return None
+    from classify.model import Prediction  # NumPy and SciPy: imported when a model is needed
+
     if row["source"] == "model":
         return Prediction(row["category"], row["probability"], row["runner_up"], row["runner_up_probability"])
     if row["runner_up"]:
@@ -172,6 +178,8 @@ def classify_listed(
     ``uncertain_below`` marks the category uncertain. With ``only_changed`` only repos that are
     new, whose name, description or topics changed, or that an older model classified are redone.
     """
+    from classify.model import trained  # NumPy and SciPy (scikit-learn only to train): imported when needed
+
     with recorded_run(db, "classify", parent_id=parent_id, details={"only_changed": only_changed}) as run:
         corrections = _resolved_corrections(db)
         model = trained(load_training_examples() + _correction_examples(db, corrections))
@@ -205,6 +213,7 @@ def classify_listed(
             "uncertain": uncertain,
             "unchanged": listed - len(rows),
             "train_seconds": round(model.train_seconds, 2),
+            "model_loaded": model.loaded,
         }
     return ClassifyResult(
         run_id=run.id,
@@ -216,6 +225,7 @@ def classify_listed(
         training_examples=model.examples,
         train_seconds=model.train_seconds,
         categories=listed_category_counts(db.conn),
+        model_loaded=model.loaded,
     )
 
 

@@ -137,6 +137,10 @@ class State:
             from agentrank.config import load_config
 
             self._config = load_config(self.config_path)
+            if "path" not in self._config.export.model_fields_set:
+                # Unless the configuration names it, the export sits beside the database:
+                # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
+                self._config.export.path = str(self.db_path.with_name(f"{self.db_path.stem}-export.json"))
         return self._config
 
     def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
@@ -184,6 +188,22 @@ class State:
 
 
 pass_state = click.make_pass_decorator(State)
+
+
+PUBLIC_URL_HELP = "Where the directory is served, https://… (overrides [serve] public_url)"
+
+
+def public_url_option() -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option("--public-url", "public_url", default=None, metavar="URL", help=PUBLIC_URL_HELP)
+
+
+def warn_public_url(url: str) -> None:
+    """A loud warning on stderr when ``url`` cannot be the public address, with how to set it."""
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
+
+    problem = public_url_problem(url)
+    if problem:
+        click.echo(f"WARNING: {problem}; {HOW_TO_SET_PUBLIC_URL}", err=True)
 
 
 def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -265,7 +285,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out: str | None) -> None:
     """The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed
@@ -273,22 +293,31 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     On the demo database (built by `agentrank demo`) without --api-url or --from-file, the week is
     crawled from the demo's GitHub emulator instead, so the demo moves on a week.
     """
+    from agentrank.progress import Report, stage_ticker
+
+    report = Report()
     if _demo_database(state, api_url) and not from_files:
         from agentrank.demo import refresh_demo
 
-        click.echo(refresh_demo(state.db_path, Path(out or state.config.export.path), state.config).summary())
+        demo_result = refresh_demo(state.db_path, Path(out or state.config.export.path), state.config, report=report)
+        report.close()
+        click.echo(demo_result.summary())
         return
     from agentrank.pipeline import refresh_database
     from crawler.secrets import github_token
 
-    result = refresh_database(
-        state.db_path,
-        state.config,
-        export_path=out,
-        import_paths=list(from_files) or None,
-        api_url=api_url or state.config.github.api_url,
-        token=github_token(),
-    )
+    try:
+        result = refresh_database(
+            state.db_path,
+            state.config,
+            export_path=out,
+            import_paths=list(from_files) or None,
+            api_url=api_url or state.config.github.api_url,
+            token=github_token(),
+            after_stage=stage_ticker(report, "refresh: "),
+        )
+    finally:
+        report.close()
     click.echo(result.summary())
 
 
@@ -464,7 +493,21 @@ def import_assessments(state: State, file: str) -> None:
     "evaluate_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Score the model on a labelled CSV (full_name, description, topics, category); no database",
+    help="Score the model on a labelled CSV (full_name, description, topics, category, second_category); no database",
+)
+@click.option(
+    "--repos",
+    "repos_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Descriptions and topics by full_name (CSV or search-items JSON) for an --evaluate file without them",
+)
+@click.option(
+    "--survey",
+    "survey_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Classify unlabelled repos (search-items JSON or CSV): category mix and share uncertain; no database",
 )
 @click.option("--cross-validate", is_flag=True, help="k-fold cross-validation on the bundled training set")
 @click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Folds for --cross-validate")
@@ -473,21 +516,34 @@ def import_assessments(state: State, file: str) -> None:
 )
 @pass_state
 def classify(
-    state: State, only_changed: bool, evaluate_path: str | None, cross_validate: bool, folds: int, held_out: bool
+    state: State,
+    only_changed: bool,
+    evaluate_path: str | None,
+    repos_path: str | None,
+    survey_path: str | None,
+    cross_validate: bool,
+    folds: int,
+    held_out: bool,
 ) -> None:
     "Assign a category to every listed repo, or evaluate the classifier"
-    if evaluate_path or cross_validate or held_out:
+    if repos_path and not evaluate_path:
+        raise click.UsageError("--repos goes with --evaluate")
+    if evaluate_path or cross_validate or held_out or survey_path:
         from classify import evaluate as ev
 
         uncertain_below = state.config.classify.uncertain_below
         if evaluate_path:
-            click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below))
-        if held_out:
+            click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below, repos=repos_path))
+        if survey_path:
             if evaluate_path:
+                click.echo("")
+            click.echo(ev.survey_report(survey_path, uncertain_below=uncertain_below))
+        if held_out:
+            if evaluate_path or survey_path:
                 click.echo("")
             click.echo(ev.held_out_report(uncertain_below=uncertain_below))
         if cross_validate:
-            if evaluate_path or held_out:
+            if evaluate_path or survey_path or held_out:
                 click.echo("")
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return
@@ -512,35 +568,37 @@ def classify(
     default=None,
     help="ISO 8601 instant to score as of (default: the start of the latest crawl/import)",
 )
-@click.option("--force", is_flag=True, help="No note for an --as-of in the future or before the data was fetched")
+@click.option("--force", is_flag=True, help="Score an --as-of in the future or before the data was fetched")
 @pass_state
 def score(state: State, as_of: str | None, force: bool) -> None:
     """Compute the AgentRank Score for every listed repo and publish the ranking
 
-    An --as-of in the future or before the latest crawl/import fetched the data is scored all the
-    same (ages and days since the last push are counted to it), with a note on stderr.
+    An --as-of in the future (beyond a few minutes of clock skew) or before the latest crawl/import
+    fetched the data is refused (one line, exit 2, nothing written) unless --force: then ages and
+    days since the last push are counted to it. Date saved results with `import --observed-at`.
     """
     from agentrank.scorer import score as score_listed
 
     with state.lock("score", must_exist=True):
         db = state.open()
         result = score_listed(db, as_of=as_of, check=not force)
-    if result.note:
-        click.echo(f"Note: {result.note}", err=True)
     click.echo(result.summary())
 
 
 @cli.command()
-@out_option("Where to write the JSON (default: export.path from the config)")
+@out_option("Where to write the JSON (default: export.path from the config, else beside the database: DB-export.json)")
+@public_url_option()
 @pass_state
-def export(state: State, out: str | None) -> None:
+def export(state: State, out: str | None, public_url: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     from agentrank.exporter import export as write_export
 
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
+    serve_config = serve_settings(state, {"public_url": public_url})
     db = state.open(must_exist=True)
-    result = write_export(db, path, public_url=state.config.serve.public_url)
+    result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
+    warn_public_url(serve_config.public_url)
 
 
 @cli.command()
@@ -570,8 +628,12 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
         result = load_breakdown(db.conn, full_name, run_id)
         formatter = format_breakdown
     if result is None:
+        from db.directory import similar_names
+
+        close = similar_names(db.conn, full_name)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise click.ClickException(
-            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name)"
+            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name){hint}"
         )
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else formatter(result))
 
@@ -594,6 +656,16 @@ def repo_name(value: str) -> str:
 def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
     """The [serve] config with command-line overrides (None means "not given") applied."""
     return state.config.serve.with_overrides({k: v for k, v in overrides.items() if v is not None})
+
+
+def follow_port(config: ServeConfig) -> ServeConfig:
+    """Unless ``public_url`` is set, the pages' absolute links (badge snippets, feeds) name the host
+    and port this server really listens on, not the default :8001."""
+    if "public_url" in config.model_fields_set:
+        return config
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+    host = f"[{host}]" if ":" in host else host
+    return config.with_overrides({"public_url": f"http://{host}:{config.port}"})
 
 
 SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_time_limit_ms 500 (repeatable)"
@@ -622,45 +694,74 @@ def check_port(host: str, port: int) -> None:
     help="Open the file with immutable=1: for a snapshot nothing writes to (caching, counts once)",
 )
 @click.option("--setting", "settings", type=(str, str), multiple=True, metavar="NAME VALUE", help=SETTING_HELP)
+@public_url_option()
+@click.option(
+    "--public",
+    is_flag=True,
+    help="This is the public server: refuse a loopback or plain-http public_url",
+)
 @pass_state
 def serve(
-    state: State, host: str | None, port: int | None, immutable: bool | None, settings: tuple[tuple[str, str], ...]
+    state: State,
+    host: str | None,
+    port: int | None,
+    immutable: bool | None,
+    settings: tuple[tuple[str, str], ...],
+    public_url: str | None,
+    public: bool,
 ) -> None:
     "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
 
-    config = serve_settings(state, {**dict(settings), "host": host, "port": port, "immutable": immutable})
+    overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
+    if public_url is not None:  # else a --setting public_url stays
+        overrides["public_url"] = public_url
+    config = serve_settings(state, overrides)
+    problem = public_url_problem(config.public_url)
+    if problem and public:
+        raise click.ClickException(f"--public: {problem}; {HOW_TO_SET_PUBLIC_URL}")
+    if problem and not config.host.startswith("127.") and config.host not in ("localhost", "::1"):
+        warn_public_url(config.public_url)  # listening beyond this machine: probably meant for others
     if not state.db_path.exists():
         state.open(must_exist=True)  # one line: no database there, and how to make one
     if not config.immutable:
         state.open().close()  # migrate before Datasette opens it read-only
     check_port(config.host, config.port)
-    click.echo(f"Datasette: http://{config.host}:{config.port}/{state.db_path.stem}/agents  (Ctrl-C to stop)")
-    run_datasette(state.db_path, config)
+    config = follow_port(config)
+    url = f"http://{config.host}:{config.port}/{state.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
+    from agentrank.serving import serving
+
+    with serving(state.db_path, url):
+        run_datasette(state.db_path, config)
 
 
 @cli.command()
 @out_option("The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json", required=True)
+@public_url_option()
 @pass_state
-def snapshot(state: State, out: str) -> None:
+def snapshot(state: State, out: str, public_url: str | None) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
     from agentrank.serve import datasette_command, publish_snapshot
     from db.paths import output_refusal
     from db.snapshot import metadata_path_for
 
+    serve_config = serve_settings(state, {"public_url": public_url})
     refusal = output_refusal(Path(out), state.db_path, sqlite=True) or output_refusal(
         metadata_path_for(out), state.db_path, sqlite=False
     )
     if refusal:
         raise click.ClickException(f"--out {out}: {refusal}")
-    result = publish_snapshot(state.open(must_exist=True), out, state.config.serve)
+    result = publish_snapshot(state.open(must_exist=True), out, serve_config)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
     click.echo(
         f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
         f"integrity ok, scores recompute{dropped}"
     )
     click.echo(f"wrote {result.metadata_path}")
-    click.echo(f"serve it with: {datasette_command(result, state.config.serve)}")
+    click.echo(f"serve it with: {datasette_command(result, serve_config)}")
+    warn_public_url(serve_config.public_url)
 
 
 def _command_prefix() -> str:
@@ -700,21 +801,30 @@ def _db_flag(state: State) -> str:
     show_default=True,
     help="Weekly refreshes to simulate, the last one now",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: str | None) -> None:
     """Build the database (--db, default agentrank.db) from the bundled synthetic population through several weekly refreshes, then serve it
 
     A database the demo did not build is never replaced; run it again to rebuild the demo.
     """
-    from agentrank.demo import Report, build_demo
+    from agentrank.demo import build_demo, check_replaceable
+    from agentrank.progress import Report
     from agentrank.serve import free_port
     from agentrank.serve import serve as run_datasette
+    from agentrank.serving import serving, stale_server_warning
 
+    check_replaceable(state.db_path)  # a database the demo did not build: refused before any warning
+    warning = stale_server_warning(state.db_path)
+    if warning:
+        click.echo(warning, err=True)
     report = Report()
-    result = build_demo(
-        state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
-    )
+    try:
+        result = build_demo(
+            state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
+        )
+    finally:
+        report.close()
     click.echo(
         f"demo database: {result.db_path} ({result.weeks} weekly refreshes of {size} synthetic repos, "
         f"{result.document['count']} agents published, {result.attempts} benchmark attempts)"
@@ -736,12 +846,14 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     if no_serve:
         return
     config = state.config.serve
-    config = config.with_overrides({"port": free_port(config.host, port)})
+    config = follow_port(config.with_overrides({"port": free_port(config.host, port)}))
     base = f"http://{config.host}:{config.port}"
-    click.echo(f"Datasette: {base}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
+    url = f"{base}/{result.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
     if mover:
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
-    run_datasette(result.db_path, config)
+    with serving(result.db_path, url):
+        run_datasette(result.db_path, config)
 
 
 if __name__ == "__main__":

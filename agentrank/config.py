@@ -30,7 +30,7 @@ class _Section(BaseModel):
 
 class ClassifyConfig(_Section):
     # Below this probability a model prediction is shown as uncertain.
-    uncertain_below: float = Field(0.45, ge=0, le=1)
+    uncertain_below: float = Field(0.55, ge=0, le=1)
 
 
 class ExportConfig(_Section):

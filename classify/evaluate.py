@@ -11,7 +11,15 @@ from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precisio
 from sklearn.model_selection import StratifiedKFold
 
 from classify.categories import CATEGORY_IDS
-from classify.examples import HELD_OUT_FILE, Example, load_held_out_examples, load_training_examples, read_labelled_csv
+from classify.examples import (
+    HELD_OUT_FILE,
+    Example,
+    RepoTexts,
+    load_held_out_examples,
+    load_training_examples,
+    read_labelled_csv,
+    read_repo_texts,
+)
 from classify.model import CategoryModel, Settings, train, trained
 from classify.text import RepoText, tokens
 
@@ -28,19 +36,30 @@ class Evaluation:
     probabilities: list[float]
     runner_ups: list[str | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The labeller's recorded second choices (None where there is none); empty when the file has none.
+    seconds: list[str | None] = field(default_factory=list)
 
     @property
     def accuracy(self) -> float:
         return float(accuracy_score(self.labels, self.predicted))
 
     @property
+    def recorded_seconds(self) -> bool:
+        return any(s is not None for s in self.seconds)
+
+    def lenient_hits(self) -> list[bool]:
+        """Per repo: right, or leniently right. With recorded second choices: the prediction is the
+        label or the labeller's second choice. Without: the label is the model's runner-up."""
+        if self.recorded_seconds:
+            return [p in (lab, s) for lab, p, s in zip(self.labels, self.predicted, self.seconds, strict=True)]
+        runner_ups = self.runner_ups or [None] * len(self.labels)
+        return [lab in (p, r) for lab, p, r in zip(self.labels, self.predicted, runner_ups, strict=True)]
+
+    @property
     def lenient_accuracy(self) -> float:
-        """Right, or the label is the runner-up (a defensible second choice)."""
-        if not self.labels:
-            return 0.0
-        seconds = self.runner_ups or [None] * len(self.labels)
-        hits = [lab in (p, r) for lab, p, r in zip(self.labels, self.predicted, seconds, strict=True)]
-        return sum(hits) / len(hits)
+        """Right, or a defensible second choice (see :meth:`lenient_hits`)."""
+        hits = self.lenient_hits()
+        return sum(hits) / len(hits) if hits else 0.0
 
     @property
     def macro_f1(self) -> float:
@@ -59,6 +78,7 @@ class Evaluation:
             pick(self.predicted),
             pick(self.probabilities),
             pick(self.runner_ups),
+            seconds=pick(self.seconds),
         )
 
 
@@ -70,6 +90,7 @@ def evaluate(model: CategoryModel, examples: Sequence[Example]) -> Evaluation:
         [p.category for p in predictions],
         [p.probability for p in predictions],
         [p.runner_up for p in predictions],
+        seconds=[e.second for e in examples] if any(e.second for e in examples) else [],
     )
 
 
@@ -112,11 +133,12 @@ def _short(category: str) -> str:
 def format_evaluation(evaluation: Evaluation, title: str, *, uncertain_below: float) -> str:
     """Accuracy, macro-F1, per-category precision/recall/F1, the confusion matrix and the uncertain share."""
     ev = evaluation
+    how = "the label or its recorded second choice" if ev.recorded_seconds else "right, or the label is the runner-up"
     lines = [
         title,
         *ev.notes,
         f"accuracy  {ev.accuracy:.3f}",
-        f"lenient   {ev.lenient_accuracy:.3f}  (right, or the label is the runner-up)",
+        f"lenient   {ev.lenient_accuracy:.3f}  ({how})",
         f"macro-F1  {ev.macro_f1:.3f}",
         "",
     ]
@@ -147,6 +169,7 @@ def calibration_lines(evaluation: Evaluation, *, uncertain_below: float) -> list
     then the uncertain (below the threshold) and certain predictions."""
     probs = np.asarray(evaluation.probabilities, dtype=float)
     correct = np.asarray(evaluation.labels) == np.asarray(evaluation.predicted)
+    lenient = np.asarray(evaluation.lenient_hits(), dtype=bool)
     lines = ["calibration (predicted probability → share right)", f"{'probability':<13} {'repos':>6} {'right':>6}"]
     edges = CALIBRATION_EDGES
     for low, high in zip(edges, edges[1:], strict=False):
@@ -156,7 +179,10 @@ def calibration_lines(evaluation: Evaluation, *, uncertain_below: float) -> list
     unsure = probs < uncertain_below
     for label, keep in ((f"uncertain (< {uncertain_below:g})", unsure), (f"certain (≥ {uncertain_below:g})", ~unsure)):
         share = f"{correct[keep].mean():.3f}" if keep.any() else "-"
-        lines.append(f"{label:<22} {int(keep.sum()):>5} of {len(probs)}, right {share}")
+        loose = f"{lenient[keep].mean():.3f}" if keep.any() else "-"
+        lines.append(f"{label:<22} {int(keep.sum()):>5} of {len(probs)}, right {share}, leniently {loose}")
+    share = f"{unsure.mean():.3f}" if len(probs) else "-"
+    lines.append(f"share uncertain        {share}")
     return lines
 
 
@@ -188,12 +214,45 @@ def seen_in_training(examples: Sequence[Example], training: Sequence[Example]) -
     return seen
 
 
-def evaluation_report(path: str | Path, *, uncertain_below: float, title: str | None = None) -> str:
+def evaluation_report(
+    path: str | Path, *, uncertain_below: float, title: str | None = None, repos: str | Path | None = None
+) -> str:
     """Train on the bundled set, predict the labelled file, and report; repos that are also in the
     training set (same full_name, or a description worded nearly the same) are reported apart, since
-    the model has seen them."""
-    examples = read_labelled_csv(path)
+    the model has seen them. ``repos`` (:func:`read_repo_texts`) supplies the descriptions and topics
+    of a labelled file that has none."""
+    texts: RepoTexts | None = read_repo_texts(repos) if repos is not None else None
+    examples = read_labelled_csv(path, texts)
     return _report(examples, title or f"evaluation on {path}", uncertain_below=uncertain_below)
+
+
+def survey_report(path: str | Path, *, uncertain_below: float) -> str:
+    """Classify an unlabelled set of repos (a saved crawl: search items, or a CSV with full_name and
+    description): the predicted category mix, the share marked uncertain, and the probabilities."""
+    texts = read_repo_texts(path)
+    repos = [t for key, t in texts.items() if isinstance(key, str)]
+    model = trained(load_training_examples())
+    predictions = model.predict(repos, reasons=False)
+    n = len(predictions)
+    counts: dict[str, int] = {}
+    for p in predictions:
+        counts[p.category] = counts.get(p.category, 0) + 1
+    unsure = sum(p.probability < uncertain_below for p in predictions)
+    lines = [
+        f"survey of {path}: {n} repos (unlabelled); model {model.version} trained on {model.examples} examples",
+        f"share uncertain (< {uncertain_below:g})  {unsure / n:.3f}  ({unsure} repos)",
+        "",
+        f"{'category':<15} {'repos':>6} {'share':>6} {'uncertain':>9}",
+    ]
+    for category, count in sorted(counts.items(), key=lambda kv: (-kv[1], CATEGORY_IDS.index(kv[0]))):
+        doubtful = sum(p.category == category and p.probability < uncertain_below for p in predictions)
+        lines.append(f"{category:<15} {count:>6} {count / n:>6.3f} {doubtful:>9}")
+    probs = np.asarray([p.probability for p in predictions])
+    lines += ["", f"{'probability':<13} {'repos':>6}"]
+    for low, high in zip(CALIBRATION_EDGES, CALIBRATION_EDGES[1:], strict=False):
+        inside = (probs >= low) & ((probs < high) if high < 1 else (probs <= high))
+        lines.append(f"{f'{low:.2f}–{high:.2f}':<13} {int(inside.sum()):>6}")
+    return "\n".join(lines)
 
 
 def held_out_report(*, uncertain_below: float) -> str:

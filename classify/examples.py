@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -26,6 +27,8 @@ class Example:
     full_name: str
     repo: RepoText
     category: str
+    # A labeller's recorded second choice (a defensible other answer), when the file has one.
+    second: str | None = None
 
 
 def training_bytes() -> bytes:
@@ -48,46 +51,119 @@ def load_held_out_examples() -> list[Example]:
     return parse_labelled_csv(data, f"classify/data/{HELD_OUT_FILE}")
 
 
-def read_labelled_csv(path: str | Path) -> list[Example]:
-    """A CSV with columns full_name, description, category and optionally topics."""
-    path = Path(path)
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ClassifyError(f"{path}: file not found") from None
     except UnicodeDecodeError:
         raise ClassifyError(f"{path}: not UTF-8 text") from None
+    except IsADirectoryError:
+        raise ClassifyError(f"{path}: a folder, not a file") from None
     except OSError as e:
         raise ClassifyError(f"{path}: cannot read: {e.strerror}") from None
-    return parse_labelled_csv(text, str(path))
 
 
-def parse_labelled_csv(text: str, where: str) -> list[Example]:
+def read_labelled_csv(path: str | Path, texts: RepoTexts | None = None) -> list[Example]:
+    """A CSV with columns full_name, category and description, optionally topics and
+    second_category (a recorded second choice). Without a description column the name,
+    description and topics come from ``texts`` (:func:`read_repo_texts`)."""
+    path = Path(path)
+    return parse_labelled_csv(_read_text(path), str(path), texts)
+
+
+# full_name (lower case) → its text; with a ``source`` column, also (full_name, source) → the text
+# that source saw (a repo's description can differ between snapshots).
+RepoTexts = dict[str | tuple[str, str], RepoText]
+
+
+def read_repo_texts(path: str | Path) -> RepoTexts:
+    """Names, descriptions and topics of repos, by full_name: a CSV with full_name, description and
+    optionally topics and source, or a JSON list of GitHub search items (or an object with
+    ``items``)."""
+    path = Path(path)
+    text = _read_text(path)
+    texts: RepoTexts = {}
+    if text.lstrip().startswith(("[", "{")):
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            raise ClassifyError(f"{path}: not valid JSON: {e}") from None
+        items = data.get("items") if isinstance(data, dict) else data
+        if not isinstance(items, list):
+            raise ClassifyError(f"{path}: expected a list of repos (or an object with items)")
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("full_name"), str):
+                name = item["full_name"]
+                description = item.get("description") if isinstance(item.get("description"), str) else ""
+                topics = item.get("topics") if isinstance(item.get("topics"), list) else None
+                texts.setdefault(name.lower(), RepoText.from_full_name(name, description, topics))
+    else:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        columns = [c.strip() for c in reader.fieldnames or []]
+        if "full_name" not in columns or "description" not in columns:
+            raise ClassifyError(f"{path}: missing column(s) full_name and description")
+        reader.fieldnames = columns
+        try:
+            for row in reader:
+                name = (row.get("full_name") or "").strip()
+                if not name:
+                    continue
+                repo = RepoText.from_full_name(name, row.get("description"), row.get("topics"))
+                texts.setdefault(name.lower(), repo)
+                if row.get("source"):
+                    texts.setdefault((name.lower(), row["source"].strip()), repo)
+        except csv.Error as e:
+            raise ClassifyError(f"{path} line {reader.line_num}: not valid CSV: {e}") from None
+    if not texts:
+        raise ClassifyError(f"{path}: no repos")
+    return texts
+
+
+def parse_labelled_csv(text: str, where: str, texts: RepoTexts | None = None) -> list[Example]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = [c.strip() for c in reader.fieldnames or []]
-    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    needed = REQUIRED_COLUMNS if texts is None else ("full_name", "category")
+    missing = [c for c in needed if c not in columns]
     if missing:
         raise ClassifyError(
             f"{where}: missing column(s) {', '.join(missing)} (need full_name, description, category; topics optional)"
         )
+    from_texts = texts is not None and "description" not in columns
     reader.fieldnames = columns
     examples = []
+    unknown = []
     try:
         for row in reader:
             line = reader.line_num
             full_name = (row.get("full_name") or "").strip()
             category = (row.get("category") or "").strip()
+            second = (row.get("second_category") or "").strip() or None
             if not full_name:
                 raise ClassifyError(f"{where} line {line}: empty full_name")
-            if category not in CATEGORY_IDS:
-                raise ClassifyError(
-                    f"{where} line {line}: unknown category {category!r} for {full_name} "
-                    f"(one of: {', '.join(CATEGORY_IDS)})"
-                )
-            repo = RepoText.from_full_name(full_name, row.get("description"), row.get("topics"))
-            examples.append(Example(full_name, repo, category))
+            for label in (category, second):
+                if label is not None and label not in CATEGORY_IDS:
+                    raise ClassifyError(
+                        f"{where} line {line}: unknown category {label!r} for {full_name} "
+                        f"(one of: {', '.join(CATEGORY_IDS)})"
+                    )
+            if from_texts:
+                assert texts is not None
+                source = (row.get("source") or "").strip()
+                found = texts.get((full_name.lower(), source)) or texts.get(full_name.lower())
+                if found is None:
+                    unknown.append(full_name)
+                    continue
+                repo = found
+            else:
+                repo = RepoText.from_full_name(full_name, row.get("description"), row.get("topics"))
+            examples.append(Example(full_name, repo, category, second))
     except csv.Error as e:
         raise ClassifyError(f"{where} line {reader.line_num}: not valid CSV: {e}") from None
+    if unknown:
+        raise ClassifyError(
+            f"{where}: {len(unknown)} repo(s) without a description in the --repos file, e.g. {unknown[0]}"
+        )
     if not examples:
         raise ClassifyError(f"{where}: no labelled rows")
     return examples

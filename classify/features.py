@@ -219,9 +219,21 @@ RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
     ),
     "list-of-links": (
         "a list of links, tutorials or examples (rule 9)",
-        re.compile(r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of)\b"),
+        re.compile(
+            r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of)\b"
+            r"|教程|指南|资源|大全|合集|清单|课程|电子书|学习路线|面试|笔记|导航|提示词|精选"
+        ),
         120,
-        ("list of", "curated", "collection", "tutorial", "course", "cookbook", "example"),
+        (
+            "list of",
+            "curated",
+            "collection",
+            "tutorial",
+            "course",
+            "cookbook",
+            "example",
+            *"教指资大合清课电学面笔导提精",
+        ),
     ),
 }
 

@@ -22,7 +22,9 @@ import numpy as np
 from classify.categories import CATEGORY_IDS
 from classify.text import RepoText
 
-# Topic → category. Only topics that say on their own what a repo is belong here.
+# Topic → category. Only topics that say on their own what a repo is belong here. Not here: speech
+# topics (`tts`, `speech-recognition`, …: speech models and toolkits are `other`, voice I/O for
+# agents `voice`) and `data-science` / `data-visualization` (mostly libraries and courses).
 TOPIC_LEXICON: dict[str, str] = {
     "awesome": "resources",
     "awesome-list": "resources",
@@ -85,10 +87,8 @@ TOPIC_LEXICON: dict[str, str] = {
     "text2sql": "data",
     "nl2sql": "data",
     "data-analysis": "data",
-    "data-science": "data",
     "business-intelligence": "data",
     "data-analytics": "data",
-    "data-visualization": "data",
     "chatbot": "chat",
     "chat-ui": "chat",
     "customer-support": "chat",
@@ -100,14 +100,8 @@ TOPIC_LEXICON: dict[str, str] = {
     "voice-agent": "voice",
     "voice-assistant": "voice",
     "voice-ai": "voice",
-    "text-to-speech": "voice",
-    "speech-to-text": "voice",
-    "speech-recognition": "voice",
     "voice": "voice",
-    "tts": "voice",
-    "stt": "voice",
     "telephony": "voice",
-    "speech": "voice",
     "voice-agents": "voice",
     "long-term-memory": "memory",
     "vector-database": "memory",

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
+from datasette_plugins.admission import is_raw_sql_param
 from datasette_plugins.limits import limits
 from db.breakdown import has_published_table, latest_run_stamp, published_stamp
 
@@ -70,7 +71,8 @@ DATASETTE_PAGES = frozenset(
         "api",
     }
 )
-# Query parameters that make a page depend on more than the published run.
+# Query parameters that make a page depend on more than the published run (and every raw-SQL
+# parameter, admission.is_raw_sql_param: SQL results are never kept).
 UNCACHED_PARAMS = frozenset({"sql", "_stream"})
 MAX_ENTRY_BYTES = 4_000_000  # bigger pages get an ETag but are not kept in memory
 # What one kept page costs beyond its body and headers: its key (a fixed-size digest), the
@@ -137,7 +139,9 @@ class PublishedRun:
 
 def follows_published_run(path: str, query_string: str, database_names: frozenset[str]) -> bool:
     """Does this GET show only what the published run determines (so it may carry its ETag)?"""
-    if any(name in UNCACHED_PARAMS for name, _ in parse_qsl(query_string, keep_blank_values=True)):
+    if any(
+        name in UNCACHED_PARAMS or is_raw_sql_param(name) for name, _ in parse_qsl(query_string, keep_blank_values=True)
+    ):
         return False
     parts = [p for p in path.split("/") if p]
     if not parts or parts == ["index.json"] or parts == [".json"]:

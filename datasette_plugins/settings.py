@@ -8,6 +8,7 @@ by plain ``datasette`` behaves the same.
 from __future__ import annotations
 
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -62,6 +63,8 @@ class ServeConfig(BaseModel):
     # proxy may keep them before revalidating with their ETag, and the in-process page cache.
     cache_max_age: int = Field(300, ge=0)
     page_cache_mb: int = Field(64, ge=0)
+    # Access-Control-Allow-Origin: * on the read-only JSON, CSV, feeds and badges (datasette_plugins/cors.py).
+    cors: bool = True
 
     # Which of the fields above are Datasette settings, passed through unchanged.
     DATASETTE_SETTINGS: ClassVar[tuple[str, ...]] = (
@@ -88,6 +91,7 @@ class ServeConfig(BaseModel):
         "public_url",
         "cache_max_age",
         "page_cache_mb",
+        "cors",
     )
 
     @model_validator(mode="after")
@@ -115,3 +119,30 @@ class ServeConfig(BaseModel):
             if first["type"] == "extra_forbidden":
                 raise SettingError(f"unknown key '{key}'") from None
             raise SettingError(f"bad value for '{key}': {first['msg']}") from None
+
+
+HOW_TO_SET_PUBLIC_URL = (
+    'set it with --public-url https://YOUR.SITE (or public_url = "https://YOUR.SITE" under [serve] in the config)'
+)
+
+
+def public_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be the directory's public address (loopback, or plain http), or None.
+
+    It is the base of the feeds' links, the badge snippets, the export's ``page_url`` and
+    ``badge_url`` and the snapshot's metadata; shields.io refuses an endpoint badge that is not https."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if (
+        host == "localhost"
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+        or host in ("::1", "0.0.0.0", "::")
+    ):
+        return (
+            f"public_url is {url}, this machine's loopback address: the feeds, badge snippets and "
+            "page links would point at whoever reads them"
+        )
+    if parts.scheme != "https":
+        return f"public_url is {url}, plain http: shields.io refuses an endpoint badge that is not https"
+    return None

@@ -380,7 +380,7 @@ def flag_sentences(breakdown: dict[str, Any]) -> list[str]:
         earlier = check.get("largest_earlier_weekly_gain")
         expected = check.get("expected_from_peers")
         sentences.append(
-            f"unusual-star-growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
+            f"unusual star growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
             f"against at most {earlier or 0:,} a week in the {len(check.get('earlier_weekly_gains') or [])} weeks "
             f"before, and about {expected or 0:,.0f} expected from other listed repos with its fork gain "
             f"({check.get('forks_gained_last_week') or 0:,}), pushes and size (the flag needs at least "
@@ -418,8 +418,8 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         low, high = breakdown["score_range"]
         lines.append(
             f"rank {breakdown['rank']:,}, {likely}; score likely {low:.1f}–{high:.1f} "
-            "(9 times in 10 when the ranking is rerun with the weights nudged a little and every repo's stars and "
-            "forks moved by about a week's change)"
+            "(9 times in 10 if the weights were a little different and every repo's stars and forks moved by a "
+            "normal week's change)"
         )
     lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
     for c in breakdown["components"]:

@@ -240,3 +240,55 @@ def test_the_faster_rule_patterns_find_exactly_what_the_rules_find():
         found = [bool(original.search(t)) for t in texts]
         assert 100 < sum(found) < len(texts) - 100, source  # the texts test both ways
         assert [bool(faster.search(t)) for t in texts] == found, source
+
+
+def test_framework_needs_positive_evidence():
+    # An SDK, a library, "build agents" language or a programming language is evidence; an agent
+    # that only says what it does for its user is not.
+    evidence = classify.model._framework_evidence
+    for description in (
+        "Python SDK for agents",
+        "Build reliable LLM agents with typed tools",
+        "A TypeScript package for tool calling",
+        "Create autonomous agents in a few lines",
+    ):
+        assert evidence([], RepoText("x", description)), description
+    assert not evidence([], RepoText("joybot", "AI agents that spark joy"))
+
+
+def test_without_framework_evidence_framework_is_less_likely():
+    examples = load_training_examples()
+    plain = RepoText("sparkle", "Autonomous AI agents that spark joy", ("agents", "ai"))
+    with_penalty = train(examples)
+    without = train(examples, classify.model.Settings(framework_penalty=0.0))
+    index = CATEGORY_IDS.index("framework")
+    assert with_penalty.probabilities([plain])[0][index] < without.probabilities([plain])[0][index]
+    assert predict(with_penalty, "plotsmith", "Python plotting library for dataframes").category == "other"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        ("gradbox", "Automatic differentiation and tensors for NumPy users", ("deep-learning",)),
+        ("quillplot", "Interactive charts for dataframes in notebooks", ("visualization",)),
+        ("moe-gallery", "Fan art gallery for moe anime characters", ("anime",)),
+    ],
+)
+def test_a_repo_that_names_nothing_of_ai_agents_is_other(model, name, description, topics):
+    assert not classify.model._mentions_ai(RepoText(name, description, topics))
+    assert predict(model, name, description, topics).category == "other"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # The grey zones of docs/categories.md, one each.
+        ("servelm", "Fast LLM inference server with continuous batching on GPUs", ("inference",), "other"),
+        ("llm-relay", "OpenAI-compatible gateway in front of many model providers, with budgets", (), "infrastructure"),
+        ("voxkit", "Text-to-speech model with voice cloning", ("tts",), "other"),
+        ("vecstore", "Vector database for embeddings with filtering and hybrid search", ("vector-database",), "memory"),
+        ("acme-python", "Official Python client library for the Acme generative AI API", ("sdk",), "framework"),
+    ],
+)
+def test_grey_zone_decisions(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category

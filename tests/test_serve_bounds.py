@@ -314,7 +314,7 @@ def test_a_search_counts_its_facets_from_an_index_and_an_owner_is_found_by_index
     open_store(published.path).close()  # migrated
     conn = sqlite3.connect(published.path)
     search = "repo_id in (select rowid from repos_fts where repos_fts match :search)"
-    for column in ("category", "license", "language", "activity_bucket"):
+    for column in ("category", "license_spdx", "language", "activity_bucket"):
         # The shape of Datasette's facet query on a search of the agents page.
         plan = _plan(
             conn,
