@@ -117,8 +117,14 @@ class AgentRankGroup(click.Group):
                 raise click.ClickException(redact(str(e))) from None
             if isinstance(e, sqlite3.OperationalError):
                 raise click.ClickException(redact(f"database error: {e}")) from None
+            if isinstance(e, sqlite3.DatabaseError):  # "malformed", "not a database": damage found while reading
+                from db.connection import DAMAGED
+
+                raise click.ClickException(redact(f"database error: {e}; {DAMAGED}")) from None
+            if isinstance(e, OSError):  # a read-only or full file system, a folder that vanished
+                where = f"{e.filename}: " if e.filename else ""
+                raise click.ClickException(redact(f"{where}{e.strerror or e}")) from None
             raise
-            raise click.ClickException(redact(f"database error: {e}")) from None
 
 
 class State:
@@ -143,14 +149,16 @@ class State:
                 self._config.export.path = str(self.db_path.with_name(f"{self.db_path.stem}-export.json"))
         return self._config
 
-    def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
-        """The database; with ``must_exist`` a missing file is one line, and nothing is created."""
+    def open(self, *, must_exist: bool = False, check: bool = False) -> sqlite_utils.Database:
+        """The database; with ``must_exist`` a missing file is one line, and nothing is created.
+        A command that writes (holding the lock), or publishes (``check``), first checks the file
+        is sound: a damaged one is refused, not written into or published from."""
         from db.runs import UNRESUMABLE_KINDS, mark_interrupted
         from db.store import open_store
 
         if not self.db_path.exists():
             self._new_files += [self.db_path, *(Path(f"{self.db_path}{end}") for end in ("-wal", "-shm", "-journal"))]
-        db = open_store(self.db_path, must_exist=must_exist)
+        db = open_store(self.db_path, must_exist=must_exist, check=check or self.locked)
         self._opened.append(db)
         if self.locked:
             # This process holds the run lock, so a run still marked running was killed.
@@ -381,6 +389,40 @@ def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> No
     click.echo(result.summary())
 
 
+@cli.command(name="redate-run")
+@click.argument("run_id", metavar="RUN", type=int)
+@click.option("--to", "to", required=True, metavar="ISO8601", help="When the run really started (UTC if no zone)")
+@pass_state
+def redate_run(state: State, run_id: int, to: str) -> None:
+    """Move RUN, recorded with a clock that was ahead, to when it really happened (then score again)
+
+    Every time RUN and its stages recorded moves by the same offset: the runs, the snapshots, when
+    each repo and name was seen, the scores', the publication's and the classifications' times. It
+    must be the latest run, and --to must lie after the run before it and not in the future. The
+    scores it computed counted ages to the wrong time: run `agentrank score` afterwards.
+    """
+    from crawler.items import parse_instant
+    from db.redate import RedateRefused
+    from db.redate import redate_run as move_run
+    from db.runs import utcnow
+
+    try:
+        when = parse_instant(to)
+    except ValueError as e:
+        raise InputRefused(f"--to {to!r}: {e}") from None
+    with state.lock("redate-run", must_exist=True):
+        db = state.open()
+        try:
+            result = move_run(db, run_id, when, now=utcnow())
+        except RedateRefused as e:
+            raise InputRefused(f"redate-run {run_id}: {e}") from None
+    moved = ", ".join(f"{name} {count}" for name, count in result.rows.items())
+    click.echo(
+        f"run {run_id} moved from {result.old_start} to {result.new_start} with runs "
+        f"{', '.join(map(str, result.runs))} ({moved}); run `agentrank score` to score as of the right time"
+    )
+
+
 # Exit status of import-attempts when some records were rejected (the valid ones are stored).
 EXIT_RECORDS_REJECTED = 3
 
@@ -595,7 +637,7 @@ def export(state: State, out: str | None, public_url: str | None) -> None:
 
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     serve_config = serve_settings(state, {"public_url": public_url})
-    db = state.open(must_exist=True)
+    db = state.open(must_exist=True, check=True)
     result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
     warn_public_url(serve_config.public_url)
@@ -753,7 +795,7 @@ def snapshot(state: State, out: str, public_url: str | None) -> None:
     )
     if refusal:
         raise click.ClickException(f"--out {out}: {refusal}")
-    result = publish_snapshot(state.open(must_exist=True), out, serve_config)
+    result = publish_snapshot(state.open(must_exist=True, check=True), out, serve_config)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
     click.echo(
         f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "

@@ -53,8 +53,11 @@ class ServeConfig(BaseModel):
     # long one waits for its turn before "503 busy, try again".
     max_inflight_result_bytes: int = Field(20_000_000, ge=1000)
     queue_wait_ms: int = Field(2000, ge=0)
-    # Where the maker's page sends people to ask for a correction.
-    source_url: str = "https://github.com/agentrank/agentrank"
+    # Where the maker's page sends people to ask for a correction: an http(s) URL, since it becomes a
+    # link on every maker's page ("javascript:alert(1)" would run in every visitor's browser).
+    source_url: str = Field(
+        "https://github.com/agentrank/agentrank", pattern=r"^https?://[^\s/]+(/\S*)?$", max_length=2000
+    )
     # Where the directory is served, for absolute links: feeds, badges and the export's page_url and
     # badge_url. Not set: the server's own address, http://HOST:PORT (so `serve --port 8140` links
     # to itself); set it to the public address behind a proxy.
