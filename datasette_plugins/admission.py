@@ -232,6 +232,8 @@ def _status_of(exception: BaseException) -> tuple[int, str] | None:
         return 503, NO_MEMORY
     if isinstance(exception, sqlite3.Error) and "out of memory" in str(exception).lower():
         return 503, NO_MEMORY
+    if isinstance(exception, sqlite3.ProgrammingError) and "null character" in str(exception):
+        return 400, "bad request: the request contains a NUL byte (%00)"  # refusals.py stops most first
     if isinstance(exception, OverflowError):
         return 400, "a number in the request is too large"
     if isinstance(exception, sqlite3.DataError) or (

@@ -37,6 +37,7 @@ from db.reading import ReadTooSlow
 from leaderboard.summary import benchmark_summary
 from leaderboard.views import agent_methods
 from scoring import movement
+from scoring.components import RANKED_VALUES
 from scoring.explain import flag_sentences, likely_rank_phrase
 from scoring.uncertainty import INTERVAL
 
@@ -92,9 +93,17 @@ def _run_key(conn: sqlite3.Connection, run_id: int, what: str) -> tuple[Any, ...
     return (what, *run_identity(conn, run_id))
 
 
+def sorted_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
+    """:func:`db.breakdown.run_population` with each column also sorted (``sorted_stars``...), so a
+    page takes percentiles and the others' values without sorting the whole run (at 31,000 listed,
+    sorting on every page made a first visit of a maker's page twice as slow as at 1,300)."""
+    arrays = run_population(conn, run_id)
+    return {**arrays, **{f"sorted_{k}": np.sort(arrays[k]) for k in RANKED_VALUES}}
+
+
 def cached_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
-    """:func:`db.breakdown.run_population`, read once per run by this process."""
-    return per_run(_run_key(conn, run_id, "population"), lambda: run_population(conn, run_id))
+    """:func:`sorted_population`, read once per run by this process."""
+    return per_run(_run_key(conn, run_id, "population"), lambda: sorted_population(conn, run_id))
 
 
 def cached_histograms(conn: sqlite3.Connection, run_id: int) -> dict[str, dict[str, Any]]:

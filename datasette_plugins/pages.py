@@ -16,6 +16,7 @@ from urllib.parse import unquote
 from datasette import Response, hookimpl
 
 from classify.categories import CATEGORIES
+from datasette_plugins.formatting import plural
 from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
 from datasette_plugins.reading import ranking_database, read_page
 from db import directory
@@ -115,22 +116,41 @@ async def category_page(datasette: Any, request: Any) -> Response:
     return await render(datasette, request, "category.html", {"database": database.name, **context})
 
 
+OWNER_PAGE_SIZE = 100  # repos on one page of an owner's list
+
+
+def owner_context(conn: sqlite3.Connection, login: str, page: int) -> dict[str, Any] | None:
+    """One page of an owner's repos, with the counts; None when the owner is unknown."""
+    total, listed = directory.owner_counts(conn, login)
+    if total == 0:
+        return None
+    pages = -(-total // OWNER_PAGE_SIZE)
+    repos = directory.owner_repos(conn, login, OWNER_PAGE_SIZE, (page - 1) * OWNER_PAGE_SIZE) if page <= pages else []
+    return {"total": total, "listed": listed, "repos": repos, "page": page, "pages": pages}
+
+
 async def owner_page(datasette: Any, request: Any) -> Response:
     login = unquote(request.url_vars["login"])
+    asked = request.args.get("page", "1")
+    if not asked.isdigit() or not 1 <= int(asked) <= 1_000_000:
+        return Response.text(f"bad page number {asked!r}: pages are numbered from 1", status=400)
+    page = int(asked)
     database = await ranking_database(datasette)
-    repos = [] if database is None else await read(datasette, database, lambda conn: directory.owner_repos(conn, login))
-    if not repos:
+    context = (
+        None if database is None else await read(datasette, database, lambda conn: owner_context(conn, login, page))
+    )
+    if context is None:
         return await not_found(datasette, request, "Owner not found", f"No repository of {login} is in this directory.")
+    if not context["repos"]:
+        last = context["pages"]
+        return await not_found(
+            datasette, request, "Page not found", f"{login}'s repositories fill {plural(last, 'page')}."
+        )
     return await render(
         datasette,
         request,
         "owner.html",
-        {
-            "database": database.name,
-            "login": repos[0]["owner_login"],
-            "repos": repos,
-            "listed": sum(1 for r in repos if r["rank"] is not None),
-        },
+        {"database": database.name, "login": context["repos"][0]["owner_login"], "path": request.path, **context},
     )
 
 

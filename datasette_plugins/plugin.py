@@ -23,17 +23,19 @@ from datasette_plugins.facets import dedupe_facets
 from datasette_plugins.formatting import prepare_jinja2_environment
 from datasette_plugins.limits import limits, prepare_connection
 from datasette_plugins.pages import extra_template_vars
+from datasette_plugins.refusals import refuse_bad_requests
 
 
 @hookimpl
 def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
-    """Pages the published run decides come from the page cache (ETag, 304) before anything else;
+    """Requests no page can answer (a NUL in the query string) are refused first; pages the published
+    run decides come from the page cache (ETag, 304) before anything else;
     what reaches the server passes the request gate that bounds heavy queries. Outermost: CORS
     on the read-only data answers, ``Cache-Control`` on static files, and a request facet that
     repeats a default one dropped."""
     gate, cached = admission.asgi_wrapper(datasette), cache.asgi_wrapper(datasette)
-    return lambda app: cors(
-        static_cache_headers(dedupe_facets(cached(gate(app)), datasette)), enabled=limits(datasette).cors
+    return lambda app: refuse_bad_requests(
+        cors(static_cache_headers(dedupe_facets(cached(gate(app)), datasette)), enabled=limits(datasette).cors)
     )
 
 

@@ -26,6 +26,11 @@ class ServeConfig(BaseModel):
     port: int = Field(8001, ge=0, le=65535)
     # Open the file with immutable=1 (a published snapshot nothing writes to) instead of mode=ro.
     immutable: bool = False
+    # Connections the server holds open at once (each is a file descriptor; one more is closed
+    # at once), and how long a connection may take to send a request's headers before it is
+    # closed (slow clients would hold descriptors forever). Behind nginx, nginx bears the crowd.
+    max_connections: int = Field(1000, ge=1, le=1_000_000)
+    header_timeout_s: float = Field(10.0, gt=0, le=3600)
     # Datasette settings (names as in `datasette --help-settings`).
     default_allow_sql: bool = True
     sql_time_limit_ms: int = Field(1000, ge=1)

@@ -28,7 +28,9 @@ INDEXED: tuple[tuple[str, ...], ...] = (
     ("score",),
     ("stars",),
     ("full_name",),
-    ("repo_id",),
+    # Looked up by repo_id, and a search (repo_id in the full-text matches) counts its four facets
+    # from this index alone instead of fetching every matching row (migration m022).
+    ("repo_id", "category", "license_spdx", "language", "activity_bucket"),
     ("category", "license_spdx"),
     ("category", "language"),
     ("category", "activity_bucket"),

@@ -147,6 +147,24 @@ def newly_listed(
     )
 
 
+def newly_listed_count(conn: sqlite3.Connection, run_id: int, previous_id: int | None) -> int:
+    """How many repos score run ``run_id`` lists that ``previous_id`` did not."""
+    row = conn.execute(
+        "select count(*) from scores where run_id = ? and repo_id not in (select repo_id from scores where run_id = ?)",
+        [run_id, previous_id if previous_id is not None else -1],
+    ).fetchone()
+    return int(row[0])
+
+
+def left_count(conn: sqlite3.Connection, run_id: int, previous_id: int) -> int:
+    """How many repos ``previous_id`` listed that score run ``run_id`` does not."""
+    row = conn.execute(
+        "select count(*) from scores where run_id = ? and repo_id not in (select repo_id from scores where run_id = ?)",
+        [previous_id, run_id],
+    ).fetchone()
+    return int(row[0])
+
+
 def left_list(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = -1) -> list[dict[str, Any]]:
     """Repos in ``previous_id`` that are not in ``run_id``, with the reason they are not listed now."""
     return dicts(
@@ -259,8 +277,9 @@ def passed(conn: sqlite3.Connection, repo_id: int, run_id: int, previous_id: int
     return result
 
 
-def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
-    """Every repo of an owner the crawler has seen, listed or not (with why), best-ranked first."""
+def owner_repos(conn: sqlite3.Connection, login: str, limit: int = -1, offset: int = 0) -> list[dict[str, Any]]:
+    """The repos of an owner the crawler has seen, listed or not (with why), best-ranked first
+    (``limit`` of them from ``offset``; all by default)."""
     return dicts(
         conn.execute(
             f"""
@@ -271,10 +290,24 @@ def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
             left join categories cat on cat.id = a.category
             where r.owner_login = ? collate nocase
             order by a.rank is null, a.rank, r.stars desc, r.full_name
+            limit ? offset ?
             """,
-            [login],
+            [login, limit, offset],
         )
     )
+
+
+def owner_counts(conn: sqlite3.Connection, login: str) -> tuple[int, int]:
+    """How many repos of an owner the crawler has seen, and how many of them the published run lists."""
+    row = conn.execute(
+        f"""
+        select count(*), count(a.repo_id)
+        from repos r left join scores a on a.repo_id = r.id and a.run_id = {_PUBLISHED}
+        where r.owner_login = ? collate nocase
+        """,
+        [login],
+    ).fetchone()
+    return int(row[0]), int(row[1])
 
 
 def badge_facts(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | None:
