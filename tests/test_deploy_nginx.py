@@ -4,76 +4,22 @@ the per-IP limit on arbitrary SQL. Skipped when nginx is not installed (`apt-get
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
-import time
-from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.nginx_helpers import NGINX, running_nginx, shipped_http_conf
 from tests.publish_helpers import free_port
 
-DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "nginx"
-NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx is not installed")
 
 
 @pytest.fixture(scope="module")
 def proxy(live_server, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("nginx")
-    http_conf = (DEPLOY / "agentrank-http.conf").read_text()
-    # The shipped config's cache path and upstream, pointed at this test's directory and server.
-    for shipped in ("/var/cache/nginx/agentrank", "server 127.0.0.1:8001;"):
-        assert shipped in http_conf, f"deploy/nginx/agentrank-http.conf no longer has {shipped!r}"
-    upstream = live_server.url.removeprefix("http://")
-    http_conf = http_conf.replace("/var/cache/nginx/agentrank", str(tmp / "cache"))
-    http_conf = http_conf.replace("server 127.0.0.1:8001;", f"server {upstream};")
-    (tmp / "agentrank-http.conf").write_text(http_conf)
-    port = free_port()
-    temp_paths = "\n".join(
-        f"  {kind}_temp_path {tmp / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    (tmp / "nginx.conf").write_text(
-        f"""
-{"user root;" if os.geteuid() == 0 else ""}
-worker_processes 1;
-error_log {tmp / "error.log"};
-pid {tmp / "nginx.pid"};
-events {{ worker_connections 256; }}
-http {{
-  access_log {tmp / "access.log"};
-{temp_paths}
-  include {tmp / "agentrank-http.conf"};
-  server {{
-    listen 127.0.0.1:{port};
-    include {DEPLOY / "agentrank-site.conf"};
-  }}
-}}
-"""
-    )
-    assert NGINX is not None
-    check = subprocess.run([NGINX, "-t", "-p", str(tmp), "-c", str(tmp / "nginx.conf")], capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
-    process = subprocess.Popen(
-        [NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(url + "/", timeout=5)
-            break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    try:
+    http_conf = shipped_http_conf(tmp, live_server.url.removeprefix("http://"))
+    with running_nginx(tmp, free_port(), [http_conf]) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_a_published_page_is_served_from_the_cache_with_the_security_headers(proxy):
