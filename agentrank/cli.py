@@ -117,8 +117,14 @@ class AgentRankGroup(click.Group):
                 raise click.ClickException(redact(str(e))) from None
             if isinstance(e, sqlite3.OperationalError):
                 raise click.ClickException(redact(f"database error: {e}")) from None
+            if isinstance(e, sqlite3.DatabaseError):  # "malformed", "not a database": damage found while reading
+                from db.connection import DAMAGED
+
+                raise click.ClickException(redact(f"database error: {e}; {DAMAGED}")) from None
+            if isinstance(e, OSError):  # a read-only or full file system, a folder that vanished
+                where = f"{e.filename}: " if e.filename else ""
+                raise click.ClickException(redact(f"{where}{e.strerror or e}")) from None
             raise
-            raise click.ClickException(redact(f"database error: {e}")) from None
 
 
 class State:
@@ -137,16 +143,22 @@ class State:
             from agentrank.config import load_config
 
             self._config = load_config(self.config_path)
+            if "path" not in self._config.export.model_fields_set:
+                # Unless the configuration names it, the export sits beside the database:
+                # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
+                self._config.export.path = str(self.db_path.with_name(f"{self.db_path.stem}-export.json"))
         return self._config
 
-    def open(self, *, must_exist: bool = False) -> sqlite_utils.Database:
-        """The database; with ``must_exist`` a missing file is one line, and nothing is created."""
+    def open(self, *, must_exist: bool = False, check: bool = False) -> sqlite_utils.Database:
+        """The database; with ``must_exist`` a missing file is one line, and nothing is created.
+        A command that writes (holding the lock), or publishes (``check``), first checks the file
+        is sound: a damaged one is refused, not written into or published from."""
         from db.runs import UNRESUMABLE_KINDS, mark_interrupted
         from db.store import open_store
 
         if not self.db_path.exists():
             self._new_files += [self.db_path, *(Path(f"{self.db_path}{end}") for end in ("-wal", "-shm", "-journal"))]
-        db = open_store(self.db_path, must_exist=must_exist)
+        db = open_store(self.db_path, must_exist=must_exist, check=check or self.locked)
         self._opened.append(db)
         if self.locked:
             # This process holds the run lock, so a run still marked running was killed.
@@ -184,6 +196,22 @@ class State:
 
 
 pass_state = click.make_pass_decorator(State)
+
+
+PUBLIC_URL_HELP = "Where the directory is served, https://… (overrides [serve] public_url)"
+
+
+def public_url_option() -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option("--public-url", "public_url", default=None, metavar="URL", help=PUBLIC_URL_HELP)
+
+
+def warn_public_url(url: str) -> None:
+    """A loud warning on stderr when ``url`` cannot be the public address, with how to set it."""
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
+
+    problem = public_url_problem(url)
+    if problem:
+        click.echo(f"WARNING: {problem}; {HOW_TO_SET_PUBLIC_URL}", err=True)
 
 
 def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -265,7 +293,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out: str | None) -> None:
     """The weekly job: crawl, corrections, classify, score and export as one run; publishes only if all succeed
@@ -273,22 +301,31 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     On the demo database (built by `agentrank demo`) without --api-url or --from-file, the week is
     crawled from the demo's GitHub emulator instead, so the demo moves on a week.
     """
+    from agentrank.progress import Report, stage_ticker
+
+    report = Report()
     if _demo_database(state, api_url) and not from_files:
         from agentrank.demo import refresh_demo
 
-        click.echo(refresh_demo(state.db_path, Path(out or state.config.export.path), state.config).summary())
+        demo_result = refresh_demo(state.db_path, Path(out or state.config.export.path), state.config, report=report)
+        report.close()
+        click.echo(demo_result.summary())
         return
     from agentrank.pipeline import refresh_database
     from crawler.secrets import github_token
 
-    result = refresh_database(
-        state.db_path,
-        state.config,
-        export_path=out,
-        import_paths=list(from_files) or None,
-        api_url=api_url or state.config.github.api_url,
-        token=github_token(),
-    )
+    try:
+        result = refresh_database(
+            state.db_path,
+            state.config,
+            export_path=out,
+            import_paths=list(from_files) or None,
+            api_url=api_url or state.config.github.api_url,
+            token=github_token(),
+            after_stage=stage_ticker(report, "refresh: "),
+        )
+    finally:
+        report.close()
     click.echo(result.summary())
 
 
@@ -350,6 +387,40 @@ def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> No
         db = state.open()
         result = import_files(db, list(files), min_stars=config.crawl.min_stars, observed_at=observed_at)
     click.echo(result.summary())
+
+
+@cli.command(name="redate-run")
+@click.argument("run_id", metavar="RUN", type=int)
+@click.option("--to", "to", required=True, metavar="ISO8601", help="When the run really started (UTC if no zone)")
+@pass_state
+def redate_run(state: State, run_id: int, to: str) -> None:
+    """Move RUN, recorded with a clock that was ahead, to when it really happened (then score again)
+
+    Every time RUN and its stages recorded moves by the same offset: the runs, the snapshots, when
+    each repo and name was seen, the scores', the publication's and the classifications' times. It
+    must be the latest run, and --to must lie after the run before it and not in the future. The
+    scores it computed counted ages to the wrong time: run `agentrank score` afterwards.
+    """
+    from crawler.items import parse_instant
+    from db.redate import RedateRefused
+    from db.redate import redate_run as move_run
+    from db.runs import utcnow
+
+    try:
+        when = parse_instant(to)
+    except ValueError as e:
+        raise InputRefused(f"--to {to!r}: {e}") from None
+    with state.lock("redate-run", must_exist=True):
+        db = state.open()
+        try:
+            result = move_run(db, run_id, when, now=utcnow())
+        except RedateRefused as e:
+            raise InputRefused(f"redate-run {run_id}: {e}") from None
+    moved = ", ".join(f"{name} {count}" for name, count in result.rows.items())
+    click.echo(
+        f"run {run_id} moved from {result.old_start} to {result.new_start} with runs "
+        f"{', '.join(map(str, result.runs))} ({moved}); run `agentrank score` to score as of the right time"
+    )
 
 
 # Exit status of import-attempts when some records were rejected (the valid ones are stored).
@@ -539,35 +610,37 @@ def classify(
     default=None,
     help="ISO 8601 instant to score as of (default: the start of the latest crawl/import)",
 )
-@click.option("--force", is_flag=True, help="No note for an --as-of in the future or before the data was fetched")
+@click.option("--force", is_flag=True, help="Score an --as-of in the future or before the data was fetched")
 @pass_state
 def score(state: State, as_of: str | None, force: bool) -> None:
     """Compute the AgentRank Score for every listed repo and publish the ranking
 
-    An --as-of in the future or before the latest crawl/import fetched the data is scored all the
-    same (ages and days since the last push are counted to it), with a note on stderr.
+    An --as-of in the future (beyond a few minutes of clock skew) or before the latest crawl/import
+    fetched the data is refused (one line, exit 2, nothing written) unless --force: then ages and
+    days since the last push are counted to it. Date saved results with `import --observed-at`.
     """
     from agentrank.scorer import score as score_listed
 
     with state.lock("score", must_exist=True):
         db = state.open()
         result = score_listed(db, as_of=as_of, check=not force)
-    if result.note:
-        click.echo(f"Note: {result.note}", err=True)
     click.echo(result.summary())
 
 
 @cli.command()
-@out_option("Where to write the JSON (default: export.path from the config)")
+@out_option("Where to write the JSON (default: export.path from the config, else beside the database: DB-export.json)")
+@public_url_option()
 @pass_state
-def export(state: State, out: str | None) -> None:
+def export(state: State, out: str | None, public_url: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     from agentrank.exporter import export as write_export
 
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
-    db = state.open(must_exist=True)
-    result = write_export(db, path, public_url=state.config.serve.public_url)
+    serve_config = serve_settings(state, {"public_url": public_url})
+    db = state.open(must_exist=True, check=True)
+    result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
+    warn_public_url(serve_config.public_url)
 
 
 @cli.command()
@@ -597,8 +670,12 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
         result = load_breakdown(db.conn, full_name, run_id)
         formatter = format_breakdown
     if result is None:
+        from db.directory import similar_names
+
+        close = similar_names(db.conn, full_name)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise click.ClickException(
-            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name)"
+            f"unknown repository: {full_name} is not in {state.db_path} (under this or an earlier name){hint}"
         )
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else formatter(result))
 
@@ -621,6 +698,16 @@ def repo_name(value: str) -> str:
 def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
     """The [serve] config with command-line overrides (None means "not given") applied."""
     return state.config.serve.with_overrides({k: v for k, v in overrides.items() if v is not None})
+
+
+def follow_port(config: ServeConfig) -> ServeConfig:
+    """Unless ``public_url`` is set, the pages' absolute links (badge snippets, feeds) name the host
+    and port this server really listens on, not the default :8001."""
+    if "public_url" in config.model_fields_set:
+        return config
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+    host = f"[{host}]" if ":" in host else host
+    return config.with_overrides({"public_url": f"http://{host}:{config.port}"})
 
 
 SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_time_limit_ms 500 (repeatable)"
@@ -649,45 +736,77 @@ def check_port(host: str, port: int) -> None:
     help="Open the file with immutable=1: for a snapshot nothing writes to (caching, counts once)",
 )
 @click.option("--setting", "settings", type=(str, str), multiple=True, metavar="NAME VALUE", help=SETTING_HELP)
+@public_url_option()
+@click.option(
+    "--public",
+    is_flag=True,
+    help="This is the public server: refuse a loopback or plain-http public_url",
+)
 @pass_state
 def serve(
-    state: State, host: str | None, port: int | None, immutable: bool | None, settings: tuple[tuple[str, str], ...]
+    state: State,
+    host: str | None,
+    port: int | None,
+    immutable: bool | None,
+    settings: tuple[tuple[str, str], ...],
+    public_url: str | None,
+    public: bool,
 ) -> None:
     "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
 
-    config = serve_settings(state, {**dict(settings), "host": host, "port": port, "immutable": immutable})
+    overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
+    if public_url is not None:  # else a --setting public_url stays
+        overrides["public_url"] = public_url
+    config = serve_settings(state, overrides)
+    problem = public_url_problem(config.public_url)
+    if problem and public:
+        raise click.ClickException(f"--public: {problem}; {HOW_TO_SET_PUBLIC_URL}")
+    if problem and not config.host.startswith("127.") and config.host not in ("localhost", "::1"):
+        warn_public_url(config.public_url)  # listening beyond this machine: probably meant for others
     if not state.db_path.exists():
         state.open(must_exist=True)  # one line: no database there, and how to make one
     if not config.immutable:
         state.open().close()  # migrate before Datasette opens it read-only
     check_port(config.host, config.port)
-    click.echo(f"Datasette: http://{config.host}:{config.port}/{state.db_path.stem}/agents  (Ctrl-C to stop)")
-    run_datasette(state.db_path, config)
+    config = follow_port(config)
+    url = f"http://{config.host}:{config.port}/{state.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
+    from agentrank.serving import serving
+
+    if config.immutable:  # a snapshot nothing writes to: nothing beside it either, and no demo rebuilds it
+        run_datasette(state.db_path, config)
+        return
+    with serving(state.db_path, url):
+        run_datasette(state.db_path, config)
 
 
 @cli.command()
 @out_option("The snapshot file; its Datasette metadata goes next to it as STEM.metadata.json", required=True)
+@public_url_option()
 @pass_state
-def snapshot(state: State, out: str) -> None:
+def snapshot(state: State, out: str, public_url: str | None) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
     from agentrank.serve import datasette_command, publish_snapshot
     from db.paths import output_refusal
     from db.snapshot import metadata_path_for
 
+    serve_config = serve_settings(state, {"public_url": public_url})
     refusal = output_refusal(Path(out), state.db_path, sqlite=True) or output_refusal(
         metadata_path_for(out), state.db_path, sqlite=False
     )
     if refusal:
         raise click.ClickException(f"--out {out}: {refusal}")
-    result = publish_snapshot(state.open(must_exist=True), out, state.config.serve)
+    result = publish_snapshot(state.open(must_exist=True, check=True), out, serve_config)
     dropped = f"; left out {', '.join(result.dropped)}" if result.dropped else ""
     click.echo(
         f"wrote {result.path}: {result.size_bytes / 1e6:.1f} MB, {result.agents} agents, "
         f"integrity ok, scores recompute{dropped}"
     )
     click.echo(f"wrote {result.metadata_path}")
-    click.echo(f"serve it with: {datasette_command(result, state.config.serve)}")
+    click.echo(f"serve it with: {datasette_command(result, serve_config)}")
+    warn_public_url(serve_config.public_url)
 
 
 def _command_prefix() -> str:
@@ -727,21 +846,30 @@ def _db_flag(state: State) -> str:
     show_default=True,
     help="Weekly refreshes to simulate, the last one now",
 )
-@out_option("Where the site JSON goes (default: export.path from the config)")
+@out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state
 def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: str | None) -> None:
     """Build the database (--db, default agentrank.db) from the bundled synthetic population through several weekly refreshes, then serve it
 
     A database the demo did not build is never replaced; run it again to rebuild the demo.
     """
-    from agentrank.demo import Report, build_demo
+    from agentrank.demo import build_demo, check_replaceable
+    from agentrank.progress import Report
     from agentrank.serve import free_port
     from agentrank.serve import serve as run_datasette
+    from agentrank.serving import serving, stale_server_warning
 
+    check_replaceable(state.db_path)  # a database the demo did not build: refused before any warning
+    warning = stale_server_warning(state.db_path)
+    if warning:
+        click.echo(warning, err=True)
     report = Report()
-    result = build_demo(
-        state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
-    )
+    try:
+        result = build_demo(
+            state.db_path, Path(out or state.config.export.path), state.config, size=size, weeks=weeks, report=report
+        )
+    finally:
+        report.close()
     click.echo(
         f"demo database: {result.db_path} ({result.weeks} weekly refreshes of {size} synthetic repos, "
         f"{result.document['count']} agents published, {result.attempts} benchmark attempts)"
@@ -763,12 +891,14 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     if no_serve:
         return
     config = state.config.serve
-    config = config.with_overrides({"port": free_port(config.host, port)})
+    config = follow_port(config.with_overrides({"port": free_port(config.host, port)}))
     base = f"http://{config.host}:{config.port}"
-    click.echo(f"Datasette: {base}/{result.db_path.stem}/agents  (Ctrl-C to stop)")
+    url = f"{base}/{result.db_path.stem}/agents"
+    click.echo(f"Datasette: {url}  (Ctrl-C to stop)")
     if mover:
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
-    run_datasette(result.db_path, config)
+    with serving(result.db_path, url):
+        run_datasette(result.db_path, config)
 
 
 if __name__ == "__main__":

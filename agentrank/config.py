@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 # Each stage owns its settings; they are composed into Config here.
 from crawler.settings import CrawlConfig as CrawlConfig
 from crawler.settings import GitHubConfig as GitHubConfig
+from crawler.settings import without_userinfo
 from datasette_plugins.settings import ServeConfig as ServeConfig
 from leaderboard.settings import BenchmarkConfig as BenchmarkConfig
 
@@ -25,7 +26,7 @@ class ConfigError(Exception):
 
 class _Section(BaseModel):
     # Strict: "5" is not a number and true is not 1; a float setting still takes an integer.
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True, allow_inf_nan=False)
 
 
 class ClassifyConfig(_Section):
@@ -34,14 +35,14 @@ class ClassifyConfig(_Section):
 
 
 class ExportConfig(_Section):
-    path: str = "agentrank-export.json"
+    path: str = Field("agentrank-export.json", min_length=1, max_length=4096)
 
 
 class ScheduleConfig(_Section):
     day_of_week: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"] = "mon"
     hour: int = Field(6, ge=0, le=23)
     minute: int = Field(0, ge=0, le=59)
-    misfire_grace_s: int = Field(6 * 24 * 3600, ge=1)
+    misfire_grace_s: int = Field(6 * 24 * 3600, ge=1, le=366 * 24 * 3600)
 
 
 class CorrectionsConfig(_Section):
@@ -97,5 +98,6 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
             config.github.api_url = environ["GITHUB_API_URL"]
         except ValidationError as e:
             message = e.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
-            raise ConfigError(f"GITHUB_API_URL {environ['GITHUB_API_URL']!r}: {message}") from None
+            shown = without_userinfo(environ["GITHUB_API_URL"])
+            raise ConfigError(f"GITHUB_API_URL {shown!r}: {message}") from None
     return config

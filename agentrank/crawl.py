@@ -31,13 +31,31 @@ from agentrank.config import Config
 from agentrank.errors import PipelineError
 from crawler.client import GitHubClient, GitHubError, RateLimitStop
 from crawler.clock import Clock, RealClock
-from crawler.items import parse_timestamp, validate_items
-from crawler.search import CAP, Part, SearchPage, base_queries, fetch_pages, fetch_search_page, pages_for, plan_split
+from crawler.items import json_int, parse_timestamp, validate_items
+from crawler.search import (
+    CAP,
+    MAX_PAGE,
+    Part,
+    SearchPage,
+    base_queries,
+    fetch_pages,
+    fetch_search_page,
+    pages_for,
+    plan_split,
+)
 from crawler.secrets import redact
 from db import crawl_state
 from db.connection import checkpoint_wal, write_transaction
 from db.listing import unlisted_reason
-from db.repos import count_listed, count_seen_in_run, crawl_candidates, mark_missing, save_rejects, save_repos
+from db.repos import (
+    count_listed,
+    count_seen_in_run,
+    crawl_candidates,
+    mark_missing,
+    save_rejects,
+    save_repos,
+    unlist_name_twins,
+)
 from db.runs import finish_run, get_run, iso, latest_run, start_run, update_run
 
 RESUMABLE = ("running", "interrupted", "failed")  # not "refused": see DelistRefused
@@ -88,7 +106,9 @@ def fingerprint(config: Config) -> str:
 
 
 def _item_ids(items: list[Any]) -> list[int]:
-    return [item["id"] for item in items if isinstance(item, dict) and type(item.get("id")) is int]
+    """The ids of a page's items that can be repo ids (an id past 64 bits is a rejected item, not a sighting)."""
+    ids = (json_int(item.get("id")) if isinstance(item, dict) else None for item in items)
+    return [i for i in ids if i is not None and i > 0]
 
 
 class CrawlProgress:
@@ -133,6 +153,7 @@ class _Crawl:
     # -- opening or resuming ------------------------------------------------------------------
     def open(self, *, fresh: bool, parent_id: int | None, at: datetime | None = None) -> None:
         db, fp = self.db, fingerprint(self.config)
+        self.client.check_clock()  # before anything is recorded: a wrong clock dates every row wrong
         last = latest_run(db, ("crawl",), status=None)
         if last is not None and not fresh and last["status"] in RESUMABLE:
             state = crawl_state.get_state(db.conn, last["id"])
@@ -220,6 +241,13 @@ class _Crawl:
     def _page_through(self, part: dict[str, Any]) -> None:
         spec = self._spec(part)
         flags = crawl_state.part_flags(part)
+        if (part["next_page"] or 1) > MAX_PAGE:
+            # A checkpoint past the last page GitHub serves (left by an older version that followed a
+            # bad Link header): the part has nothing more to give.
+            with write_transaction(self.db):
+                crawl_state.update_part(self.db, part["id"], {"state": "done"})
+            part["state"] = "done"
+            return
         for page in fetch_pages(self.client, part["q"], first_page=part["next_page"] or 1):
             self.progress.page(part, page)
             if page.number == 1 and page.total_count > CAP:
@@ -364,6 +392,7 @@ class _Crawl:
                     delisted += row["listed"]
                     reasons[row["id"]] = reason
                 mark_missing(db, self.run_id, reasons)
+            unlist_name_twins(db)
             found = count_seen_in_run(db.conn, self.run_id)
             stats = self._stats()
             crawl_state.add_counters(db, self.run_id, {}, stats)

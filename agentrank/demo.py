@@ -17,9 +17,7 @@ more week against the emulator; a database the demo did not build is never touch
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -33,6 +31,7 @@ from agentrank.errors import PipelineError
 from agentrank.exporter import SCHEMA_VERSION
 from agentrank.locks import run_lock
 from agentrank.pipeline import PipelineResult, refresh_database
+from agentrank.progress import Report, stage_ticker
 from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
 from crawler.items import format_timestamp, parse_timestamp
 from crawler.settings import DEFAULT_TOPICS
@@ -69,25 +68,6 @@ class DemoResult:
     @property
     def refresh(self) -> PipelineResult:
         return self.refreshes[-1]
-
-
-class Report:
-    """Progress lines on stderr when it is a terminal (or when told to); silent otherwise.
-
-    A transient line (the stage in progress) is overwritten by the next line.
-    """
-
-    def __init__(self, enabled: bool | None = None):
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.lines: list[str] = []
-
-    def __call__(self, line: str, *, transient: bool = False) -> None:
-        if not transient:
-            self.lines.append(line)
-        if self.enabled:
-            end = "" if transient else "\n"
-            sys.stderr.write(f"\r\x1b[K{line}{end}")
-            sys.stderr.flush()
 
 
 # -- the population over the weeks ------------------------------------------------------------------
@@ -466,22 +446,24 @@ def _crawl_week(
 
 
 def _week_line(week: int, weeks: int, at: datetime, events: dict[str, int], result: PipelineResult) -> str:
+    """What a week did, in two kinds of count: what the synthetic population did (repos that
+    joined GitHub's search, left it, were archived or renamed) and what the crawl made of it
+    ("seen for the first time" counts every repo the database had not stored yet: in week 1 all
+    of them, later the joiners that reach the star threshold)."""
     crawl = next((s for s in result.stages if s["stage"] == "crawl"), {})
     moves = ", ".join(f"{n} {what}" for what, n in events.items() if n and what != "rising")
+    if week == 1:
+        moves = f"{events.get('joined', 0)} repos to start with"
     return (
-        f"week {week}/{weeks} ({at:%Y-%m-%d}): crawled {crawl.get('found', 0)} repos ({crawl.get('new', 0)} new, "
-        f"{crawl.get('delisted', 0)} delisted; {moves or 'no arrivals'}), published {result.count} agents "
+        f"week {week}/{weeks} ({at:%Y-%m-%d}): the synthetic population: {moves or 'no arrivals or departures'}; "
+        f"the crawl found {crawl.get('found', 0)} repos ({crawl.get('new', 0)} seen for the first time, "
+        f"{crawl.get('delisted', 0)} delisted); published {result.count} agents "
         f"in {sum(s['duration_s'] for s in result.stages):.1f} s"
     )
 
 
 def _stage_ticker(report: Report, week: int, weeks: int) -> Callable[[str], None]:
-    started = time.monotonic()
-
-    def tick(stage: str) -> None:
-        report(f"week {week}/{weeks}: {stage} done ({time.monotonic() - started:.1f} s)", transient=True)
-
-    return tick
+    return stage_ticker(report, f"week {week}/{weeks}: ")
 
 
 def build_demo(

@@ -17,11 +17,17 @@ from agentrank.errors import PipelineError
 from crawler.items import EARLIEST, ItemRejected, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
 from db.connection import write_transaction
-from db.repos import SaveCounts, newest_snapshot_after, save_rejects, save_repos
+from db.redate import skew_hint
+from db.repos import SaveCounts, newest_snapshot_after, save_rejects, save_repos, unlist_name_twins
 from db.runs import iso, recorded_run, utcnow
 
 BATCH = 500
 MAX_CONFLICTS_SHOWN = 20
+# What one import may hold, so that its memory stays bounded whatever the file: items past this
+# refuse the whole import (split the file); rejects past MAX_REJECTS_KEPT are counted by reason
+# but get no row of their own (2M `{}` items are 2M reasons "id: missing", not 2M rows).
+MAX_IMPORT_ITEMS = 1_000_000
+MAX_REJECTS_KEPT = 10_000
 
 
 @dataclass
@@ -32,6 +38,7 @@ class ImportResult:
     rejected: int
     reasons: dict[str, int] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)  # the same id twice with different data
+    rejects_recorded: int = 0  # rows in `rejects` (at most MAX_REJECTS_KEPT)
 
     def summary(self) -> str:
         c = self.counts
@@ -41,6 +48,8 @@ class ImportResult:
         )
         if self.reasons:
             line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(self.reasons.items()))
+        if self.rejects_recorded < self.rejected:
+            line += f" (the first {self.rejects_recorded:,} are listed in the rejects table)"
         for conflict in self.conflicts:
             line += f"\nduplicate with different data: {conflict}"
         return line
@@ -109,28 +118,43 @@ class _Validated:
     spool: IO[str]
     records: int = 0
     items: int = 0
-    rejects: list[dict[str, Any]] = field(default_factory=list)
+    rejects: list[dict[str, Any]] = field(default_factory=list)  # the first MAX_REJECTS_KEPT
+    rejected: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)  # every reject, by field
     conflicts: list[str] = field(default_factory=list)
 
 
 def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
     """Read every file incrementally and validate every item, keeping compact records on disk only."""
     result = _Validated(spool=spool)
-    seen: dict[int, tuple[str, bytes]] = {}  # id -> (first reference, digest of its record)
+    seen: dict[int, int] = {}  # id -> 64-bit digest of its record (compact: a million ids ~ 130 MB)
     for ref, raw in iter_saved_items(paths):
         result.items += 1
+        if result.items > MAX_IMPORT_ITEMS:
+            raise PipelineError(
+                f"more than {MAX_IMPORT_ITEMS:,} items in {', '.join(map(str, paths))}: nothing imported; "
+                "split the results into several files and import them one after another"
+            )
         try:
             record = parse_item(raw)
         except ItemRejected as e:
-            result.rejects.append({"item_ref": ref, "repo_id": e.repo_id, "full_name": e.full_name, "reason": e.reason})
+            result.rejected += 1
+            field_name = e.reason.split(":", 1)[0]
+            result.reasons[field_name] = result.reasons.get(field_name, 0) + 1
+            if len(result.rejects) < MAX_REJECTS_KEPT:
+                result.rejects.append(
+                    {"item_ref": ref, "repo_id": e.repo_id, "full_name": e.full_name, "reason": e.reason}
+                )
             continue
         line = json.dumps(record, ensure_ascii=False, sort_keys=True)
-        digest = hashlib.blake2b(line.encode("utf-8"), digest_size=16).digest()
-        first = seen.setdefault(record["id"], (ref, digest))
-        if first[1] != digest and len(result.conflicts) < MAX_CONFLICTS_SHOWN:
-            result.conflicts.append(f"id {record['id']}: {ref} differs from {first[0]} (the later one is kept)")
+        digest = int.from_bytes(hashlib.blake2b(line.encode("utf-8"), digest_size=8).digest())
+        first = seen.setdefault(record["id"], digest)
+        if first != digest and len(result.conflicts) < MAX_CONFLICTS_SHOWN:
+            result.conflicts.append(f"id {record['id']}: {ref} differs from an earlier item (the later one is kept)")
         result.spool.write(line + "\n")
         result.records += 1
+    if result.items == 0:
+        raise PipelineError(f"no search items in {', '.join(map(str, paths))}: nothing imported")
     result.spool.seek(0)
     return result
 
@@ -174,6 +198,7 @@ def import_files(
         raise PipelineError(
             f"{given} is earlier than the stored snapshot of {later[0]} observed at "
             f"{later[1]}: history is appended, never rewritten (import older saves first)"
+            + skew_hint(later[1], utcnow(), CLOCK_SKEW)
         )
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         validated = _validate(paths, spool)
@@ -200,18 +225,21 @@ def _import(
                     save_repos(db, batch, run_id=run.id, seen_at=iso(started), min_stars=min_stars, source="import")
                 )
             save_rejects(db, run.id, validated.rejects)
+            unlist_name_twins(db)
         counts.items = validated.items
-        reasons: dict[str, int] = {}
-        for r in validated.rejects:
-            field_name = r["reason"].split(":", 1)[0]
-            reasons[field_name] = reasons.get(field_name, 0) + 1
-        run.counts = {**counts.as_dict(), "rejected": len(validated.rejects)}
-        run.details = {"reject_reasons": reasons, "conflicting_duplicates": validated.conflicts}
+        reasons = validated.reasons
+        run.counts = {**counts.as_dict(), "rejected": validated.rejected}
+        run.details = {
+            "reject_reasons": reasons,
+            "conflicting_duplicates": validated.conflicts,
+            "rejects_recorded": len(validated.rejects),
+        }
     return ImportResult(
         run_id=run.id,
         files=len(paths),
         counts=counts,
-        rejected=len(validated.rejects),
+        rejected=validated.rejected,
+        rejects_recorded=len(validated.rejects),
         reasons=reasons,
         conflicts=validated.conflicts,
     )

@@ -1,14 +1,29 @@
-"""One writer at a time: a lock file next to the database."""
+"""One writer at a time: a lock on the database file itself, and a lock file next to it.
+
+The lock file (``DB.lock``, beside the real file a symlink points to) covers a database that does
+not exist yet; once it exists, the file itself is locked too (``flock``), which holds whatever path
+reaches it: a symlink, a bind mount or another spelling. A hard link would reach it as well, but a
+second name also gives SQLite a second write-ahead log for the same file (it keeps one per path),
+so a database file with more than one link is refused outright (``db.connection.check_links``).
+"""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from db.connection import DatabaseError
+from db.connection import DatabaseError, check_links
+
+# One descriptor per database file (device, inode), kept open for the life of the process: closing
+# a descriptor drops every POSIX lock this process holds on the file, SQLite's included.
+_identity_fds: dict[tuple[int, int], int] = {}
+_fds_lock = threading.Lock()
 
 
 class LockHeld(Exception):
@@ -32,16 +47,49 @@ def run_lock(db_path: str | Path, what: str) -> Iterator[None]:
     parent = Path(db_path).resolve().parent
     if not parent.is_dir():
         raise DatabaseError(f"cannot create {db_path}: directory {parent} does not exist")
+    check_links(Path(db_path))
     path = lock_path(db_path)
+    held = f"another agentrank run is already using {db_path}"
+    later = f"{what} not started, try again when it has finished"
     lock = FileLock(str(path), timeout=0)
     try:
         lock.acquire()
     except Timeout:
-        raise LockHeld(
-            f"another agentrank run is already using {db_path} (lock {path} is held); "
-            f"{what} not started, try again when it has finished"
-        ) from None
+        raise LockHeld(f"{held} (lock {path} is held); {later}") from None
+    except OSError as e:
+        raise DatabaseError(f"cannot lock {db_path}: cannot create {path}: {e.strerror or e}") from None
+    try:
+        fd = _lock_identity(Path(db_path))
+    except BlockingIOError:
+        lock.release()
+        raise LockHeld(f"{held} (through another path to the same file); {later}") from None
+    except BaseException:
+        lock.release()
+        raise
     try:
         yield
     finally:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
         lock.release()
+
+
+def _lock_identity(db_path: Path) -> int | None:
+    """flock the database file itself (not its path), or BlockingIOError; None when there is no file yet."""
+    try:
+        fd = os.open(db_path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise DatabaseError(f"cannot lock {db_path}: {e.strerror or e}") from None
+    stat = os.fstat(fd)
+    key = (stat.st_dev, stat.st_ino)
+    with _fds_lock:
+        kept = _identity_fds.get(key)
+        if kept is None:
+            _identity_fds[key] = fd
+        else:
+            os.close(fd)  # nothing of ours is locked through it yet, and SQLite does not know it
+            fd = kept
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd

@@ -149,6 +149,11 @@ def run_pipeline(
         raise RefreshFailed("crawl", str(e)) from e
     details = {"export": str(export_path), "corrections": str(corrections_path)}
     try:
+        if not import_paths:
+            try:
+                github.check_clock()  # before the refresh run is recorded at a wrong time
+            except GitHubError as e:
+                raise RefreshFailed("crawl", str(e)) from e
         with recorded_run(db, "refresh", details=details, started_at=at) as run:
             stage = _Stages(run, after_stage)
             result = _chain(
@@ -288,7 +293,7 @@ def refresh_database(db_path: str | Path, config: Config, *, what: str = "refres
     """Take the run lock, open the store and run the pipeline: the refresh command, the scheduler
     and the demo all start here. ``options`` go to ``run_pipeline``."""
     with run_lock(db_path, what):
-        db = open_store(db_path)
+        db = open_store(db_path, check=True)
         try:
             return run_pipeline(db, config, **options)
         finally:

@@ -29,7 +29,6 @@ class ScoreResult:
     count: int
     top: tuple[str, float] | None  # (full_name, score) ranked first
     published: bool
-    note: str | None = None  # why the --as-of may not be what was meant (see as_of_note)
 
     def summary(self) -> str:
         line = f"score run {self.run_id}: {self.count} listed repos scored as of {self.as_of}"
@@ -64,19 +63,25 @@ def parse_as_of(value: str) -> str:
     return format_timestamp(parsed)
 
 
-def as_of_note(db: sqlite_utils.Database, as_of: str, *, now: datetime | None = None) -> str | None:
-    """A word to the user when ``as_of`` lies in the future (beyond ``CLOCK_SKEW``) or before the
-    latest crawl/import fetched the data it scores, else None.
+def as_of_refusal(db: sqlite_utils.Database, as_of: str, *, now: datetime | None = None) -> str | None:
+    """Why ``as_of`` is refused without ``--force``: it lies in the future (beyond ``CLOCK_SKEW``)
+    or before the latest crawl/import fetched the data it scores; else None.
 
-    Such an instant is accepted (replaying past weeks, scoring saved results as of a fixed date, a
-    what-if date): the scores are computed as of it from the stored data, ages and the days since
-    the last push counted to it.
+    With ``--force`` such an instant is scored (replaying past weeks, a what-if date): ages and the
+    days since the last push are counted to it. Saved search results are dated with
+    ``import --observed-at`` instead, so their score needs no ``--as-of``.
     """
     fetched = default_as_of(db)
     if as_of > format_timestamp((now or utcnow()) + CLOCK_SKEW):
-        return f"--as-of {as_of} is in the future; the stored data was fetched from {fetched} on"
+        return (
+            f"--as-of {as_of} is in the future (the data was fetched {fetched}); "
+            "nothing was scored: leave --as-of out, or add --force for a what-if date"
+        )
     if as_of < fetched:
-        return f"--as-of {as_of} is before the data it scores was fetched ({fetched} on)"
+        return (
+            f"--as-of {as_of} is before the data it scores was fetched ({fetched}); nothing was scored: "
+            "date saved results with `import --observed-at`, or add --force to replay a past week"
+        )
     return None
 
 
@@ -93,15 +98,16 @@ def score(
     """Score every listed repo as of ``as_of`` in one ``score`` run; publish it unless told not to.
 
     With ``check`` (the command line without --force) a given ``as_of`` outside the start of the
-    latest crawl/import to now gets a note in the result (:func:`as_of_note`); it is scored all the
-    same. ``steps``, when given, receives the seconds each step took
+    latest crawl/import to now is refused (:func:`as_of_refusal`, InputRefused) before anything is
+    written. ``steps``, when given, receives the seconds each step took
     (``bench/score_import.py`` prints them).
     """
     lap = Stopwatch(steps)
-    note = None
     if as_of is not None:  # an empty --as-of is refused, not taken for the default
         as_of = parse_as_of(as_of)
-        note = as_of_note(db, as_of) if check else None
+        refusal = as_of_refusal(db, as_of) if check else None
+        if refusal:
+            raise InputRefused(refusal)
     else:
         as_of = default_as_of(db)
     as_of_epoch = int(parse_timestamp(as_of).timestamp())
@@ -127,7 +133,7 @@ def score(
     if publish_result:
         publish(db, run.id)
         lap("publish")
-    return ScoreResult(run.id, as_of, saved, top_of_run(db.conn, run.id), publish_result, note)
+    return ScoreResult(run.id, as_of, saved, top_of_run(db.conn, run.id), publish_result)
 
 
 class Stopwatch:

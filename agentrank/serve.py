@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import socket
@@ -87,10 +88,104 @@ def limit_malloc_arenas(arenas: int = SERVER_ARENAS) -> None:
             ctypes.CDLL(None).mallopt(_M_ARENA_MAX, arenas)
 
 
+# Descriptors kept for everything but client connections (the database, SQL threads, logs).
+RESERVED_DESCRIPTORS = 64
+
+
+def descriptor_budget(max_connections: int) -> int:
+    """Client connections the process can hold: ``max_connections``, within the descriptor limit.
+
+    Raises the soft limit on open files towards the hard one first (on Linux often 1,024 soft),
+    so the setting is what decides, not the shell's default.
+    """
+    try:
+        import resource
+    except ImportError:  # not on this platform: the setting alone
+        return max_connections
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = max_connections + RESERVED_DESCRIPTORS
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return max_connections
+    return max(1, min(max_connections, soft - RESERVED_DESCRIPTORS))
+
+
+def bounded_protocol(max_connections: int, header_timeout_s: float) -> type:
+    """uvicorn's HTTP/1.1 protocol with a cap on open connections and a deadline for each request's headers.
+
+    uvicorn accepts every connection and waits for its request without a deadline, so 21,000 slow
+    connections (a byte now and then, or nothing) took every file descriptor. Here a connection
+    past ``max_connections`` is closed as soon as it is accepted, and one that has not sent a
+    whole request ``header_timeout_s`` after it opened (or after its previous response) is closed;
+    one whose request is being answered is left alone. uvicorn's ``limit_concurrency`` answers
+    ``503`` to requests at the cap.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.abort()  # connection_lost() forgets it
+                return
+            self._arm()
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(header_timeout_s, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self.cycle is not None and not self.cycle.response_complete:
+                return  # a request is being answered: on_response_complete() arms the next deadline
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return BoundedH11Protocol
+
+
+def uvicorn_config(app: Any, settings: ServeConfig) -> Any:
+    """How ``agentrank serve`` runs uvicorn: its address and the connection bounds."""
+    import uvicorn
+
+    connections = descriptor_budget(settings.max_connections)
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        lifespan="on",
+        http=bounded_protocol(connections, settings.header_timeout_s),
+        limit_concurrency=connections,
+        backlog=min(2048, connections),
+        timeout_keep_alive=5,
+    )
+
+
 def serve(db_path: str | Path, settings: ServeConfig) -> None:
     """Run Datasette in this process until interrupted."""
     import uvicorn
 
     limit_malloc_arenas()
     datasette = build_datasette(db_path, settings)
-    uvicorn.run(datasette.app(), host=settings.host, port=settings.port, log_level="warning", lifespan="on")
+    uvicorn.Server(uvicorn_config(datasette.app(), settings)).run()

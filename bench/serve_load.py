@@ -144,7 +144,7 @@ def plain_datasette(path: Path, port: int, settings: Config) -> list[str]:
     """``datasette serve`` without our plugin, with the same facets, sort, page size and settings."""
     import json
 
-    options = {"sort": "rank", "size": 50, "facets": ["category", "license", "language", "activity_bucket"]}
+    options = {"sort": "rank", "size": 50, "facets": ["category", "license_spdx", "language", "activity_bucket"]}
     metadata = path.with_suffix(".metadata.json")
     metadata.write_text(json.dumps({"databases": {path.stem: {"tables": {"agents": options}}}}))
     flags = []

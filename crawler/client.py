@@ -12,22 +12,26 @@ than ``max_wait_s`` is not slept: the run stops with :class:`RateLimitStop` and 
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import logging
 import math
+import time
+import zlib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import httpcore
 import httpx
 import tenacity
 
 from crawler.clock import Clock, RealClock
 from crawler.secrets import REDACTED, redact, register_secret
-from crawler.settings import GitHubConfig
+from crawler.settings import GitHubConfig, api_url_problem, without_userinfo
 
 log = logging.getLogger("agentrank.crawler")
 
@@ -35,6 +39,16 @@ API_VERSION = "2022-11-28"
 SECONDARY_WAIT_CAP_S = 900.0  # longest single back-off after repeated secondary limits
 TRANSIENT_BACKOFF = tenacity.wait_exponential_jitter(multiplier=2, max=60, jitter=1)
 LONG_WAIT_S = 5.0  # rate-limit pauses at least this long print a line
+# The most a body may hold once decompressed: a search page of 100 items is about 0.5 MB, so this
+# leaves room for long descriptions while a gzip bomb (300 kB that unpack to 300 MB) stops here.
+MAX_BODY_BYTES = 32 * 2**20
+CHUNK_BYTES = 64 * 1024
+# The longest wait a header may ask for that is taken as written (a year); a longer or unreadable
+# one is clamped to it, and is in any case past max_wait_s, so the run stops, resumable.
+MAX_HEADER_WAIT_S = 366 * 24 * 3600.0
+_MAX_HEADER_DIGITS = 12
+# How far this machine's clock may be from the Date GitHub's answers carry (NTP keeps it within a second).
+MAX_CLOCK_SKEW_S = 300.0  # x-ratelimit-reset is epoch seconds (10 digits until the year 2286)
 
 # Lower-cased message tests, after PyGithub's (GithubRetry / Requester) and octokit's.
 _PRIMARY_PREFIX = "api rate limit exceeded"
@@ -61,11 +75,17 @@ class RateLimitExhausted(GitHubError):
 class RateLimitStop(GitHubError):
     """The next allowed request is further away than ``max_wait_s``: stop now, resume later."""
 
-    def __init__(self, until: float, reason: str):
-        hhmm = datetime.fromtimestamp(until, UTC).strftime("%H:%M")
-        super().__init__(f"rate-limited until {hhmm} UTC; resume later")
+    def __init__(self, until: float, reason: str, *, wait: float = 0.0):
+        # A wait of more than a day names the date too.
+        shown = _utc(until, "%Y-%m-%d %H:%M" if wait > 24 * 3600 else "%H:%M")
+        super().__init__(f"rate-limited until {shown} UTC; resume later")
         self.until = until
         self.reason = reason
+
+
+class ClockSkew(GitHubError):
+    """This machine's clock disagrees with GitHub's by more than ``MAX_CLOCK_SKEW_S``: every time
+    the run recorded would be wrong (a run dated a year ahead blocks every later import)."""
 
 
 class _Transient(Exception):
@@ -73,6 +93,10 @@ class _Transient(Exception):
         super().__init__(reason)
         self.retry_after = retry_after
         self.unreachable = unreachable  # no answer at all: the network, a proxy or the URL
+
+
+class _Unreachable(Exception):
+    """Nothing answers at the API's address (connection refused, no such host): not retried."""
 
 
 class _RateLimited(Exception):
@@ -110,15 +134,32 @@ def _is_secondary_message(text: str) -> bool:
 
 
 def _int_header(headers: httpx.Headers, name: str) -> int | None:
-    value = headers.get(name)
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
+    """A header holding a whole number of ASCII digits (at most 12), else None: "²" is a digit to
+    Python but not to HTTP, and a 400-digit number is no epoch time."""
+    value = (headers.get(name) or "").strip()
+    if not value or not value.isascii() or not value.isdigit() or len(value) > _MAX_HEADER_DIGITS:
         return None
+    return int(value)
 
 
-def _utc(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S")
+def _utc(epoch: float, pattern: str = "%H:%M:%S") -> str:
+    try:
+        return datetime.fromtimestamp(epoch, UTC).strftime(pattern)
+    except (OverflowError, OSError, ValueError):
+        return "a time past the year 9999"
+
+
+def _span(seconds: float) -> str:
+    if seconds >= 2 * 86400:
+        return f"{seconds / 86400:.0f} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.0f} hours"
+    return f"{seconds / 60:.0f} minutes"
+
+
+def _host(url: str) -> str:
+    """``host[:port]`` of ``url``, never a user name or password."""
+    return urlsplit(url).netloc.rpartition("@")[2] or url
 
 
 def describe_request(request: httpx.Request) -> str:
@@ -141,9 +182,12 @@ class GitHubClient:
     ):
         self.config = config
         self.api_url = (api_url or config.api_url).rstrip("/")
-        parts = urlsplit(self.api_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise GitHubError(f"API URL must be an http(s) URL, got {self.api_url!r}")
+        problem = api_url_problem(self.api_url)
+        if problem:
+            shown = without_userinfo(self.api_url)
+            if problem.startswith("expected an http(s) URL"):
+                raise GitHubError(f"API URL must be an http(s) URL, got {shown!r}")
+            raise GitHubError(f"API URL {shown!r} {problem}")
         self.clock = clock or RealClock()
         self._token = token or None
         register_secret(self._token)
@@ -151,12 +195,16 @@ class GitHubClient:
             "User-Agent": config.user_agent,
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": API_VERSION,
+            # Only what _read_body can unpack while counting the bytes.
+            "Accept-Encoding": "gzip, deflate",
         }
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         self._http = httpx.Client(
             base_url=self.api_url, headers=headers, timeout=httpx.Timeout(config.timeout_s), follow_redirects=False
         )
+        self._deadline = _Deadline()
+        _hold_to_deadline(self._http, self._deadline)
         self.stats = ClientStats()
         self._paused_until = 0.0
         self._pause_reason = ""
@@ -164,6 +212,27 @@ class GitHubClient:
         self._buckets: dict[str, tuple[int, float]] = {}  # resource -> (remaining, reset epoch)
         self._secondary_streak = 0
         self._last_request = ""
+        self.server_time: float | None = None  # the Date of the latest answer, as epoch seconds
+        self._clock_checked = False
+
+    def check_clock(self) -> None:
+        """Compare the clock with the ``Date`` of ``GET /rate_limit`` (free of the rate limit), once
+        per client; raise :class:`ClockSkew` when they are more than ``MAX_CLOCK_SKEW_S`` apart. An
+        API that sends no Date is not checked."""
+        if self._clock_checked:
+            return
+        self.get("/rate_limit", allow=(404,))
+        self._clock_checked = True
+        if self.server_time is None:
+            return
+        ahead = self.clock.now() - self.server_time
+        if abs(ahead) > MAX_CLOCK_SKEW_S:
+            direction = "ahead of" if ahead > 0 else "behind"
+            raise ClockSkew(
+                f"this machine's clock ({_utc(self.clock.now(), '%Y-%m-%d %H:%M')} UTC) is {_span(abs(ahead))} "
+                f"{direction} GitHub's ({_utc(self.server_time, '%Y-%m-%d %H:%M')} UTC): set the clock right "
+                "(e.g. enable NTP) and run again; nothing was recorded"
+            )
 
     # -- lifecycle -----------------------------------------------------------------------------
     def close(self) -> None:
@@ -218,6 +287,11 @@ class GitHubClient:
             raise GitHubUnavailable(
                 self._redact(f"GitHub kept failing after {self.config.max_retries + 1} attempts ({e}): {where}{hint}")
             ) from None
+        except _Unreachable as e:
+            where = self._last_request or f"GET {url}"
+            raise GitHubUnavailable(
+                self._redact(f"GitHub did not answer ({e}): {where}; {self._unreachable(self.api_url)}")
+            ) from None
         except _RateLimited as e:
             raise RateLimitExhausted(
                 self._redact(f"still rate-limited ({e}) after {self.config.max_retries} retries; resume later")
@@ -237,23 +311,20 @@ class GitHubClient:
         if resource == "search":
             self.stats.search_requests += 1
             self._last_search_at = self.clock.now()
-        self._last_request = describe_request(self._http.build_request("GET", url, params=params))
-        try:
-            r = self._http.get(url, params=params)
-        except httpx.TimeoutException as e:
-            raise _Transient(f"timed out: {type(e).__name__}", unreachable=True) from None
-        except httpx.TransportError as e:
-            raise _Transient(f"connection failed: {type(e).__name__}", unreachable=True) from None
+        request = self._http.build_request("GET", url, params=params)
+        self._last_request = describe_request(request)
+        r, body = self._send(request)
         self._note_rate_headers(r, resource)
+        self._note_server_time(r)
         status = r.status_code
-        data = self._json(r)
+        data = self._json(body)
         where = self._last_request
         if status in allow:
-            return Response(status, str(r.url), r.headers, None if data is _NOT_JSON else data, dict(r.links))
+            return Response(status, str(r.url), r.headers, None if isinstance(data, _NotJson) else data, dict(r.links))
         if status == 200:
-            if data is _NOT_JSON:
+            if isinstance(data, _NotJson):
                 kind = r.headers.get("content-type", "no content type").split(";")[0]
-                raise _Transient(f"200 with a body that is not JSON ({kind})")
+                raise _Transient(f"200 with a body that is not JSON ({kind}{data.why})")
             if expect is not None and not expect(data):
                 message = data.get("message") if isinstance(data, dict) else None
                 if isinstance(message, str) and is_rate_limit_message(message):
@@ -279,6 +350,75 @@ class GitHubClient:
             raise GitHubError(self._redact(f"GitHub refused the credentials (401 {message}): check GITHUB_TOKEN"), 401)
         raise GitHubError(self._redact(f"GitHub answered {status} to {where}: {message}"), status)
 
+    def _send(self, request: httpx.Request) -> tuple[httpx.Response, bytes]:
+        """Send ``request`` and read its whole answer within ``timeout_s``: a total deadline, not a
+        per-read one (every socket read and write of the request stops there, so an answer trickled
+        a byte at a time, headers included, never outlasts it), decompressed by us so that at most
+        ``MAX_BODY_BYTES`` are ever held (a gzip bomb stops there)."""
+        deadline = time.monotonic() + self.config.timeout_s
+        self._deadline.at = deadline
+        try:
+            return self._exchange(request, deadline)
+        finally:
+            self._deadline.at = None
+
+    def _exchange(self, request: httpx.Request, deadline: float) -> tuple[httpx.Response, bytes]:
+        try:
+            r = self._http.send(request, stream=True)
+        except httpx.ConnectError as e:
+            # Nobody answers at that address (refused, no such host): waiting does not fix that.
+            raise _Unreachable(f"connection failed: {type(e).__name__}") from None
+        except httpx.TimeoutException as e:
+            raise _Transient(self._timed_out(e, deadline), unreachable=True) from None
+        except httpx.TransportError as e:
+            raise _Transient(f"connection failed: {type(e).__name__}", unreachable=True) from None
+        try:
+            return r, self._read_body(r, deadline)
+        except httpx.TimeoutException as e:
+            raise _Transient(self._timed_out(e, deadline)) from None
+        except httpx.TransportError as e:
+            raise _Transient(f"the answer broke off: {type(e).__name__}") from None
+        finally:
+            r.close()
+
+    def _timed_out(self, error: Exception, deadline: float) -> str:
+        if time.monotonic() >= deadline:
+            return f"no complete answer within timeout_s ({self.config.timeout_s:g} s)"
+        return f"timed out: {type(error).__name__}"
+
+    def _read_body(self, r: httpx.Response, deadline: float) -> bytes:
+        encoding = r.headers.get("content-encoding", "").strip().lower()
+        if encoding in ("gzip", "x-gzip"):
+            decoder: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            decoder = zlib.decompressobj()
+        elif encoding in ("", "identity"):
+            decoder = None
+        else:
+            raise _Transient(f"a body in an encoding that was not asked for ({encoding[:40]})")
+        parts: list[bytes] = []
+        size = 0
+        try:
+            for chunk in r.iter_raw(CHUNK_BYTES):
+                if time.monotonic() > deadline:
+                    raise _Transient(f"no complete answer within timeout_s ({self.config.timeout_s:g} s)")
+                pending = chunk
+                while pending:
+                    if decoder is None:
+                        out, pending = pending, b""
+                    else:
+                        out = decoder.decompress(pending, MAX_BODY_BYTES - size + 1)
+                        pending = decoder.unconsumed_tail
+                    size += len(out)
+                    if size > MAX_BODY_BYTES:
+                        raise _Transient(f"a body larger than {MAX_BODY_BYTES // 2**20} MB")
+                    parts.append(out)
+            if decoder is not None:
+                parts.append(decoder.flush())
+        except zlib.error:
+            raise _Transient(f"a broken {encoding} body") from None
+        return b"".join(parts)
+
     # -- classification --------------------------------------------------------------------
     def _rate_limited(self, r: httpx.Response, message: str) -> None:
         """Work out how long to wait, in GitHub's documented order, and pause every request."""
@@ -289,7 +429,7 @@ class GitHubClient:
             kind = "secondary rate limit" if _is_secondary_message(message) else "rate limit"
             wait, reason = retry_after, f"{kind}, retry-after {retry_after:g} s"
         elif r.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
-            wait, reason = max(reset + 1 - now, 1.0), "primary rate limit"
+            wait, reason = min(max(reset + 1 - now, 1.0), MAX_HEADER_WAIT_S), "primary rate limit"
         else:
             self._secondary_streak += 1
             wait = min(self.config.secondary_wait_s * 2 ** (self._secondary_streak - 1), SECONDARY_WAIT_CAP_S)
@@ -297,10 +437,11 @@ class GitHubClient:
         self._pause(wait, reason, now)
 
     def _pause(self, wait: float, reason: str, now: float) -> None:
+        wait = min(wait, MAX_HEADER_WAIT_S)
         until = now + wait
         if wait > self.config.max_wait_s:
             log.warning("%s: the next request is allowed at %s UTC, past max_wait_s; stopping", reason, _utc(until))
-            raise RateLimitStop(until, reason)
+            raise RateLimitStop(until, reason, wait=wait)
         if until > self._paused_until:
             self._paused_until, self._pause_reason = until, reason
         raise _RateLimited(reason, wait)
@@ -311,9 +452,9 @@ class GitHubClient:
         bucket = self._buckets.get(resource)
         if bucket is not None and bucket[0] <= 0 and bucket[1] + 1 > now:
             # Never spend a request the headers say is not there: wait for the window to reset.
-            until = bucket[1] + 1
+            until = min(bucket[1] + 1, now + MAX_HEADER_WAIT_S)
             if until - now > self.config.max_wait_s:
-                raise RateLimitStop(until, f"{resource} rate limit used up")
+                raise RateLimitStop(until, f"{resource} rate limit used up", wait=until - now)
             if until > self._paused_until:
                 self._paused_until, self._pause_reason = until, f"{resource} rate limit used up"
         if self._paused_until > now:
@@ -341,17 +482,27 @@ class GitHubClient:
             self._buckets[r.headers.get("x-ratelimit-resource") or resource] = (remaining, float(reset))
 
     def _retry_after(self, headers: httpx.Headers) -> float | None:
+        """Seconds to wait from ``Retry-After`` (delta-seconds or an HTTP date), at most a year;
+        None when it is absent or unreadable."""
         value = headers.get("retry-after")
         if value is None:
             return None
         value = value.strip()
-        if value.isdigit():
-            return float(value)
+        if value.isascii() and value.isdigit():
+            return float(value) if len(value) <= _MAX_HEADER_DIGITS else MAX_HEADER_WAIT_S
         try:
             when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
+            wait = when.timestamp() - self.clock.now()
+        except (TypeError, ValueError, OverflowError, IndexError):
             return None
-        return max(when.timestamp() - self.clock.now(), 0.0)
+        return min(max(wait, 0.0), MAX_HEADER_WAIT_S)
+
+    def _note_server_time(self, r: httpx.Response) -> None:
+        value = r.headers.get("date")
+        if not value:
+            return
+        with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
+            self.server_time = email.utils.parsedate_to_datetime(value).timestamp()
 
     # -- tenacity hooks ------------------------------------------------------------------------
     def _backoff(self, state: tenacity.RetryCallState) -> float:
@@ -374,7 +525,7 @@ class GitHubClient:
             # Said at once (a warning shows without -v), not only after every retry has failed.
             log.warning(
                 "cannot reach %s (%s); retrying, attempt %d of %d",
-                urlsplit(self.api_url).netloc or self.api_url,
+                _host(self.api_url),
                 self._redact(str(error)),
                 state.attempt_number + 1,
                 self.config.max_retries + 1,
@@ -387,21 +538,26 @@ class GitHubClient:
             )
 
     def _unreachable(self, url: str) -> str:
-        host = urlsplit(url).netloc or url
+        host = _host(url)
         return (
             f"cannot reach {host}: check the network connection, the proxy settings (HTTPS_PROXY) "
             "and the API URL (--api-url, GITHUB_API_URL)"
         )
 
     # -- bodies ------------------------------------------------------------------------------
-    def _json(self, r: httpx.Response) -> Any:
+    def _json(self, body: bytes) -> Any:
         """The body as JSON, the token taken out first: a server that echoes it back (in an item's
-        field, a message) must not get it into the database."""
+        field, a message) must not get it into the database. An object with the same key twice is
+        not an answer (which value would be meant?), nor is JSON nested deeper than Python recurses."""
         try:
-            text = r.text
+            text = body.decode("utf-8-sig")
             if self._token and self._token in text:
                 text = text.replace(self._token, REDACTED)
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as e:
+            return _NotJson(f"; the key {str(e)[:40]!r} twice in one object")
+        except RecursionError:
+            return _NotJson("; nested too deeply")
         except ValueError:
             return _NOT_JSON
 
@@ -416,9 +572,103 @@ class GitHubClient:
         return self._redact(text)
 
 
+class _Deadline:
+    """When the request in flight must be over (monotonic seconds); None: no request."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def left(self, timeout: float | None) -> float | None:
+        """The socket timeout to use now: ``timeout``, cut to what is left before the deadline."""
+        if self.at is None:
+            return timeout
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise httpcore.ReadTimeout("the request's deadline passed")
+        return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write stops at the request's deadline, so an answer
+    trickled a byte at a time (its headers included) cannot outlast ``timeout_s``."""
+
+    def __init__(self, stream: httpcore.NetworkStream, deadline: _Deadline) -> None:
+        self._stream, self._deadline = stream, deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, self._deadline.left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, self._deadline.left(timeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
+        return _DeadlineStream(
+            self._stream.start_tls(ssl_context, server_hostname, self._deadline.left(timeout)), self._deadline
+        )
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, backend: httpcore.NetworkBackend, deadline: _Deadline) -> None:
+        self._backend, self._deadline = backend, deadline
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_tcp(host, port, self._deadline.left(timeout), local_address, socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_unix_socket(path, self._deadline.left(timeout), socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+def _hold_to_deadline(client: httpx.Client, deadline: _Deadline) -> None:
+    """Put every connection ``client`` opens (directly or through a proxy) under ``deadline``."""
+    transports = [client._transport, *client._mounts.values()]  # httpx has no public hook for this
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if backend is not None and not isinstance(backend, _DeadlineBackend):
+            pool._network_backend = _DeadlineBackend(backend, deadline)  # type: ignore[union-attr]
+
+
 class _NotJson:
+    def __init__(self, why: str = ""):
+        self.why = why
+
     def __repr__(self) -> str:
         return "<not JSON>"
 
 
 _NOT_JSON: Any = _NotJson()
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result

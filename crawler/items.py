@@ -128,6 +128,20 @@ def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
+def duplicate_key(value: Any, limit: int = MAX_NESTING) -> str | None:
+    """A key some object in ``value`` held twice, as the file reader marks it (``duplicate_key``), or None."""
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, dict):
+            twice = getattr(current, "duplicate_key", None)
+            if twice is not None:
+                return str(twice)
+        if isinstance(current, (list, dict)) and depth <= limit:
+            stack.extend((v, depth + 1) for v in (current.values() if isinstance(current, dict) else current))
+    return None
+
+
 def _cut(value: str | None, limit: int) -> str | None:
     if value is None or len(value) <= limit:
         return value
@@ -227,6 +241,14 @@ def parse_item(raw: Any) -> dict[str, Any]:
     """
     if not isinstance(raw, dict):
         raise ItemRejected(f"item: expected a JSON object, got {type(raw).__name__}")
+    twice = duplicate_key(raw)
+    if twice is not None:
+        name = raw.get("full_name")
+        raise ItemRejected(
+            f"item: the key {twice[:60]!r} twice in one object",
+            json_int(raw.get("id")),
+            clean_text(name[:400]) if isinstance(name, str) else None,
+        )
     # Only the fields we read are cleaned: a search item carries some 80 keys, mostly URLs.
     raw = {key: value for key, value in raw.items() if key in _FIELDS}
     repo_id = json_int(raw.get("id"))

@@ -25,6 +25,18 @@ from typing import Any, BinaryIO
 import ijson
 
 
+class KeyedMap(dict[str, Any]):
+    """A JSON object as read from a file, remembering a key it held twice (JSON keeps the last,
+    silently; an item with a key twice is rejected, since which value was meant is unknowable)."""
+
+    duplicate_key: str | None = None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self.duplicate_key is None and key in self:
+            self.duplicate_key = key
+        super().__setitem__(key, value)
+
+
 class SavedFileError(ValueError):
     """A file is not saved search results; the message names the file and the problem."""
 
@@ -239,20 +251,22 @@ def _stream(path: Path, shape: _Shape) -> Iterator[tuple[str, Any]]:
     backend = shape.backend
     with _open(path) as stream:
         if shape.documents > 1:  # JSON Lines: each document is one item or one page
-            for number, document in enumerate(backend.items(_Escaped(stream), "", multiple_values=True), 1):
+            for number, document in enumerate(
+                backend.items(_Escaped(stream), "", multiple_values=True, map_type=KeyedMap), 1
+            ):
                 yield from _expand(document, f"{path}:{number}", True)
         elif shape.first_kind == "list":
-            for index, element in enumerate(backend.items(_Escaped(stream), "item")):
+            for index, element in enumerate(backend.items(_Escaped(stream), "item", map_type=KeyedMap)):
                 if _is_page(element):
                     page_where = f"{where}[page {index}]"
                     yield from ((f"{page_where}#{i}", item) for i, item in enumerate(_page_items(element, page_where)))
                 else:
                     yield f"{where}#{index}", element
         elif shape.first_kind == "object" and "items" in shape.first_keys and "id" not in shape.first_keys:
-            for index, item in enumerate(backend.items(_Escaped(stream), "items.item")):
+            for index, item in enumerate(backend.items(_Escaped(stream), "items.item", map_type=KeyedMap)):
                 yield f"{where}#{index}", item
         else:
-            document = next(backend.items(_Escaped(stream), ""))
+            document = next(backend.items(_Escaped(stream), "", map_type=KeyedMap))
             yield from _expand(document, where, False)
 
 

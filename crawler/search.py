@@ -26,6 +26,11 @@ MAX_PAGE = CAP // PER_PAGE  # page 11 at per_page=100 is GitHub's 422
 TARGET = 800  # items a split aims to put in each part, leaving room for estimation error
 INCOMPLETE_RETRIES = 2
 INCOMPLETE_PAUSE_S = 3.0
+# No search can match more repositories than GitHub holds (some 500 million in 2026): a larger or
+# negative total_count is not an answer. A split never plans more parts than this at once (a part
+# still over the cap is split again), so a huge count cannot turn into a loop of millions.
+MAX_TOTAL_COUNT = 10**10
+MAX_SPLIT_PARTS = 100
 # No repository was created before GitHub opened; the lowest created: window starts here.
 GITHUB_EPOCH = datetime(2007, 10, 1, tzinfo=UTC)
 
@@ -82,11 +87,13 @@ class SearchPage:
 
 
 def _is_search_body(data: Any) -> bool:
+    """A search answer: a count GitHub could hold, at most one page of items (``per_page``), a flag."""
     return (
         isinstance(data, dict)
-        and isinstance(data.get("total_count"), int)
-        and not isinstance(data.get("total_count"), bool)
+        and type(data.get("total_count")) is int
+        and 0 <= data["total_count"] <= MAX_TOTAL_COUNT
         and isinstance(data.get("items"), list)
+        and len(data["items"]) <= PER_PAGE
         and isinstance(data.get("incomplete_results", False), bool)
     )
 
@@ -95,15 +102,16 @@ def _next_link(
     client: GitHubClient, links: dict[str | None, dict[str, str]], number: int
 ) -> tuple[int | None, str | None]:
     nxt = links.get("next")
-    if not nxt or not nxt.get("url"):
+    if not nxt or not nxt.get("url") or number >= MAX_PAGE:
         return None, None
     url = nxt["url"]
     try:
         page = int(parse_qs(urlsplit(url).query).get("page", [""])[0])
     except ValueError:
         page = number + 1
-    if page != number + 1 or page > MAX_PAGE:
-        return (None, None) if page > MAX_PAGE else (number + 1, None)
+    if page != number + 1:
+        # A link to another page than the next (GitHub's never does): ask for the next page by number.
+        return number + 1, None
     # Follow the link GitHub gave, but never to another origin (the token goes with it).
     return page, url if client.same_origin(url) else None
 
@@ -252,7 +260,7 @@ def plan_split(part: Part, total: int, sample: list[Any], *, now: datetime, min_
     Star ranges first; a single star value splits into ``created:`` windows. An empty list means
     the part cannot be narrowed further (one star value, one second).
     """
-    parts = max(min_parts, math.ceil(total / TARGET))
+    parts = min(max(min_parts, math.ceil(total / TARGET)), MAX_SPLIT_PARTS)
     top_stars = [
         item["stargazers_count"]
         for item in sample

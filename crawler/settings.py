@@ -21,35 +21,71 @@ DEFAULT_TOPICS = [
 ]
 
 
+def without_userinfo(url: str) -> str:
+    """``url`` with any ``user:password@`` taken out, for messages."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def api_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be the GitHub API's base URL, or None."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        return "expected an http(s) URL such as https://api.github.com"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "expected an http(s) URL such as https://api.github.com"
+    if "@" in parts.netloc:
+        # It would be stored with every run and shown at /DB/crawl_state; the token has its own place.
+        return "must not carry a user name or password (user:pass@); give the token in GITHUB_TOKEN"
+    if not url.isprintable() or any(c.isspace() for c in url):
+        return "must not contain spaces or control characters"
+    return None
+
+
 class _Section(BaseModel):
     # Strict: "5" is not a number and true is not 1; a float setting still takes an integer.
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
+    # Infinity and NaN are not settings (timeout_s = inf would never time out).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True, allow_inf_nan=False)
 
 
 class GitHubConfig(_Section):
-    api_url: str = "https://api.github.com"
-    min_interval_s: float = Field(2.0, ge=0)
-    secondary_wait_s: float = Field(60, ge=0)
-    max_retries: int = Field(5, ge=0)
-    timeout_s: float = Field(30, gt=0)
+    # Every number has an upper bound a crawl can live with: a value past it is a typo, and an
+    # unbounded one crashes at use (a sleep of 1e308 s, a timeout of inf).
+    api_url: str = Field("https://api.github.com", max_length=2000)
+    min_interval_s: float = Field(2.0, ge=0, le=3600)
+    secondary_wait_s: float = Field(60, ge=0, le=3600)
+    max_retries: int = Field(5, ge=0, le=20)
+    timeout_s: float = Field(30, gt=0, le=600)
     # A rate-limit wait longer than this stops the crawl cleanly (resumable) instead of sleeping.
-    max_wait_s: float = Field(900, ge=0)
-    user_agent: str = "agentrank-crawler (+https://github.com/agentrank/agentrank)"
+    max_wait_s: float = Field(900, ge=0, le=7 * 24 * 3600)
+    # Sent in an HTTP header: printable ASCII only.
+    user_agent: str = Field("agentrank-crawler (+https://github.com/agentrank/agentrank)", min_length=1, max_length=256)
 
     @field_validator("api_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
         # Checked with the rest of the file, so a typo fails every command, not only the next crawl.
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError("expected an http(s) URL such as https://api.github.com")
+        problem = api_url_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("user_agent")
+    @classmethod
+    def _header_text(cls, value: str) -> str:
+        if not value.isascii() or not value.isprintable():
+            raise ValueError("expected printable ASCII (it is sent as an HTTP header)")
         return value
 
 
 class CrawlConfig(_Section):
-    topics: list[str] = Field(default_factory=lambda: list(DEFAULT_TOPICS))
-    keywords: list[str] = Field(default_factory=lambda: ["autonomous agent"])
-    min_stars: int = Field(200, ge=0)
+    topics: list[str] = Field(default_factory=lambda: list(DEFAULT_TOPICS), max_length=200)
+    keywords: list[str] = Field(default_factory=lambda: ["autonomous agent"], max_length=200)
+    min_stars: int = Field(200, ge=0, le=10**9)
     # A complete crawl that would delist more than this share of the listed repos stops instead
     # (a broken query list or a GitHub outage, not a real change).
     max_delist_share: float = Field(0.2, ge=0, le=1)

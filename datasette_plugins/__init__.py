@@ -51,8 +51,10 @@ def extra_body_script(datasette: Any) -> str:
 
 
 @hookimpl
-def extra_template_vars(template: str, database: str | None, table: str | None, view_name: str, datasette: Any) -> Any:
-    return _plugin().extra_template_vars(template, database, table, view_name, datasette)
+def extra_template_vars(
+    template: str, database: str | None, table: str | None, view_name: str, request: Any, datasette: Any
+) -> Any:
+    return _plugin().extra_template_vars(template, database, table, view_name, request, datasette)
 
 
 @hookimpl

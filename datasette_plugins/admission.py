@@ -2,7 +2,9 @@
 
 The per-query limits (``limits.py``) bound one query; sixty at once could still hold sixty
 results in memory while their responses wait to be written. So requests that can return a lot
-(arbitrary SQL, ``_size`` above the default page, CSV) go through one gate:
+or run SQL the visitor wrote (``sql`` and every other raw-SQL parameter: ``_where``, the
+full-text ``_search`` family, ``_through``; canned queries; ``_size`` above the default page; CSV)
+go through one gate:
 
 - a global budget of result bytes in flight, ``max_inflight_result_bytes``: at most
   ``max_inflight_result_bytes // max_result_bytes`` such requests run at once, and never more
@@ -23,8 +25,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, parse_qsl, unquote
 
 from datasette import Response, hookimpl
 from datasette.views.base import DatasetteError
@@ -42,15 +45,58 @@ BUSY = "the server is busy with other large queries; try again in a few seconds"
 NO_MEMORY = "the query needs more memory than the server allows at once; try again, or ask for less"
 
 
-def is_heavy(scope: dict[str, Any]) -> bool:
-    """Can this request return much more than a default page? (SQL, a big ``_size``, CSV)."""
+# Query parameters through which a request runs SQL the visitor wrote (or shapes freely): ``sql``
+# itself, ``_where`` (raw SQL added to a table's WHERE), ``_through`` (a join), the full-text
+# parameters (``_search``, ``_search_COLUMN`` and ``_searchmode=raw`` take FTS query syntax;
+# ``_fts_table``/``_fts_pk`` pick the tables). Names are compared decoded, as Datasette reads them,
+# so ``%73ql`` or ``%5Fwhere`` is the same parameter; deploy/nginx/agentrank-http.conf matches the
+# same names in every percent-encoded spelling.
+RAW_SQL_PARAMS = frozenset({"sql", "_where", "_through", "_fts_table", "_fts_pk"})
+
+
+def is_raw_sql_param(name: str) -> bool:
+    """Does this (decoded) query parameter run SQL or FTS syntax the visitor wrote?"""
+    return name in RAW_SQL_PARAMS or name.startswith("_search")
+
+
+def runs_raw_sql(query_string: str) -> bool:
+    """Does a query string carry any raw-SQL parameter, in any percent-encoded spelling?"""
+    return any(is_raw_sql_param(name) for name, _ in parse_qsl(query_string, keep_blank_values=True))
+
+
+def canned_query(path: str, canned: frozenset[tuple[str, str]]) -> bool:
+    """Is ``path`` a canned query (``/DB/NAME``, ``.json``, ``.csv``) of the (database, name) pairs?"""
+    parts = [unquote(part) for part in path.split("/") if part]
+    if len(parts) != 2:
+        return False
+    name = parts[1]
+    for suffix in (".json", ".csv"):
+        name = name.removesuffix(suffix)
+    return (parts[0], name) in canned
+
+
+def is_heavy(scope: dict[str, Any], canned: frozenset[tuple[str, str]] = frozenset()) -> bool:
+    """Can this request return much more than a default page, or run SQL the visitor wrote?
+    (SQL in any of its parameters, a canned query, a big ``_size``, CSV)."""
     path: str = scope.get("path", "")
-    if path.endswith(".csv"):
+    if path.endswith(".csv") or canned_query(path, canned):
         return True
-    params = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    if "sql" in params or "_stream" in params:
+    query_string = scope.get("query_string", b"").decode("latin-1")
+    if runs_raw_sql(query_string):
+        return True
+    params = parse_qs(query_string, keep_blank_values=True)
+    if "_stream" in params:
         return True
     return any(not size.isdigit() or int(size) > DEFAULT_PAGE for size in params.get("_size", []))
+
+
+def canned_queries(datasette: Any) -> frozenset[tuple[str, str]]:
+    """(database, query name) of every canned query in the metadata."""
+    found: set[tuple[str, str]] = set()
+    for database in datasette.databases:
+        queries = datasette.metadata("queries", database=database, fallback=False) or {}
+        found.update((database, name) for name in queries)
+    return frozenset(found)
 
 
 def slots(max_inflight_result_bytes: int, max_result_bytes: int, sql_threads: int) -> int:
@@ -122,9 +168,11 @@ def _csv_errors(send: Any) -> Any:
     return checked
 
 
-def gate(app: Any, *, slots: int, wait_s: float) -> Any:
-    """The ASGI app with heavy requests limited to ``slots`` at once, each waiting at most ``wait_s``."""
+def gate(app: Any, *, slots: int, wait_s: float, canned: Callable[[], frozenset[tuple[str, str]]] | None = None) -> Any:
+    """The ASGI app with heavy requests limited to ``slots`` at once, each waiting at most ``wait_s``;
+    ``canned`` gives the canned queries (read once, on the first request: the metadata is loaded then)."""
     semaphore: asyncio.Semaphore | None = None
+    known: list[frozenset[tuple[str, str]]] = []
 
     async def gated(scope: dict[str, Any], receive: Any, send: Any) -> None:
         nonlocal semaphore
@@ -138,7 +186,9 @@ def gate(app: Any, *, slots: int, wait_s: float) -> Any:
             send = _without_paths(send)
         if scope.get("path", "").endswith(".csv"):
             send = _csv_errors(send)
-        if not is_heavy(scope):
+        if canned is not None and not known:
+            known.append(canned())
+        if not is_heavy(scope, known[0] if known else frozenset()):
             await app(scope, receive, send)
             return
         if semaphore is None:
@@ -165,6 +215,7 @@ def asgi_wrapper(datasette: Any) -> Any:
                 settings.max_inflight_result_bytes, settings.max_result_bytes, datasette.setting("num_sql_threads")
             ),
             wait_s=settings.queue_wait_ms / 1000,
+            canned=lambda: canned_queries(datasette),
         )
 
     return wrap
@@ -181,6 +232,8 @@ def _status_of(exception: BaseException) -> tuple[int, str] | None:
         return 503, NO_MEMORY
     if isinstance(exception, sqlite3.Error) and "out of memory" in str(exception).lower():
         return 503, NO_MEMORY
+    if isinstance(exception, sqlite3.ProgrammingError) and "null character" in str(exception):
+        return 400, "bad request: the request contains a NUL byte (%00)"  # refusals.py stops most first
     if isinstance(exception, OverflowError):
         return 400, "a number in the request is too large"
     if isinstance(exception, sqlite3.DataError) or (

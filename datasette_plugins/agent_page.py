@@ -19,13 +19,25 @@ from markupsafe import escape
 
 from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.cache import per_run
-from datasette_plugins.charts import history_chart
+from datasette_plugins.charts import history_chart, history_svg
 from datasette_plugins.limits import limits
 from datasette_plugins.reading import ranking_database, read_page
-from db.breakdown import UnknownRun, claims, load_breakdown, load_change, run_identity, run_population, score_history
+from db import directory
+from db.breakdown import (
+    UnknownRun,
+    claims,
+    load_breakdown,
+    load_change,
+    resolve_repo,
+    run_identity,
+    run_population,
+    score_history,
+)
 from db.reading import ReadTooSlow
 from leaderboard.summary import benchmark_summary
 from leaderboard.views import agent_methods
+from scoring import movement
+from scoring.components import RANKED_VALUES
 from scoring.explain import flag_sentences, likely_rank_phrase
 from scoring.uncertainty import INTERVAL
 
@@ -81,9 +93,17 @@ def _run_key(conn: sqlite3.Connection, run_id: int, what: str) -> tuple[Any, ...
     return (what, *run_identity(conn, run_id))
 
 
+def sorted_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
+    """:func:`db.breakdown.run_population` with each column also sorted (``sorted_stars``...), so a
+    page takes percentiles and the others' values without sorting the whole run (at 31,000 listed,
+    sorting on every page made a first visit of a maker's page twice as slow as at 1,300)."""
+    arrays = run_population(conn, run_id)
+    return {**arrays, **{f"sorted_{k}": np.sort(arrays[k]) for k in RANKED_VALUES}}
+
+
 def cached_population(conn: sqlite3.Connection, run_id: int) -> dict[str, np.ndarray]:
-    """:func:`db.breakdown.run_population`, read once per run by this process."""
-    return per_run(_run_key(conn, run_id, "population"), lambda: run_population(conn, run_id))
+    """:func:`sorted_population`, read once per run by this process."""
+    return per_run(_run_key(conn, run_id, "population"), lambda: sorted_population(conn, run_id))
 
 
 def cached_histograms(conn: sqlite3.Connection, run_id: int) -> dict[str, dict[str, Any]]:
@@ -102,10 +122,14 @@ def badge_snippet(public_url: str, full_name: str, score: float, rank: int) -> d
     page = base + agent_path(full_name)
     image = page + "/badge.svg"
     alt = "AgentRank score and rank"
+    shields = page + "/shields.json"
+    shields_image = "https://img.shields.io/endpoint?url=" + quote(shields, safe="")
     return {
         "page_url": page,
         "badge_url": image,
-        "shields_url": page + "/shields.json",
+        "shields_url": shields,
+        "shields_image": shields_image,
+        "shields_markdown": f"[![{alt}]({shields_image})]({page})",
         "markdown": f"[![{alt}]({image})]({page})",
         "html": f'<a href="{escape(page)}"><img src="{escape(image)}" alt="{escape(alt)}"></a>',
     }
@@ -137,6 +161,30 @@ def change_since_previous(conn: sqlite3.Connection, full_name: str, run_id: int 
         return None
 
 
+def passings(conn: sqlite3.Connection, repo_id: int, change: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Who passed the repo since the previous run and whom it passed, each with why in words
+    (scoring.movement), and why the repo itself moved; None without a change."""
+    if change is None:
+        return None
+    run_id, previous = change["run_id"], change["since_run_id"]
+    found = directory.passed(conn, repo_id, run_id, previous)
+    population = movement.sorted_population(cached_population(conn, previous))
+    for key in ("passed_it", "it_passed"):
+        found[key] = [
+            {
+                "full_name": row["full_name"],
+                "rank_before": row["before"]["rank"],
+                "rank_after": row["after"]["rank"],
+                **movement.classify(row["before"], row["after"], population),
+            }
+            for row in found[key]
+        ]
+    mine = found.pop("mine")
+    if mine is not None:
+        found["own"] = movement.classify(mine["before"], mine["after"], population)
+    return found
+
+
 def agent_context(
     conn: sqlite3.Connection, full_name: str, source_url: str, public_url: str = "http://127.0.0.1:8001"
 ) -> dict[str, Any] | None:
@@ -163,6 +211,7 @@ def agent_context(
         "range_share": f"{round((INTERVAL[1] - INTERVAL[0]) * 10):g} times in 10",
         "flag_sentences": flag_sentences(breakdown),
     }
+    context["passings"] = passings(conn, repo["id"], context["change"])
     context["chart"] = history_chart(context["history"])
     if breakdown["score"] is not None:
         context["badge"] = badge_snippet(public_url, repo["full_name"], breakdown["score"], breakdown["rank"])
@@ -177,10 +226,14 @@ def agent_context(
 
 async def _not_found(datasette: Any, request: Any, full_name: str, as_json: bool) -> Response:
     message = f"No repository called {full_name} is in this directory."
+    database = await ranking_database(datasette)
+    close: list[str] = []
+    if database is not None:
+        close = await read_page(datasette, database, lambda conn: directory.similar_names(conn, full_name))
     if as_json:
-        return Response.json({"ok": False, "error": message, "status": 404}, status=404)
+        return Response.json({"ok": False, "error": message, "status": 404, "did_you_mean": close}, status=404)
     html = await datasette.render_template(
-        "agent_404.html", {"full_name": full_name, "message": message}, request=request
+        "agent_404.html", {"full_name": full_name, "message": message, "suggestions": close}, request=request
     )
     return Response.html(html, status=404)
 
@@ -230,6 +283,34 @@ async def agent_page(datasette: Any, request: Any) -> Response:
     return await _not_found(datasette, request, name, as_json)
 
 
+def _history_of(conn: sqlite3.Connection, full_name: str) -> tuple[str, list[dict[str, Any]]] | None:
+    repo = resolve_repo(conn, full_name)
+    return None if repo is None else (repo["full_name"], score_history(conn, repo["id"]))
+
+
+async def history_image(datasette: Any, request: Any) -> Response:
+    """``/-/agent/OWNER/REPO/history.svg``: the repo's stars over time as a standalone SVG with
+    dated axes, to embed anywhere (``?series=score`` or ``rank`` for those)."""
+    full_name = "/".join(unquote(request.url_vars[part]) for part in ("owner", "repo"))
+    database = await ranking_database(datasette)
+    found = (
+        None if database is None else await read_page(datasette, database, lambda conn: _history_of(conn, full_name))
+    )
+    key = request.args.get("series", "stars")
+    key = key if key in ("stars", "score", "rank") else "stars"
+    svg = history_svg(found[0], found[1], key=key) if found else history_svg(full_name, [], key=key)
+    return Response(
+        svg,
+        status=200 if found else 404,
+        headers={"Cache-Control": "public, max-age=86400"},
+        content_type="image/svg+xml; charset=utf-8",
+    )
+
+
 @hookimpl
 def register_routes():
-    return [(r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page), *BENCHMARK_ROUTES]
+    return [
+        (r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)$", agent_page),
+        (r"^/-/agent/(?P<owner>[^/]+)/(?P<repo>[^/]+)/history\.svg$", history_image),
+        *BENCHMARK_ROUTES,
+    ]

@@ -31,3 +31,28 @@ def extra_body_script(datasette: Any) -> str:
         f"p.textContent = {text}; "
         "(document.querySelector('section.content') || document.body).prepend(p); })();"
     )
+
+
+STATIC_PREFIXES = ("/-/static/", "/-/static-plugins/")
+STATIC_MAX_AGE = 3600  # an hour: the files change only with a new release of Datasette or the plugin
+
+
+def static_cache_headers(app: Any) -> Any:
+    """Datasette's and the plugin's static files with ``Cache-Control: public, max-age=3600``
+    (Datasette sends none, so neither a browser nor a proxy would keep them)."""
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or not scope.get("path", "").startswith(STATIC_PREFIXES):
+            await app(scope, receive, send)
+            return
+
+        async def with_cache_control(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
+                headers.append((b"cache-control", f"public, max-age={STATIC_MAX_AGE}".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await app(scope, receive, with_cache_control)
+
+    return wrapped

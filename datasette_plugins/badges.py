@@ -2,7 +2,9 @@
 
 The badge shows the score with one decimal (as the maker's page does), the rank and the category,
 coloured by score band. A repo not in the published ranking gets a grey "not listed" badge; an
-unknown name gets the same badge with status 404. Both are cached for a day.
+unknown name gets the same SVG badge with status 404, and the same ``shields.json`` with status 200
+(shields.io shows only a 200's answer). Both are cached for a day. Text widths come from real
+glyph metrics (``badge_font.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from urllib.parse import unquote
 from datasette import Response
 from markupsafe import escape
 
+from datasette_plugins.badge_font import text_width
 from datasette_plugins.pages import read
 from datasette_plugins.reading import ranking_database
 from db.directory import badge_facts
@@ -48,8 +51,9 @@ def message(facts: dict[str, Any] | None, with_category: bool = False) -> str:
 
 
 def _text_width(text: str) -> int:
-    """Rough width in px of 11 px Verdana (what shields.io badges use): narrow digits, wider letters."""
-    return int(sum(6.2 if ch.isdigit() or ch in " .·#" else 7.2 for ch in text)) + 10
+    """Width in px of one part of the badge: the text at 11 px from real glyph metrics
+    (``badge_font``: DejaVu Sans, Verdana-like, as shields.io measures Verdana), 5 px each side."""
+    return round(text_width(text)) + 10
 
 
 def badge_svg(label: str, value: str, colour: str) -> str:
@@ -96,7 +100,9 @@ async def shields(datasette: Any, request: Any) -> Response:
         "message": message(facts),
         "color": band(facts["score"] if facts else None)[0],
     }
-    return Response.json(body, status=200 if facts else 404, headers={"Cache-Control": CACHE})
+    # 200 even for a name nobody knows: shields.io shows an endpoint's answer only when it is a 200
+    # (a 404 becomes "resource not found"), and "not listed" is the true answer.
+    return Response.json(body, headers={"Cache-Control": CACHE})
 
 
 ROUTES = [

@@ -170,9 +170,10 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
     )
     body = _panel(points, runs, "passed", "tasks passed", 0, "{:g}")
     body += _panel(points, runs, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:,.2f}")
-    return Markup('<svg class="agentrank-over-time" role="img" width="100%" height="{h}">{body}{labels}</svg>').format(
-        h=2 * PANEL_HEIGHT + 24, body=body, labels=labels
-    )
+    summary = f"Tasks passed and cost per pass across {len(runs)} runs (the figures are listed below the chart)"
+    return Markup(
+        '<svg class="agentrank-over-time" role="img" aria-label="{summary}" width="100%" height="{h}">{body}{labels}</svg>'
+    ).format(summary=summary, h=2 * PANEL_HEIGHT + 24, body=body, labels=labels)
 
 
 def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

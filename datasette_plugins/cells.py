@@ -19,6 +19,10 @@ COUNTS = {"stars", "forks", "open_issues", "stars_delta_7d", "stars_delta_28d", 
 DELTA = ("_7d", "_28d", "_gained")
 
 
+def _is_id(column: str) -> bool:
+    return column in ("id", "rowid", "pk") or column.endswith(("_id", "_ids", "id"))
+
+
 def _kind(row: Any) -> str | None:
     try:
         return row["agent_kind"]
@@ -50,6 +54,8 @@ def render_cell(row: Any, value: Any, column: str, table: str | None, database: 
         ).format(value)
     if column in COUNTS and isinstance(value, int) and not isinstance(value, bool):
         return signed(value) if column.endswith(DELTA) else f"{value:,}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000 and not _is_id(column):
+        return f"{value:,}"  # any other count (a query's figures), never an id
     if column == "agent" and isinstance(value, str) and GITHUB_NAME.fullmatch(value) and _kind(row) != "closed":
         # A leaderboard's agent that is a directory repo links to its maker's page.
         return Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(

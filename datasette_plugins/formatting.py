@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -78,9 +80,44 @@ def day(value: Any) -> str:
     return value[:10] if isinstance(value, str) else ""
 
 
+def anchor(value: Any) -> str:
+    """An HTML id (and ``#fragment``) for a name: no spaces or other separators, e.g. "Demo Index" → "demo-index"."""
+    slug = re.sub(r"[^\w]+", "-", str(value).lower(), flags=re.UNICODE).strip("-")
+    return slug or "section"
+
+
+def topic_list(value: Any, limit: int = 4) -> list[str]:
+    """A repo's topics (a JSON array as stored) as a list of at most ``limit`` strings."""
+    if isinstance(value, list):
+        found = value
+    else:
+        try:
+            found = json.loads(value) if isinstance(value, str) and value else []
+        except ValueError:
+            return []
+    return [str(t) for t in found if isinstance(t, str | int)][:limit] if isinstance(found, list) else []
+
+
+def own_words(change: dict[str, Any]) -> str:
+    """The repo's own share of a score change, naming only what changed (a week without a push
+    is not called "pushes")."""
+    if change.get("own_is_time_only") and round(change["own_points"], 2) != 0:
+        return own_label(change)
+    own = change.get("own_changes", {})
+    words = (("stars", "stars"), ("forks", "forks"), ("pushed_at", "a push"), ("license_spdx", "its licence"))
+    changed = [word for key, word in words if key in own and own[key]["before"] != own[key]["after"]]
+    aged = any(c["component"] == "activity" and c["before"] != c["after"] for c in change.get("components", []))
+    if aged and "a push" not in changed:
+        changed.append("time since its last push")
+    return "its own change" + (
+        f" ({', '.join(changed)})" if changed else " (nothing: no new stars, forks, push or licence)"
+    )
+
+
 @hookimpl
 def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
     env.filters.update(
+        anchor=anchor,
         thousands=thousands,
         signed=signed,
         plural=plural,
@@ -93,6 +130,8 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         field_label=field_label,
         field_value=field_value,
         own_label=own_label,
+        own_words=own_words,
+        topics=topic_list,
         agent_url=lambda name: datasette.urls.path(agent_path(name)),
         bench_url=lambda parts: datasette.urls.path(bench_path(*parts)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),

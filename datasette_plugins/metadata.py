@@ -110,13 +110,14 @@ TABLES: dict[str, dict[str, Any]] = {
             "full_name": "owner/repo on GitHub; links to the repo's score breakdown",
             "html_url": "The repository on GitHub",
             "category": f"One of the {len(CATEGORIES)} categories (see the categories table)",
+            "category_name": "The category's display name (categories.name)",
             "score": "AgentRank Score, 0-100, one decimal (the scores table keeps it unrounded)",
             **{name: text.replace("0-100", "0-100, one decimal") for name, text in _COMPONENTS.items()},
             "stars": _SCORE_INPUTS["stars"],
             "forks": _SCORE_INPUTS["forks"],
-            "license": "SPDX id of the licence GitHub detected (NOASSERTION: a licence file GitHub could not identify)",
+            "license_spdx": "SPDX id of the licence GitHub detected (NOASSERTION: a licence file GitHub could not identify)",
             "language": "Main language as GitHub detected it",
-            "last_push": _SCORE_INPUTS["pushed_at"],
+            "pushed_at": _SCORE_INPUTS["pushed_at"],
             "activity_bucket": "Days since the last push, in the buckets the activity component uses",
             "description": "The repository's description on GitHub",
             "topics": "The repository's GitHub topics (JSON array)",
@@ -364,7 +365,7 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "agents": {
         "sort": "rank",
         "size": 50,  # half Datasette's default: the page renders twice as fast
-        "facets": ["category", "license", "language", "activity_bucket"],
+        "facets": ["category", "license_spdx", "language", "activity_bucket"],
         "fts_table": "repos_fts",
         "fts_pk": "repo_id",
     },
@@ -402,7 +403,7 @@ limit 1000
         "category: one category id, or empty for all).",
         "sql": """
 select cat.name as category_name, a.category, a.category_rank, a.rank, a.full_name, a.score,
-       a.stars, a.forks, a.license, a.last_push, a.description
+       a.stars, a.forks, a.license_spdx, a.pushed_at, a.description
 from (select *, row_number() over (partition by category order by rank) as category_rank from agents) a
 left join categories cat on cat.id = a.category
 where a.category_rank <= cast(coalesce(nullif(:per_category, ''), 10) as integer)
@@ -513,7 +514,7 @@ def description_html(database: str, source_url: str, example: str | None = None)
     return (
         "The most-starred open-source AI-agent repositories on GitHub, each with an <strong>AgentRank "
         "Score</strong> from 0 to 100 computed only from public GitHub data: "
-        f"{', '.join(parts[:-1])} and {parts[-1]}, each a percentile or bucket among the listed repos. "
+        f"{', '.join(parts[:-1])} and {parts[-1]}, each measured against the other listed repos. "
         f'Start with the <a href="/{database}/agents">ranking</a>; {breakdown}: each component, its points '
         "and what would move it. Check every score with the "
         f'<a href="/{database}/recompute">recompute query</a>. '

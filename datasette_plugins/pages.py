@@ -7,6 +7,7 @@ template; an unknown category or owner is a 404 page with a way home.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,7 @@ from urllib.parse import unquote
 from datasette import Response, hookimpl
 
 from classify.categories import CATEGORIES
+from datasette_plugins.formatting import plural
 from datasette_plugins.metadata import COMPONENT_MEASURES, FORMULA
 from datasette_plugins.reading import ranking_database, read_page
 from db import directory
@@ -51,7 +53,18 @@ async def not_found(datasette: Any, request: Any, title: str, message: str) -> R
     return await render(datasette, request, "agentrank_404.html", {"title": title, "message": message}, status=404)
 
 
-def home_context(conn: sqlite3.Connection) -> dict[str, Any]:
+# The periods "rising" can be measured over (days), and the home page's ranking length.
+RISING_DAYS = (7, 28)
+HOME_TOP = 25
+
+
+def rising_days(request: Any) -> int:
+    """The period the visitor chose (``?rising=28``), else 7 days."""
+    chosen = request.args.get("rising", "")
+    return int(chosen) if chosen in {str(d) for d in RISING_DAYS} else RISING_DAYS[0]
+
+
+def home_context(conn: sqlite3.Connection, days: int = 7) -> dict[str, Any]:
     run = directory.published_run(conn)
     runs = directory.score_runs(conn, 1)
     previous = runs[0]["previous_id"] if runs else None
@@ -59,8 +72,11 @@ def home_context(conn: sqlite3.Connection) -> dict[str, Any]:
         "run": run,
         "previous_run_id": previous,
         "categories": directory.category_counts(conn),
-        "top": directory.top(conn, 10),
-        "risers": directory.risers(conn, 10),
+        "top": directory.top(conn, HOME_TOP),
+        "rising_days": days,
+        "rising_periods": RISING_DAYS,
+        "rising_since": directory.rising_start(conn, days),
+        "risers": directory.risers(conn, 10, days=days),
         "newly": directory.newly_listed(conn, run["id"], previous, 10) if run and previous else [],
     }
 
@@ -71,7 +87,8 @@ async def home(datasette: Any, request: Any) -> Response:
         from datasette.views.index import IndexView
 
         return await IndexView(datasette).get(request)
-    context = await read(datasette, database, home_context)
+    days = rising_days(request)
+    context = await read(datasette, database, lambda conn: home_context(conn, days))
     return await render(datasette, request, "home.html", {"database": database.name, **context})
 
 
@@ -99,22 +116,41 @@ async def category_page(datasette: Any, request: Any) -> Response:
     return await render(datasette, request, "category.html", {"database": database.name, **context})
 
 
+OWNER_PAGE_SIZE = 100  # repos on one page of an owner's list
+
+
+def owner_context(conn: sqlite3.Connection, login: str, page: int) -> dict[str, Any] | None:
+    """One page of an owner's repos, with the counts; None when the owner is unknown."""
+    total, listed = directory.owner_counts(conn, login)
+    if total == 0:
+        return None
+    pages = -(-total // OWNER_PAGE_SIZE)
+    repos = directory.owner_repos(conn, login, OWNER_PAGE_SIZE, (page - 1) * OWNER_PAGE_SIZE) if page <= pages else []
+    return {"total": total, "listed": listed, "repos": repos, "page": page, "pages": pages}
+
+
 async def owner_page(datasette: Any, request: Any) -> Response:
     login = unquote(request.url_vars["login"])
+    asked = request.args.get("page", "1")
+    if not asked.isdigit() or not 1 <= int(asked) <= 1_000_000:
+        return Response.text(f"bad page number {asked!r}: pages are numbered from 1", status=400)
+    page = int(asked)
     database = await ranking_database(datasette)
-    repos = [] if database is None else await read(datasette, database, lambda conn: directory.owner_repos(conn, login))
-    if not repos:
+    context = (
+        None if database is None else await read(datasette, database, lambda conn: owner_context(conn, login, page))
+    )
+    if context is None:
         return await not_found(datasette, request, "Owner not found", f"No repository of {login} is in this directory.")
+    if not context["repos"]:
+        last = context["pages"]
+        return await not_found(
+            datasette, request, "Page not found", f"{login}'s repositories fill {plural(last, 'page')}."
+        )
     return await render(
         datasette,
         request,
         "owner.html",
-        {
-            "database": database.name,
-            "login": repos[0]["owner_login"],
-            "repos": repos,
-            "listed": sum(1 for r in repos if r["rank"] is not None),
-        },
+        {"database": database.name, "login": context["repos"][0]["owner_login"], "path": request.path, **context},
     )
 
 
@@ -126,16 +162,18 @@ def line_rows(rows: list[Any], category_names: dict[str, str]) -> list[dict[str,
         line = {key: row[key] for key in keys}
         for key in ("rank", "full_name", "description", "category", "score", "stars", "forks", "stars_delta_7d"):
             line.setdefault(key, None)
-        line.setdefault("last_push", None)
+        line.setdefault("last_push", line.get("pushed_at"))  # the line template's name for it
         line["category_name"] = category_names.get(line["category"] or "", line["category"])
         lines.append(line)
     return lines
 
 
-def ordered_facets(facet_results: dict[str, Any], category_names: dict[str, str]) -> list[dict[str, Any]]:
-    """The agents page's facets with category names for ids and the activity buckets in their natural order."""
+def ordered_facets(facet_results: dict[str, Any] | list[Any], category_names: dict[str, str]) -> list[dict[str, Any]]:
+    """The agents page's facets with category names for ids and the activity buckets in their natural
+    order (``facet_results`` by name, or Datasette's sorted list of them)."""
     facets = []
-    for name, facet in facet_results.items():
+    pairs = facet_results.items() if isinstance(facet_results, dict) else [(f["name"], f) for f in facet_results]
+    for name, facet in pairs:
         results = [dict(r) for r in facet["results"]]
         if name == "category":
             for r in results:
@@ -146,8 +184,45 @@ def ordered_facets(facet_results: dict[str, Any], category_names: dict[str, str]
     return facets
 
 
+# How the compact list's sorts read.
+SORT_WORDS = {
+    "rank": "by rank",
+    "score": "by score",
+    "stars": "by stars",
+    "forks": "by forks",
+    "stars_delta_7d": "by stars gained in 7 days",
+    "pushed_at": "by last push",
+    "full_name": "by name",
+}
+
+
+def listing_description(args: Any, category_names: dict[str, str]) -> str:
+    """What the list shows, in words: ``in Coding agent, licence MIT, sorted by stars gained in 7
+    days, most first`` (Datasette's own description names columns and operators)."""
+    parts = []
+    for column, label in (("category", None), ("license_spdx", "licence"), ("language", "language")):
+        value = args.get(column)
+        if value:
+            parts.append(f"in {category_names.get(value, value)}" if label is None else f"{label} {value}")
+    if args.get("activity_bucket"):
+        parts.append(f"last push {args.get('activity_bucket')}")
+    if args.get("_search"):
+        parts.append(f"matching “{args.get('_search')}”")
+    descending = args.get("_sort_desc")
+    ascending = args.get("_sort")
+    if descending and descending in SORT_WORDS:
+        parts.append(
+            f"sorted {SORT_WORDS[descending]}, most first" if descending != "pushed_at" else "newest push first"
+        )
+    elif ascending and ascending in SORT_WORDS and ascending != "rank":
+        parts.append(f"sorted {SORT_WORDS[ascending]}, fewest first" if ascending != "full_name" else "sorted by name")
+    return ", ".join(parts)
+
+
 @hookimpl
-def extra_template_vars(template: str, database: str | None, table: str | None, view_name: str, datasette: Any):
+def extra_template_vars(
+    template: str, database: str | None, table: str | None, view_name: str, request: Any, datasette: Any
+):
     if view_name != "table" or table != "agents" or database is None:
         return None
 
@@ -156,9 +231,16 @@ def extra_template_vars(template: str, database: str | None, table: str | None, 
         names: dict[str, str] = {}
         if await db.table_exists("categories"):
             names = await read_page(datasette, db, category_names)
+        args = request.args if request is not None else {}
+        searched = (args.get("_search") or "").strip()
+        close: list[str] = []
+        if searched and await db.table_exists("repos"):
+            close = await read_page(datasette, db, lambda conn: directory.similar_names(conn, searched))
         return {
             "agentrank_lines": lambda rows: line_rows(rows, names),
             "agentrank_facets": lambda results: ordered_facets(results, names),
+            "agentrank_did_you_mean": close,
+            "agentrank_description": listing_description(args, names),
         }
 
     return inner
@@ -229,6 +311,129 @@ async def method_page(datasette: Any, request: Any) -> Response:
     )
 
 
+# How many repos "your own weights" re-ranks (the best published ones) and how many it lists.
+WEIGHTS_REPOS = 20_000
+WEIGHTS_SHOWN = 100
+
+
+def chosen_weights(request: Any) -> dict[str, float]:
+    """The weights in the URL (``?popularity=40&…``, percent), the published ones for any missing
+    or unreadable; negative ones count as 0."""
+    weights = {}
+    for name, weight in WEIGHTS.items():
+        try:
+            value = float(request.args.get(name, ""))
+        except ValueError:
+            value = weight * 100
+        weights[name] = max(0.0, value) if math.isfinite(value) else weight * 100
+    return weights
+
+
+def reranked(rows: list[dict[str, Any]], weights: dict[str, float]) -> list[dict[str, Any]]:
+    """``rows`` re-scored with ``weights`` (scaled to add up to 1) and re-ranked: score, then stars,
+    then name, as the published ranking breaks ties. Each row gains ``mine``, ``my_rank`` and
+    ``moved`` (places up against the published rank)."""
+    total = sum(weights.values()) or 1.0
+    shares = {name: w / total for name, w in weights.items()}
+    scored = [{**r, "mine": sum(shares[n] * (r[n] or 0.0) for n in WEIGHTS)} for r in rows]
+    scored.sort(key=lambda r: (-round(r["mine"], 9), -(r["stars"] or 0), r["full_name"]))
+    for position, r in enumerate(scored, start=1):
+        r["my_rank"], r["moved"] = position, r["rank"] - position
+    return scored
+
+
+async def weights_page(datasette: Any, request: Any) -> Response:
+    """``/-/weights``: the ranking re-ranked with the visitor's weights, in the browser (the list
+    is rendered on the server too, so a shared link shows the same before any script runs)."""
+    database = await ranking_database(datasette)
+    if database is None:
+        return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
+    rows = await read(datasette, database, lambda conn: directory.published_components(conn, WEIGHTS_REPOS))
+    weights = chosen_weights(request)
+    data = [[r["rank"], r["full_name"], r["stars"], r["category_name"], *(r[n] for n in WEIGHTS)] for r in rows]
+    return await render(
+        datasette,
+        request,
+        "weights.html",
+        {
+            "database": database.name,
+            "components": [
+                {"name": n, "published": round(w * 100, 6), "chosen": weights[n], "measure": COMPONENT_MEASURES[n]}
+                for n, w in WEIGHTS.items()
+            ],
+            "shown": reranked(rows, weights)[:WEIGHTS_SHOWN],
+            "count": len(rows),
+            "limited": len(rows) >= WEIGHTS_REPOS,
+            # For the script: escaped so that no repository text can end the <script> element.
+            "data_json": json.dumps({"names": list(WEIGHTS), "shown": WEIGHTS_SHOWN, "rows": data})
+            .replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026"),
+        },
+    )
+
+
+COMPARE_MOST = 4
+
+
+def compared_names(request: Any) -> list[str]:
+    """The repos to compare: ``?repo=A&repo=B`` (or ``?repos=A,B``), blanks dropped, at most four."""
+    names = [*request.args.getlist("repo"), *",".join(request.args.getlist("repos")).split(",")]
+    unique = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    return unique[:COMPARE_MOST]
+
+
+def compare_context(conn: sqlite3.Connection, names: list[str]) -> dict[str, Any]:
+    """Each named repo's breakdown and history (side by side and overlaid), and for a name that is
+    not in the directory, the names it may have meant."""
+    from datasette_plugins.agent_page import cached_population
+    from datasette_plugins.charts import COLOURS, overlay_chart
+    from db.breakdown import load_breakdown, score_history
+
+    repos: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
+    for name in names:
+        breakdown = load_breakdown(conn, name, population=cached_population)
+        if breakdown is None:
+            unknown.append({"name": name, "suggestions": directory.similar_names(conn, name)})
+            continue
+        if any(r["full_name"] == breakdown["repo"]["full_name"] for r in repos):
+            continue
+        repos.append(
+            {
+                "full_name": breakdown["repo"]["full_name"],
+                "breakdown": breakdown,
+                "components": {c["component"]: c for c in breakdown["components"]},
+                "history": score_history(conn, breakdown["repo"]["id"]),
+                "colour": COLOURS[len(repos) % len(COLOURS)],
+            }
+        )
+    histories = [(r["full_name"], r["history"]) for r in repos]
+    return {
+        "repos": repos,
+        "unknown": unknown,
+        "names": names,
+        "component_names": list(WEIGHTS),
+        "weights": WEIGHTS,
+        "charts": [c for c in (overlay_chart(histories, key) for key in ("stars", "score", "rank")) if c]
+        if repos
+        else [],
+    }
+
+
+async def compare_page(datasette: Any, request: Any) -> Response:
+    """``/-/compare?repo=A&repo=B``: two to four repos' score components side by side and their
+    histories overlaid on dated axes."""
+    database = await ranking_database(datasette)
+    if database is None:
+        return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
+    names = compared_names(request)
+    context = await read(datasette, database, lambda conn: compare_context(conn, names))
+    return await render(
+        datasette, request, "compare.html", {"database": database.name, "most": COMPARE_MOST, **context}
+    )
+
+
 async def owner_redirect(datasette: Any, request: Any) -> Response:
     """``/-/agent/OWNER`` (a maker's page without the repo) is the owner's page."""
     return Response.redirect(datasette.urls.path("/-/owner/" + request.url_vars["login"]))
@@ -236,6 +441,8 @@ async def owner_redirect(datasette: Any, request: Any) -> Response:
 
 ROUTES = [
     (r"^/-/method$", method_page),
+    (r"^/-/weights$", weights_page),
+    (r"^/-/compare$", compare_page),
     (r"^/-/agent/(?P<login>[^/]+)$", owner_redirect),
     (r"^/-/leaderboard$", leaderboard_page),
     (r"^/$", home),

@@ -14,25 +14,34 @@ import datasette_plugins.badges as badges
 import datasette_plugins.cache as cache
 import datasette_plugins.feeds as feeds
 import datasette_plugins.pages as pages
+import datasette_plugins.schemas as schemas
 from datasette_plugins.admission import handle_exception
-from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls
+from datasette_plugins.assets import extra_body_script, extra_css_urls, extra_js_urls, static_cache_headers
 from datasette_plugins.cells import render_cell
+from datasette_plugins.cors import cors
+from datasette_plugins.facets import dedupe_facets
 from datasette_plugins.formatting import prepare_jinja2_environment
-from datasette_plugins.limits import prepare_connection
+from datasette_plugins.limits import limits, prepare_connection
 from datasette_plugins.pages import extra_template_vars
+from datasette_plugins.refusals import refuse_bad_requests
 
 
 @hookimpl
 def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
-    """Pages the published run decides come from the page cache (ETag, 304) before anything else;
-    what reaches the server passes the request gate that bounds heavy queries."""
+    """Requests no page can answer (a NUL in the query string) are refused first; pages the published
+    run decides come from the page cache (ETag, 304) before anything else;
+    what reaches the server passes the request gate that bounds heavy queries. Outermost: CORS
+    on the read-only data answers, ``Cache-Control`` on static files, and a request facet that
+    repeats a default one dropped."""
     gate, cached = admission.asgi_wrapper(datasette), cache.asgi_wrapper(datasette)
-    return lambda app: cached(gate(app))
+    return lambda app: refuse_bad_requests(
+        cors(static_cache_headers(dedupe_facets(cached(gate(app)), datasette)), enabled=limits(datasette).cors)
+    )
 
 
 @hookimpl
 def register_routes():
-    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES, *feeds.ROUTES]
+    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES, *feeds.ROUTES, *schemas.ROUTES]
 
 
 __all__ = [

@@ -8,6 +8,7 @@ by plain ``datasette`` behaves the same.
 from __future__ import annotations
 
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -25,6 +26,11 @@ class ServeConfig(BaseModel):
     port: int = Field(8001, ge=0, le=65535)
     # Open the file with immutable=1 (a published snapshot nothing writes to) instead of mode=ro.
     immutable: bool = False
+    # Connections the server holds open at once (each is a file descriptor; one more is closed
+    # at once), and how long a connection may take to send a request's headers before it is
+    # closed (slow clients would hold descriptors forever). Behind nginx, nginx bears the crowd.
+    max_connections: int = Field(1000, ge=1, le=1_000_000)
+    header_timeout_s: float = Field(10.0, gt=0, le=3600)
     # Datasette settings (names as in `datasette --help-settings`).
     default_allow_sql: bool = True
     sql_time_limit_ms: int = Field(1000, ge=1)
@@ -47,8 +53,11 @@ class ServeConfig(BaseModel):
     # long one waits for its turn before "503 busy, try again".
     max_inflight_result_bytes: int = Field(20_000_000, ge=1000)
     queue_wait_ms: int = Field(2000, ge=0)
-    # Where the maker's page sends people to ask for a correction.
-    source_url: str = "https://github.com/agentrank/agentrank"
+    # Where the maker's page sends people to ask for a correction: an http(s) URL, since it becomes a
+    # link on every maker's page ("javascript:alert(1)" would run in every visitor's browser).
+    source_url: str = Field(
+        "https://github.com/agentrank/agentrank", pattern=r"^https?://[^\s/]+(/\S*)?$", max_length=2000
+    )
     # Where the directory is served, for absolute links: feeds, badges and the export's page_url and
     # badge_url. Not set: the server's own address, http://HOST:PORT (so `serve --port 8140` links
     # to itself); set it to the public address behind a proxy.
@@ -57,6 +66,8 @@ class ServeConfig(BaseModel):
     # proxy may keep them before revalidating with their ETag, and the in-process page cache.
     cache_max_age: int = Field(300, ge=0)
     page_cache_mb: int = Field(64, ge=0)
+    # Access-Control-Allow-Origin: * on the read-only JSON, CSV, feeds and badges (datasette_plugins/cors.py).
+    cors: bool = True
 
     # Which of the fields above are Datasette settings, passed through unchanged.
     DATASETTE_SETTINGS: ClassVar[tuple[str, ...]] = (
@@ -83,6 +94,7 @@ class ServeConfig(BaseModel):
         "public_url",
         "cache_max_age",
         "page_cache_mb",
+        "cors",
     )
 
     @model_validator(mode="after")
@@ -110,3 +122,30 @@ class ServeConfig(BaseModel):
             if first["type"] == "extra_forbidden":
                 raise SettingError(f"unknown key '{key}'") from None
             raise SettingError(f"bad value for '{key}': {first['msg']}") from None
+
+
+HOW_TO_SET_PUBLIC_URL = (
+    'set it with --public-url https://YOUR.SITE (or public_url = "https://YOUR.SITE" under [serve] in the config)'
+)
+
+
+def public_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be the directory's public address (loopback, or plain http), or None.
+
+    It is the base of the feeds' links, the badge snippets, the export's ``page_url`` and
+    ``badge_url`` and the snapshot's metadata; shields.io refuses an endpoint badge that is not https."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if (
+        host == "localhost"
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+        or host in ("::1", "0.0.0.0", "::")
+    ):
+        return (
+            f"public_url is {url}, this machine's loopback address: the feeds, badge snippets and "
+            "page links would point at whoever reads them"
+        )
+    if parts.scheme != "https":
+        return f"public_url is {url}, plain http: shields.io refuses an endpoint badge that is not https"
+    return None

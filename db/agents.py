@@ -21,15 +21,17 @@ TABLE = "agents"
 # other facets within a category (a category page counts them over its own rows only).
 INDEXED: tuple[tuple[str, ...], ...] = (
     ("category",),
-    ("license",),
+    ("license_spdx",),
     ("language",),
     ("activity_bucket",),
     ("owner",),
     ("score",),
     ("stars",),
     ("full_name",),
-    ("repo_id",),
-    ("category", "license"),
+    # Looked up by repo_id, and a search (repo_id in the full-text matches) counts its four facets
+    # from this index alone instead of fetching every matching row (migration m022).
+    ("repo_id", "category", "license_spdx", "language", "activity_bucket"),
+    ("category", "license_spdx"),
     ("category", "language"),
     ("category", "activity_bucket"),
 )

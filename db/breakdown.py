@@ -166,7 +166,8 @@ def load_breakdown(
             "reason": _reason(base["category"], row["category"], row["category_source"]),
         }
     arrays = population(conn, row["run_id"])
-    breakdown = explain_row(row, {k: arrays[k] for k in RANKED_VALUES})
+    # A population kept by a server also has each column sorted ("sorted_stars"...): no sort per page.
+    breakdown = explain_row(row, {k: arrays.get(f"sorted_{k}", arrays[k]) for k in RANKED_VALUES})
     return {**base, **breakdown}
 
 
@@ -239,9 +240,19 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
 
 
 def _others(conn: sqlite3.Connection, run_id: int, repo_id: int, population: Population) -> dict[str, np.ndarray]:
+    """The run's other repos' columns (this one's value removed); sorted when the population keeps
+    its columns sorted (``sorted_stars``...), so the change below does not sort them again."""
     arrays = population(conn, run_id)
     keep = arrays["repo_id"] != repo_id
-    return {k: arrays[k][keep] for k in RANKED_VALUES}
+    others = {}
+    for k in RANKED_VALUES:
+        ordered = arrays.get(f"sorted_{k}")
+        if ordered is None:
+            others[k] = arrays[k][keep]
+            continue
+        own = arrays[k][~keep]
+        others[k] = ordered if own.size == 0 else np.delete(ordered, int(np.searchsorted(ordered, own[0])))
+    return others
 
 
 def load_change(

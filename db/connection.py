@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,20 @@ class DatabaseError(Exception):
     """The database file cannot be opened or used; the message says why."""
 
 
+def check_links(path: Path) -> None:
+    """Refuse a database file that has another name (a hard link): SQLite keeps its write-ahead log
+    per name, so two names are two logs for one file, and writes through both corrupt it."""
+    try:
+        links = path.stat().st_nlink
+    except OSError:
+        return
+    if links > 1 and path.is_file():
+        raise DatabaseError(
+            f"{path} has {links} names (hard links): SQLite keeps a write-ahead log per name, so writes "
+            "through two names corrupt it; use one name (remove the other links, or copy the file)"
+        )
+
+
 def connect(path: str | Path) -> sqlite_utils.Database:
     """Open (or create) the database file with WAL, a busy timeout and foreign keys; no migrations.
 
@@ -26,6 +41,7 @@ def connect(path: str | Path) -> sqlite_utils.Database:
         raise DatabaseError(f"{path} is a directory, not a database file")
     if not path.parent.exists():
         raise DatabaseError(f"cannot create {path}: directory {path.parent} does not exist")
+    check_links(path)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
         db = sqlite_utils.Database(conn)
@@ -35,8 +51,35 @@ def connect(path: str | Path) -> sqlite_utils.Database:
             db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
     except sqlite3.DatabaseError as e:
-        raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}") from None
+        raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}{_read_only_hint(path)}") from None
     return db
+
+
+def _read_only_hint(path: Path) -> str:
+    """Why SQLite could not open a file in a read-only folder, which its own message does not say."""
+    folder = path.resolve().parent
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY) or not os.access(folder, os.W_OK)
+    except OSError:
+        return ""
+    if not read_only:
+        return ""
+    return f" (the folder {folder} is read-only: SQLite writes its -wal and -shm files beside the database)"
+
+
+DAMAGED = "the file is damaged: restore it from a backup (such as the last `agentrank snapshot`)"
+
+
+def check_integrity(db: sqlite_utils.Database, path: str | Path) -> None:
+    """Refuse a damaged database before a command writes into it (``PRAGMA quick_check``: every page
+    and index structure, in one read of the file: 0.07 s for 71 MB, 40k repos over four weeks)."""
+    try:
+        rows = db.execute("PRAGMA quick_check(1)").fetchall()
+    except sqlite3.DatabaseError as e:
+        raise DatabaseError(f"cannot use {path}: {e}; {DAMAGED}") from None
+    if rows and rows[0][0] != "ok":
+        detail = " ".join(str(rows[0][0]).split())[:200]
+        raise DatabaseError(f"cannot use {path}: {detail}; {DAMAGED}")
 
 
 @contextmanager

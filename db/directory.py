@@ -16,7 +16,8 @@ from db.rows import dicts
 # The columns one line of a list shows (from the agents view).
 LINE_COLUMNS = (
     "a.rank, a.full_name, a.description, a.category, cat.name as category_name, a.score, a.stars, a.forks, "
-    "a.stars_delta_7d, a.last_push, a.owner, a.repo_id, a.category_uncertain, a.flags"
+    "a.stars_delta_7d, a.pushed_at as last_push, a.owner, a.repo_id, a.category_uncertain, a.flags, a.openness, "
+    "a.license_spdx as license, a.rank_best, a.rank_worst, a.topics"
 )
 _FROM_AGENTS = "from agents a left join categories cat on cat.id = a.category"
 _PUBLISHED = "(select score_run_id from published where id = 1)"
@@ -83,17 +84,39 @@ def top(conn: sqlite3.Connection, limit: int = 10, category_id: str | None = Non
     )
 
 
-def risers(conn: sqlite3.Connection, limit: int = 10, category_id: str | None = None) -> list[dict[str, Any]]:
-    """Repos that gained the most stars this week: the 7-day change, else the change since the previous run."""
-    previous = previous_run_id(conn)
+def rising_start(conn: sqlite3.Connection, days: int) -> str | None:
+    """When the star growth over ``days`` (7 or 28) is counted from: the published run's as-of minus
+    ``days``, or the oldest score run within it when the data starts later (None: no earlier run)."""
+    found = conn.execute(
+        f"""
+        select min(r.as_of) from runs r, (select as_of from runs where id = {_PUBLISHED}) p
+        where r.kind = 'score' and r.status = 'ok' and r.as_of < p.as_of
+          and r.as_of >= strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, ?)
+        """,
+        [f"-{days + 1} days"],
+    ).fetchone()
+    return found[0] if found else None
+
+
+def risers(
+    conn: sqlite3.Connection, limit: int = 10, category_id: str | None = None, days: int = 7
+) -> list[dict[str, Any]]:
+    """Repos that gained the most stars over ``days`` (7 or 28): the stored 7- or 28-day change,
+    else the change since the oldest score run in that period. Only star growth counts: a repo
+    whose stars did not grow is never a riser, however far its rank moved."""
+    column = "stars_delta_28d" if days == 28 else "stars_delta_7d"
+    start = rising_start(conn, days)
     where = "and a.category = ?" if category_id else ""
-    params: list[Any] = [previous, *([category_id] if category_id else []), limit]
+    params: list[Any] = [start, *([category_id] if category_id else []), limit]
     return dicts(
         conn.execute(
             f"""
             select * from (
-              select {LINE_COLUMNS}, coalesce(a.stars_delta_7d, a.stars - p.stars) as gained
-              {_FROM_AGENTS} left join scores p on p.repo_id = a.repo_id and p.run_id = ?
+              select {LINE_COLUMNS}, coalesce(s.{column}, a.stars - p.stars) as gained
+              {_FROM_AGENTS}
+              join scores s on s.run_id = {_PUBLISHED} and s.repo_id = a.repo_id
+              left join scores p on p.repo_id = a.repo_id
+                and p.run_id = (select min(id) from runs where kind = 'score' and status = 'ok' and as_of = ?)
               where 1 {where}
             ) where gained > 0
             order by gained desc, rank
@@ -124,6 +147,24 @@ def newly_listed(
     )
 
 
+def newly_listed_count(conn: sqlite3.Connection, run_id: int, previous_id: int | None) -> int:
+    """How many repos score run ``run_id`` lists that ``previous_id`` did not."""
+    row = conn.execute(
+        "select count(*) from scores where run_id = ? and repo_id not in (select repo_id from scores where run_id = ?)",
+        [run_id, previous_id if previous_id is not None else -1],
+    ).fetchone()
+    return int(row[0])
+
+
+def left_count(conn: sqlite3.Connection, run_id: int, previous_id: int) -> int:
+    """How many repos ``previous_id`` listed that score run ``run_id`` does not."""
+    row = conn.execute(
+        "select count(*) from scores where run_id = ? and repo_id not in (select repo_id from scores where run_id = ?)",
+        [previous_id, run_id],
+    ).fetchone()
+    return int(row[0])
+
+
 def left_list(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = -1) -> list[dict[str, Any]]:
     """Repos in ``previous_id`` that are not in ``run_id``, with the reason they are not listed now."""
     return dicts(
@@ -142,27 +183,103 @@ def left_list(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: in
     )
 
 
-def movers(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = 20) -> list[dict[str, Any]]:
-    """Repos in both runs whose rank moved the most (places_up > 0 is a rise)."""
-    return dicts(
-        conn.execute(
-            """
-            select c.full_name, r.description, p.rank as previous_rank, c.rank, p.rank - c.rank as places_up,
-                   p.score as previous_score, c.score, c.stars - p.stars as stars_gained, c.as_of, c.repo_id,
-                   c.run_id
-            from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ?
-            join repos r on r.id = c.repo_id
-            where c.run_id = ? and p.rank != c.rank
-            order by abs(p.rank - c.rank) desc, c.rank
-            limit ?
-            """,
-            [previous_id, run_id, limit],
+def observed_times(conn: sqlite3.Connection, run_id: int, repo_ids: list[int]) -> dict[int, str]:
+    """When the data each repo was scored on in score run ``run_id`` was observed (its newest
+    snapshot from a run before it), by repo id; repos without one are left out."""
+    found: dict[int, str] = {}
+    for start in range(0, len(repo_ids), 500):
+        chunk = repo_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"select repo_id, max(observed_at) from snapshots where run_id < ? and repo_id in ({marks}) group by repo_id",
+            [run_id, *chunk],
+        )
+        found.update({repo_id: observed for repo_id, observed in rows if observed})
+    return found
+
+
+# The score-row columns a move is classified on (scoring.movement).
+_MOVE_COLUMNS = (
+    "rank", "stars", "forks", "stars_per_day", "popularity", "adoption", "activity", "momentum", "openness",
+    "score", "license_spdx", "days_since_push", "as_of",
+)  # fmt: skip
+
+
+def _paired(prefix: str, alias: str) -> str:
+    return ", ".join(f"{alias}.{column} as {prefix}{column}" for column in _MOVE_COLUMNS)
+
+
+def _unpair(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with ``b_*``/``a_*`` columns as ``before`` and ``after`` dicts (score-row keys)."""
+    out = []
+    for row in rows:
+        before = {c: row.pop("b_" + c) for c in _MOVE_COLUMNS}
+        after = {c: row.pop("a_" + c) for c in _MOVE_COLUMNS}
+        out.append({**row, "before": before, "after": after})
+    return out
+
+
+def _moves(conn: sqlite3.Connection, where: str, order: str, params: list[Any]) -> list[dict[str, Any]]:
+    return _unpair(
+        dicts(
+            conn.execute(
+                f"""
+                select c.full_name, r.description, c.repo_id, c.run_id, c.category, cat.name as category_name,
+                       {_paired("b_", "p")}, {_paired("a_", "c")}
+                from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ?
+                join repos r on r.id = c.repo_id left join categories cat on cat.id = c.category
+                where c.run_id = ? {where}
+                order by {order}
+                """,
+                params,
+            )
         )
     )
 
 
-def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
-    """Every repo of an owner the crawler has seen, listed or not (with why), best-ranked first."""
+def movers(conn: sqlite3.Connection, run_id: int, previous_id: int, limit: int = 200) -> list[dict[str, Any]]:
+    """Candidates for the movers: repos in both runs whose rank changed, the ``limit`` biggest rank
+    moves and the ``limit`` biggest star changes, each with its ``before`` and ``after`` score
+    rows (scoring.movement says which are news)."""
+    found: dict[int, dict[str, Any]] = {}
+    for order in ("abs(p.rank - c.rank) desc, c.rank", "abs(c.stars - p.stars) desc, c.rank"):
+        for row in _moves(conn, "and p.rank != c.rank", f"{order} limit ?", [previous_id, run_id, limit]):
+            found.setdefault(row["repo_id"], row)
+    return list(found.values())
+
+
+def passed(conn: sqlite3.Connection, repo_id: int, run_id: int, previous_id: int, limit: int = 5) -> dict[str, Any]:
+    """Who passed the repo between two runs (below it before, above it now) and whom it passed:
+    how many of each, and the ``limit`` nearest to it now, with their ``before``/``after`` rows;
+    ``mine`` is the repo's own pair of rows."""
+    mine = conn.execute(
+        "select p.rank, c.rank from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+        "where c.run_id = ? and c.repo_id = ?",
+        [previous_id, run_id, repo_id],
+    ).fetchone()
+    if mine is None:
+        return {"passed_it": [], "it_passed": [], "passed_it_count": 0, "it_passed_count": 0, "mine": None}
+    before, after = mine
+    own = _moves(conn, "and c.repo_id = ?", "c.rank", [previous_id, run_id, repo_id])
+    result: dict[str, Any] = {"mine": own[0] if own else None}
+    for key, where, order in (
+        ("passed_it", "and p.rank > ? and c.rank < ?", "c.rank desc"),
+        ("it_passed", "and p.rank < ? and c.rank > ?", "c.rank"),
+    ):
+        params = [previous_id, run_id, before, after]
+        (count,) = conn.execute(
+            f"select count(*) from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+            f"where c.run_id = ? {where}",
+            params,
+        ).fetchone()
+        result[key + "_count"] = count
+        result[key] = _moves(conn, where, f"{order} limit ?", [*params, limit])
+    return result
+
+
+def owner_repos(conn: sqlite3.Connection, login: str, limit: int = -1, offset: int = 0) -> list[dict[str, Any]]:
+    """The repos of an owner the crawler has seen, listed or not (with why), best-ranked first
+    (``limit`` of them from ``offset``; all by default)."""
     return dicts(
         conn.execute(
             f"""
@@ -173,10 +290,24 @@ def owner_repos(conn: sqlite3.Connection, login: str) -> list[dict[str, Any]]:
             left join categories cat on cat.id = a.category
             where r.owner_login = ? collate nocase
             order by a.rank is null, a.rank, r.stars desc, r.full_name
+            limit ? offset ?
             """,
-            [login],
+            [login, limit, offset],
         )
     )
+
+
+def owner_counts(conn: sqlite3.Connection, login: str) -> tuple[int, int]:
+    """How many repos of an owner the crawler has seen, and how many of them the published run lists."""
+    row = conn.execute(
+        f"""
+        select count(*), count(a.repo_id)
+        from repos r left join scores a on a.repo_id = r.id and a.run_id = {_PUBLISHED}
+        where r.owner_login = ? collate nocase
+        """,
+        [login],
+    ).fetchone()
+    return int(row[0]), int(row[1])
 
 
 def badge_facts(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | None:
@@ -215,3 +346,51 @@ def leaderboard_entries(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             """
         )
     )
+
+
+def published_components(conn: sqlite3.Connection, limit: int = 20_000) -> list[dict[str, Any]]:
+    """Every published repo's five components (0–100), rank, stars and category name, best first:
+    what "your own weights" re-ranks in the browser (at most ``limit`` repos)."""
+    return dicts(
+        conn.execute(
+            f"select a.rank, a.full_name, a.stars, cat.name as category_name, a.popularity, a.adoption, "
+            f"a.activity, a.momentum, a.openness {_FROM_AGENTS} order by a.rank limit ?",
+            [limit],
+        )
+    )
+
+
+def similar_names(conn: sqlite3.Connection, full_name: str, limit: int = 3) -> list[str]:
+    """Repo names close to a mistyped ``full_name`` (or a bare repo name), best first: "did you mean".
+
+    Candidates are the owner's repos and the names containing a part of the repo name (one index
+    lookup each), then every name when the directory is small; difflib orders them.
+    """
+    import difflib
+
+    wanted = full_name.strip().strip("/")
+    owner, _, repo = wanted.rpartition("/")
+    candidates: set[str] = set()
+    if owner:
+        candidates.update(
+            r[0] for r in conn.execute("select full_name from repos where owner_login = ? collate nocase", [owner])
+        )
+    stem = (repo or wanted)[:6]
+    if stem:
+        candidates.update(
+            r[0]
+            for r in conn.execute(
+                "select full_name from repos where full_name like ? escape '\\' limit 2000",
+                ["%" + stem.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"],
+            )
+        )
+    (count,) = conn.execute("select count(*) from repos").fetchone()
+    if count <= 20_000:
+        candidates.update(r[0] for r in conn.execute("select full_name from repos"))
+    by_lower = {c.lower(): c for c in candidates}
+    key = wanted.lower() if owner else None
+    found = difflib.get_close_matches(key or wanted.lower(), list(by_lower), n=limit, cutoff=0.6)
+    if not found and not owner:  # a bare repo name: compare with the repo part of each name
+        parts = {c.split("/", 1)[-1]: c for c in by_lower}
+        found = [parts[p] for p in difflib.get_close_matches(wanted.lower(), list(parts), n=limit, cutoff=0.6)]
+    return [by_lower[f] for f in found]

@@ -36,6 +36,9 @@ def unlisted_reason(
     return None
 
 
+# Set by db.repos.unlist_name_twins: another id holds the same name (case and Unicode look-alikes aside).
+TWIN_REASON = "name held by a newer repo (id {id})"
+_TWIN = re.compile(r"name held by a newer repo \(id (\d+)\)")
 _BELOW = re.compile(r"below min_stars \((\d+) < (\d+)\)")
 
 
@@ -47,6 +50,13 @@ def reason_in_words(reason: str | None) -> str | None:
     if below:
         stars, needed = (int(n) for n in below.groups())
         return f"it has {stars:,} stars, fewer than the {needed:,} a repository needs to be listed"
+    twin = _TWIN.fullmatch(reason)
+    if twin:
+        return (
+            f"another repository (GitHub id {twin.group(1)}) has the same name (letter case and look-alike "
+            "characters aside) and was seen more recently: a name belongs to one repository at a time, so only "
+            "that one is listed"
+        )
     if reason.startswith("excluded by correction: "):
         return "a maintainer's correction excludes it: " + reason.removeprefix("excluded by correction: ")
     return {

@@ -921,3 +921,56 @@ def m020_benchmark_methods_per_tier(db: sqlite_utils.Database) -> None:
     ]
     for statement in statements:
         db.execute(statement)
+
+
+PUBLISHED_RANKING_M021 = (
+    PUBLISHED_RANKING_M019.replace("s.license_spdx as license,", "s.license_spdx,")
+    .replace("s.pushed_at as last_push,", "s.pushed_at,")
+    .replace(
+        "          s.category,\n",
+        "          s.category,\n          (select c.name from categories c where c.id = s.category) as category_name,\n",
+    )
+)
+AGENTS_TABLE_M021 = (
+    AGENTS_TABLE_M017.replace(
+        '"category" TEXT, "category_uncertain"', '"category" TEXT, "category_name" TEXT, "category_uncertain"'
+    )
+    .replace('"license" TEXT', '"license_spdx" TEXT')
+    .replace('"last_push" TEXT', '"pushed_at" TEXT')
+    .replace(
+        'idx_agents_category_license on agents("category", "license")',
+        'idx_agents_category_license_spdx on agents("category", "license_spdx")',
+    )
+    .replace('idx_agents_license on agents("license")', 'idx_agents_license_spdx on agents("license_spdx")')
+)
+
+
+@migrations()
+def m021_agents_columns_named_as_the_export(db: sqlite_utils.Database) -> None:
+    # Issue 27: the agents table's columns take the export's names, so an API client uses one name
+    # for one thing (`_facet=license_spdx`, `_sort=pushed_at`): license -> license_spdx, last_push
+    # -> pushed_at, and category_name next to category. The view and the table are replaced whole
+    # and the table refilled from the view (what db.agents.refresh_agents leaves at a publish).
+    _replace_view(db, "published_ranking", PUBLISHED_RANKING_M021)
+    db.execute("drop table if exists agents")
+    db.executescript(AGENTS_TABLE_M021)
+    _refill_agents(db)
+
+
+@migrations()
+def m022_search_facet_and_owner_indexes(db: sqlite_utils.Database) -> None:
+    # Self-contained SQL (no live code). A search on the agents page (Datasette's
+    # `repo_id in (select rowid from repos_fts ...)`) counted its four facets by fetching every
+    # matching row: at 31,000 listed a common word took 180 ms per facet. One index on repo_id and
+    # the four facet columns answers the lookups and the facets from the index alone; it replaces
+    # the index on repo_id alone (db/agents.py builds the same at every publish). And an owner's
+    # page (and my_agents) read every row of repos to match the login case-insensitively.
+    is_table = db.execute("select 1 from sqlite_master where type = 'table' and name = 'agents'").fetchone()
+    columns = {row[1] for row in db.execute("pragma table_info(agents)").fetchall()} if is_table else set()
+    if {"repo_id", "category", "license_spdx", "language", "activity_bucket"} <= columns:
+        db.execute("drop index if exists idx_agents_repo_id")
+        db.execute(
+            "create index if not exists idx_agents_repo_id_category_license_spdx_language_activity_bucket "
+            'on agents("repo_id", "category", "license_spdx", "language", "activity_bucket")'
+        )
+    db.execute("create index if not exists idx_repos_owner_login_nocase on repos(owner_login collate nocase)")

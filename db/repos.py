@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +12,7 @@ import sqlite_utils
 
 from crawler.secrets import redact
 from db.connection import write_transaction
-from db.listing import unlisted_reason
+from db.listing import TWIN_REASON, unlisted_reason
 
 # The columns of ``repos`` that a validated item sets (see crawler.items.parse_item).
 ITEM_COLUMNS = (
@@ -242,7 +243,39 @@ def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, s
     if updates:
         with write_transaction(db):
             db.conn.executemany("update repos set listed = ?, unlisted_reason = ? where id = ?", updates)
+    unlist_name_twins(db)
     return changed
+
+
+def name_key(full_name: str) -> str:
+    """What makes two names the same name: GitHub's names ignore letter case, and Unicode look-alikes
+    that normalise to the same text (NFKC: a full-width letter, a composed accent) read the same."""
+    return unicodedata.normalize("NFKC", full_name).casefold()
+
+
+def unlist_name_twins(db: sqlite_utils.Database) -> int:
+    """Unlist all but one of the listed repos that share a name (``name_key``) under different ids.
+
+    GitHub keys repos by id and a name belongs to one repo at a time, so two ids with one name are a
+    name that moved (a repo deleted or renamed, and the name taken again): the repo seen most
+    recently holds it (then the larger id, the newer repo); the others are unlisted with the
+    winner's id in their reason. Returns how many were unlisted.
+    """
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for repo_id, full_name, last_seen_at in db.execute(
+        "select id, full_name, last_seen_at from repos where listed = 1"
+    ):
+        groups.setdefault(name_key(full_name), []).append((last_seen_at or "", repo_id))
+    updates: list[tuple[str, int]] = []
+    for members in groups.values():
+        if len(members) > 1:
+            members.sort(reverse=True)
+            winner = members[0][1]
+            updates.extend((TWIN_REASON.format(id=winner), repo_id) for _, repo_id in members[1:])
+    if updates:
+        with write_transaction(db):
+            db.conn.executemany("update repos set listed = 0, unlisted_reason = ? where id = ?", updates)
+    return len(updates)
 
 
 # A repo first found by a crawl whose result was refused (``agentrank.crawl.DelistRefused``) was

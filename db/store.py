@@ -9,7 +9,7 @@ import sqlite_utils
 
 from classify.categories import CATEGORIES
 from db.categories import save_categories
-from db.connection import DatabaseError, connect, write_transaction
+from db.connection import DatabaseError, check_integrity, connect, write_transaction
 from db.migrations import migrations
 
 
@@ -20,21 +20,27 @@ def migrate(db: sqlite_utils.Database) -> None:
             migrations.apply(db)
 
 
-def open_store(path: str | Path, *, must_exist: bool = False) -> sqlite_utils.Database:
+def open_store(path: str | Path, *, must_exist: bool = False, check: bool = False) -> sqlite_utils.Database:
     """Open the database at ``path`` ready for use: pragmas set, migrations applied, categories seeded.
 
     Every command and job opens the database through here, so none has to remember a second step
     (as ``ensure_db_shape`` does in github-to-sqlite). With ``must_exist`` a missing file is a
     ``DatabaseError`` instead of a new, empty database: read-only commands use it so that a
-    mistake never leaves a file behind.
+    mistake never leaves a file behind. With ``check`` (every command that writes) a damaged file
+    is refused before anything is written into it (``check_integrity``).
     """
     path = Path(path)
     if must_exist and not path.exists():
         raise DatabaseError(f"no database at {path}: run `make demo`, `agentrank crawl` or `agentrank import` first")
     db = connect(path)
     try:
+        if check:
+            check_integrity(db, path)
         migrate(db)
         save_categories(db, CATEGORIES)
+    except DatabaseError:
+        db.close()
+        raise
     except sqlite3.DatabaseError as e:
         db.close()
         raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}") from None

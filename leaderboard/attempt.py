@@ -67,7 +67,7 @@ _RULES = (
         {
             "not": {
                 "required": ["flags"],
-                "properties": {"flags": {"contains": {"enum": ["infra-error", "agent-error"]}}},
+                "properties": {"flags": {"type": "array", "contains": {"enum": ["infra-error", "agent-error"]}}},
             }
         },
         {
@@ -365,9 +365,28 @@ class Attempt(BaseModel):
         }
 
 
+SCHEMA_ID = "https://agentrank.dev/schemas/attempt-v1.schema.json"
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "deprecated", "$comment"})
+
+
+def _without_union_types(node: Any) -> Any:
+    """``"type": [A, B]`` as ``anyOf`` (ajv's strict mode refuses a union type), recursively."""
+    if isinstance(node, list):
+        return [_without_union_types(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _without_union_types(value) for key, value in node.items()}
+    kinds = node.get("type")
+    if isinstance(kinds, list):
+        rest = {k: v for k, v in node.items() if k not in _ANNOTATIONS and k != "type"}
+        outer = {k: v for k, v in node.items() if k in _ANNOTATIONS}
+        return {**outer, "anyOf": [{"type": kind, **({} if kind == "null" else rest)} for kind in kinds]}
+    return node
+
+
 def attempt_json_schema() -> dict[str, Any]:
-    """The JSON Schema of one attempt, as generated from the model."""
-    schema = Attempt.model_json_schema()
+    """The JSON Schema of one attempt, as generated from the model (strict: no union types)."""
+    schema: dict[str, Any] = {"$id": SCHEMA_ID, **_without_union_types(Attempt.model_json_schema())}
     schema["description"] = (
         "One attempt of one agent at one benchmark task. A file for `agentrank import-attempts` holds one "
         "attempt, a JSON list of them, or JSON Lines. Rules across fields (test counts, cost source, "

@@ -55,9 +55,37 @@ def one_line(text: str) -> str:
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "\u2026"
 
 
+TOO_LONG_NUMBER = "holds a number of more than 4,300 digits, which no attempt field can take"
+
+
+# One attempts file is read whole, so it is bounded: a file past either limit is refused before
+# anything is written (split it; importing the parts one after another gives the same ledger).
+MAX_ATTEMPTS_FILE_BYTES = 64 * 2**20
+MAX_ATTEMPT_RECORDS = 50_000
+
+
 def read_records(path: str | Path) -> list[Record]:
     """Every record of an attempts file, in order."""
     path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise AttemptFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    if size > MAX_ATTEMPTS_FILE_BYTES:
+        raise AttemptFileError(
+            f"{path}: {size / 2**20:.0f} MB is more than one file may hold ({MAX_ATTEMPTS_FILE_BYTES // 2**20} MB): "
+            "split it and import the parts one after another"
+        )
+    records = _records(path)
+    if len(records) > MAX_ATTEMPT_RECORDS:
+        raise AttemptFileError(
+            f"{path}: {len(records):,} records is more than one file may hold ({MAX_ATTEMPT_RECORDS:,}): "
+            "split it and import the parts one after another"
+        )
+    return records
+
+
+def _records(path: Path) -> list[Record]:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as e:
@@ -72,6 +100,8 @@ def read_records(path: str | Path) -> list[Record]:
         return _json_lines(path, text, whole)
     except RecursionError:
         raise AttemptFileError(f"{path}: JSON nested too deeply to be attempts") from None
+    except ValueError:  # an integer past Python's limit of 4,300 digits
+        raise AttemptFileError(f"{path}: {TOO_LONG_NUMBER}") from None
     if isinstance(document, list):
         if not document:
             raise AttemptFileError(f"{path}: the file holds no attempts (an empty list)")
@@ -99,6 +129,8 @@ def _json_lines(path: Path, text: str, whole: json.JSONDecodeError) -> list[Reco
                     f"{path}: not JSON or JSON Lines (line {whole.lineno}, column {whole.colno}: {whole.msg})"
                 ) from None
             records.append(Record(f"line {number}", None, f"not valid JSON ({e.msg}, column {e.colno})"))
+        except ValueError:
+            records.append(Record(f"line {number}", None, TOO_LONG_NUMBER))
     return records
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from crawler.items import check_instant
 from db.runs import iso
 from leaderboard.attempt import _URL, MAX_INT
 
@@ -46,6 +48,19 @@ class TaskRecord(BaseModel):
     reference_passed: int | None = Field(None, ge=0, le=MAX_INT)
     validated_at: AwareDatetime | None = None
     per_test: list[TestResult] = Field(default_factory=list)
+
+    @field_validator("validated_at")
+    @classmethod
+    def _validated_in_range(cls, value: datetime | None) -> datetime | None:
+        # Between 2000 and a day from now, as every other date: 9999-12-31T23:59:59-01:00 is past
+        # what a date can hold once in UTC, and a validation cannot have happened in the future.
+        if value is None:
+            return None
+        try:
+            check_instant(value.astimezone(UTC))
+        except OverflowError:
+            raise ValueError("outside the dates the ledger can represent") from None
+        return value
 
     @model_validator(mode="after")
     def _within(self) -> TaskRecord:

@@ -79,7 +79,7 @@ _BUCKET_TEXT = ", ".join(f"≤{bound:g} → {points:g}" for bound, points in ACT
 
 
 def _share(what: str) -> str:
-    return f"0-100: the share of the other listed repos with fewer {what}"
+    return f"0–100: how many of the other listed repos have fewer {what}"
 
 
 TABLE: tuple[Component, ...] = (
@@ -92,7 +92,7 @@ TABLE: tuple[Component, ...] = (
         unit="star",
         units="stars",
         log_scale=True,
-        measure=_share("stars") + " (the percentile of ln(1 + stars))",
+        measure=_share("stars") + " (ahead of 80 % of them: 80)",
         doc_measure="percentile of ln(1 + stars)",
         measured_by="stars",
         export_description="percentile of ln(1 + stars) among the listed repos, 0-100",
@@ -106,7 +106,7 @@ TABLE: tuple[Component, ...] = (
         unit="fork",
         units="forks",
         log_scale=True,
-        measure=_share("forks") + " (the percentile of ln(1 + forks))",
+        measure=_share("forks"),
         doc_measure="percentile of ln(1 + forks)",
         measured_by="forks",
         export_description="percentile of ln(1 + forks) among the listed repos, 0-100",
@@ -118,7 +118,7 @@ TABLE: tuple[Component, ...] = (
         value="days_since_push",
         buckets=ACTIVITY_BUCKETS,
         advice="push",
-        measure=f"0-100 from days since the last push: {_BUCKET_TEXT}",
+        measure=f"0–100 from the days since the last push: {_BUCKET_TEXT}",
         explain_measure="days since the last push, in buckets ("
         + ", ".join(f"≤{b:g}: {p:g}" for b, p in ACTIVITY_BUCKETS)
         + ", else 0)",
@@ -137,9 +137,10 @@ TABLE: tuple[Component, ...] = (
         moves_with="stars_per_day",
         units="stars per day",
         advice="rate",
-        measure=_share("stars per day of age") + f" (stars / max(age in days, {MIN_AGE_DAYS:g}))",
-        explain_measure="the share of the other listed repos with fewer stars per day of age, 0 to 100 (age "
-        f"counted as at least {MIN_AGE_DAYS:g} days)",
+        measure=_share("stars per day of age")
+        + f" (a repo younger than {MIN_AGE_DAYS:g} days counts as {MIN_AGE_DAYS:g} days old)",
+        explain_measure="how many of the other listed repos have fewer stars per day of age, as a share from 0 "
+        f"to 100 (a repo younger than {MIN_AGE_DAYS:g} days counts as {MIN_AGE_DAYS:g} days old)",
         doc_measure=f"percentile of stars / max(age in days, {MIN_AGE_DAYS:g})",
         measured_by="stars per day of age",
         export_description=f"percentile of stars / max(age in days, {MIN_AGE_DAYS:g}) among the listed repos, 0-100",
@@ -172,5 +173,4 @@ def explain_measure(component: Component) -> str:
     """What explain says a component measures (generated for a plain percentile)."""
     if component.explain_measure:
         return component.explain_measure
-    text = f"the share of the other listed repos with fewer {component.units}, 0 to 100"
-    return text + (f" (the percentile of ln(1 + {component.value}))" if component.log_scale else "")
+    return f"how many of the other listed repos have fewer {component.units}, as a share from 0 to 100"

@@ -91,6 +91,19 @@ def _days(d: float) -> str:
     return "less than a day" if whole == 0 else _plural(whole, "day")
 
 
+def sorted_values(values: np.ndarray) -> np.ndarray:
+    """``values`` in ascending order. An array already in order (a server keeps each run's columns
+    sorted) is checked in one pass and not sorted again: a maker's page takes half a dozen of them."""
+    if len(values) < 2 or bool((values[:-1] <= values[1:]).all()):
+        return values
+    return np.sort(values)
+
+
+def _median_of_sorted(values: np.ndarray) -> float:
+    middle = len(values) // 2
+    return float(values[middle]) if len(values) % 2 else float((values[middle - 1] + values[middle]) / 2)
+
+
 def _target_value(others_sorted: np.ndarray, smaller: int, step: int) -> tuple[int, float] | None:
     """The value to beat so that ``step`` more repos sit strictly below; None at the top."""
     n_others = len(others_sorted)
@@ -311,7 +324,7 @@ def explain_row(row: dict[str, Any], population: dict[str, np.ndarray]) -> dict[
     n = len(population[RANKED_VALUES[0]])
 
     def others(column: str, value: float) -> np.ndarray:
-        values = np.sort(np.asarray(population[column]))
+        values = sorted_values(np.asarray(population[column]))
         index = int(np.searchsorted(values, value, side="left"))
         return np.delete(values, index) if index < len(values) and values[index] == value else values
 
@@ -367,7 +380,7 @@ def flag_sentences(breakdown: dict[str, Any]) -> list[str]:
         earlier = check.get("largest_earlier_weekly_gain")
         expected = check.get("expected_from_peers")
         sentences.append(
-            f"unusual-star-growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
+            f"unusual star growth: {check.get('stars_gained_last_week') or 0:,} stars gained in the last week, "
             f"against at most {earlier or 0:,} a week in the {len(check.get('earlier_weekly_gains') or [])} weeks "
             f"before, and about {expected or 0:,.0f} expected from other listed repos with its fork gain "
             f"({check.get('forks_gained_last_week') or 0:,}), pushes and size (the flag needs at least "
@@ -405,8 +418,8 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         low, high = breakdown["score_range"]
         lines.append(
             f"rank {breakdown['rank']:,}, {likely}; score likely {low:.1f}–{high:.1f} "
-            "(9 times in 10 when the ranking is rerun with the weights nudged a little and every repo's stars and "
-            "forks moved by about a week's change)"
+            "(9 times in 10 if the weights were a little different and every repo's stars and forks moved by a "
+            "normal week's change)"
         )
     lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
     for c in breakdown["components"]:
@@ -448,8 +461,8 @@ def explain_change(
     change is the repo's own (a push, time passing without one, a licence change). ``population_*``
     hold the *other* repos' ``stars``, ``forks`` and ``stars_per_day`` (this repo excluded).
     """
-    sorted_before = {k: np.sort(np.asarray(v, dtype=float)) for k, v in population_before.items()}
-    sorted_after = {k: np.sort(np.asarray(v, dtype=float)) for k, v in population_after.items()}
+    sorted_before = {k: sorted_values(np.asarray(v, dtype=float)) for k, v in population_before.items()}
+    sorted_after = {k: sorted_values(np.asarray(v, dtype=float)) for k, v in population_after.items()}
     inputs = {c.name: c.value for c in TABLE if c.kind == PERCENTILE}
     components = []
     for name, weight in WEIGHTS.items():
@@ -500,8 +513,8 @@ def explain_change(
         "population_points": population_points,
         "listed_before": len(sorted_before["stars"]) + 1,
         "listed_after": len(sorted_after["stars"]) + 1,
-        "median_stars_before": float(np.median(sorted_before["stars"])) if len(sorted_before["stars"]) else None,
-        "median_stars_after": float(np.median(sorted_after["stars"])) if len(sorted_after["stars"]) else None,
+        "median_stars_before": _median_of_sorted(sorted_before["stars"]) if len(sorted_before["stars"]) else None,
+        "median_stars_after": _median_of_sorted(sorted_after["stars"]) if len(sorted_after["stars"]) else None,
         "own_changes": changes,
         "components": components,
     }

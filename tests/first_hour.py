@@ -18,6 +18,7 @@ DEMO_ARGS = ("demo", "--no-serve", "--size", "400", "--weeks", "4")
 class Folder:
     path: Path
     demo_output: str = ""
+    demo_stderr: str = ""  # the progress lines the demo wrote without a terminal
 
     @property
     def db(self) -> Path:
@@ -32,7 +33,7 @@ class Folder:
 
     def copy(self, to: Path) -> Folder:
         shutil.copytree(self.path, to)
-        return Folder(to, self.demo_output)
+        return Folder(to, self.demo_output, self.demo_stderr)
 
 
 def agentrank(folder: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -52,7 +53,7 @@ def build_demo_folder(path: Path) -> Folder:
     path.mkdir(parents=True, exist_ok=True)
     result = agentrank(path, *DEMO_ARGS)
     assert result.returncode == 0, result.stderr
-    return Folder(path, result.stdout)
+    return Folder(path, result.stdout, result.stderr)
 
 
 def published_state(db: Path) -> tuple[list[tuple], list[tuple], int]:

@@ -116,7 +116,7 @@ def test_requests_carry_githubs_headers(db):
     repos = population(300)
     with emulated(repos) as emulator:
         run_crawl(db, emulator, crawl_config(topics=["ai-agents"], keywords=[]), token="ghp_" + "a" * 36)
-        first = emulator.log[0]
+        first = emulator.search_requests()[0]
     assert first.accept == "application/vnd.github+json"
     assert first.api_version == "2022-11-28"
     assert first.user_agent and first.user_agent.startswith("agentrank")

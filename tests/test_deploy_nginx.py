@@ -4,76 +4,22 @@ the per-IP limit on arbitrary SQL. Skipped when nginx is not installed (`apt-get
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
-import time
-from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.nginx_helpers import NGINX, running_nginx, shipped_http_conf
 from tests.publish_helpers import free_port
 
-DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "nginx"
-NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx is not installed")
 
 
 @pytest.fixture(scope="module")
 def proxy(live_server, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("nginx")
-    http_conf = (DEPLOY / "agentrank-http.conf").read_text()
-    # The shipped config's cache path and upstream, pointed at this test's directory and server.
-    for shipped in ("/var/cache/nginx/agentrank", "server 127.0.0.1:8001;"):
-        assert shipped in http_conf, f"deploy/nginx/agentrank-http.conf no longer has {shipped!r}"
-    upstream = live_server.url.removeprefix("http://")
-    http_conf = http_conf.replace("/var/cache/nginx/agentrank", str(tmp / "cache"))
-    http_conf = http_conf.replace("server 127.0.0.1:8001;", f"server {upstream};")
-    (tmp / "agentrank-http.conf").write_text(http_conf)
-    port = free_port()
-    temp_paths = "\n".join(
-        f"  {kind}_temp_path {tmp / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    (tmp / "nginx.conf").write_text(
-        f"""
-{"user root;" if os.geteuid() == 0 else ""}
-worker_processes 1;
-error_log {tmp / "error.log"};
-pid {tmp / "nginx.pid"};
-events {{ worker_connections 256; }}
-http {{
-  access_log {tmp / "access.log"};
-{temp_paths}
-  include {tmp / "agentrank-http.conf"};
-  server {{
-    listen 127.0.0.1:{port};
-    include {DEPLOY / "agentrank-site.conf"};
-  }}
-}}
-"""
-    )
-    assert NGINX is not None
-    check = subprocess.run([NGINX, "-t", "-p", str(tmp), "-c", str(tmp / "nginx.conf")], capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
-    process = subprocess.Popen(
-        [NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(url + "/", timeout=5)
-            break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    try:
+    http_conf = shipped_http_conf(tmp, live_server.url.removeprefix("http://"))
+    with running_nginx(tmp, free_port(), [http_conf]) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_a_published_page_is_served_from_the_cache_with_the_security_headers(proxy):
@@ -118,6 +64,77 @@ def test_arbitrary_sql_is_not_cached_and_is_rate_limited_per_client(proxy):
     assert answered.headers.get("x-cache-status", "") in ("BYPASS", "")  # or refused (429): never HIT
     # Pages without SQL are not held back by the SQL limit.
     assert httpx.get(f"{proxy}/agentrank/agents").status_code == 200
+
+
+def client_from(address: str) -> httpx.AsyncClient:
+    """A client whose requests come from ``address`` (any 127.x.y.z): nginx sees a separate IP."""
+    return httpx.AsyncClient(timeout=60, transport=httpx.AsyncHTTPTransport(local_address=address))
+
+
+# Every way a request runs SQL the visitor wrote: Datasette decodes the parameter's name first, so
+# each spelling is the same request to it; the canned queries run heavy SQL of their own.
+RAW_SQL_SPELLINGS = [
+    "/agentrank.json?sql=select+1",
+    "/agentrank.json?%73ql=select+1",
+    "/agentrank.json?%73%71%6C=select+1",
+    "/agentrank?x=1&s%71%6C=select+1",
+    "/agentrank/agents.json?_where=1",
+    "/agentrank/agents.json?%5Fwhere=1",
+    "/agentrank/agents.json?%5f%77here=1",
+    "/agentrank/agents?_where=rank+in+(select+1)",
+    "/agentrank/agents.json?_search=agent",
+    "/agentrank/agents.json?%5Fsearch=agent&_searchmode=raw",
+    "/agentrank/agents.json?_search_description=agent",
+    "/agentrank/agents.json?_through=x",
+    "/agentrank/agents.json?_fts_table=repos_fts",
+    "/agentrank/top_agents.json",
+    "/agentrank/%72ecompute_summary.json",
+    "/agentrank/my_agents?owner=x",
+]
+
+
+@pytest.mark.parametrize("number", range(len(RAW_SQL_SPELLINGS)), ids=RAW_SQL_SPELLINGS)
+def test_every_raw_sql_spelling_meets_the_per_ip_limit_and_is_never_cached(proxy, number):
+    path = RAW_SQL_SPELLINGS[number]
+    address = f"127.0.{number // 200 + 1}.{number % 200 + 10}"  # a client of its own for each spelling
+
+    async def run() -> tuple[list[httpx.Response], list[httpx.Response]]:
+        async with client_from(address) as client:
+            first = [await client.get(proxy + path), await client.get(proxy + path)]
+            spike = await asyncio.gather(*(client.get(proxy + path) for _ in range(15)))
+        return first, list(spike)
+
+    first, spike = asyncio.run(run())
+    assert first[0].status_code != 429
+    for response in first:  # answered by the server each time, never from the cache
+        assert response.headers.get("x-cache-status", "BYPASS") == "BYPASS", response.headers
+    statuses = [r.status_code for r in spike]
+    assert 429 in statuses, statuses
+    assert len([s for s in statuses if s != 429]) <= 10  # the burst, then refused
+    refused = next(r for r in spike if r.status_code == 429)
+    assert int(refused.headers["retry-after"]) >= 1
+
+
+def test_javascript_is_gzipped_and_static_files_are_cached(proxy):
+    js = "/-/static-plugins/agentrank/agentrank.js"
+    for path in (js, "/-/static/app.css"):
+        first = httpx.get(proxy + path, headers={"accept-encoding": "gzip"})
+        second = httpx.get(proxy + path, headers={"accept-encoding": "gzip"})
+        assert first.status_code == 200
+        assert first.headers["cache-control"].startswith("public, max-age=")
+        assert second.headers["x-cache-status"] == "HIT"
+    # Datasette's own scripts (text/javascript) too: the SQL page's editor is the largest.
+    response = httpx.get(proxy + "/-/static/sql-formatter-2.3.3.min.js", headers={"accept-encoding": "gzip"})
+    assert response.status_code == 200 and response.headers["content-encoding"] == "gzip"
+
+
+def test_public_pages_are_cached_whatever_cookies_a_visitor_has(proxy):
+    path = "/agentrank/categories"
+    httpx.get(proxy + path)
+    for cookie in ("_ga=GA1.2.3", "theme=dark; _ga=other"):
+        response = httpx.get(proxy + path, headers={"cookie": cookie})
+        assert response.status_code == 200
+        assert response.headers["x-cache-status"] == "HIT", cookie
 
 
 def test_datasette_introspection_pages_are_not_public(proxy):

@@ -6,6 +6,7 @@ nothing is wider than the screen. Screenshots go to test-artifacts/directory-*.p
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -53,7 +54,12 @@ def test_home(view, directory_server):
     view.goto(directory_server.url + "/")
     expect(view.locator("#ar-search")).to_be_visible()
     expect(view.locator(".ar-category-grid li")).to_have_count(15)
-    expect(view.locator(".ar-top .ar-line")).to_have_count(10)
+    expect(view.locator(".ar-top .ar-line")).to_have_count(25)
+    # The ranking comes first: the search is above it and the first row is on the first screen.
+    first = view.locator(".ar-top .ar-line").first.bounding_box()
+    search = view.locator("#ar-search").bounding_box()
+    assert search["y"] < first["y"] and first["y"] + first["height"] <= view.size["height"], (first, view.size)
+    shot(view, f"directory-home-fold-{view.label}", full_page=False)
     expect(view.locator(".ar-new .ar-line")).to_have_count(4)
     assert view.locator('link[rel=alternate][type="application/atom+xml"]').count() == 3
     no_sideways_scroll(view)
@@ -114,6 +120,10 @@ def test_makers_page_history_and_badge(view, directory_server, directory_db):
     box = chart.bounding_box()
     assert box["height"] > 100 and box["width"] <= view.size["width"]
     expect(chart.locator("polyline")).to_have_count(3)
+    # Dated: the axis labels are dates, and the runs sit where their dates put them.
+    dates = chart.locator("text.history-date").all_text_contents()
+    assert len(dates) >= 2 and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", d) for d in dates), dates
+    assert chart.locator("text.history-value").count() == 6  # each panel's scale
     badge = view.locator(".agentrank-badge img")
     badge.scroll_into_view_if_needed()
     assert badge.evaluate("img => img.complete && img.naturalWidth") > 100  # the badge loaded and has width
@@ -141,9 +151,69 @@ def test_feed_and_leaderboard(view, directory_server, directory_db):
     shot(view, f"directory-leaderboard-{view.label}")
     view.goto(f"{directory_server.url}/-/method")
     expect(view.locator("form.ar-reweight input")).to_have_count(5)
+    assert "select " not in view.locator("main, .content, body").first.inner_text().lower()
     no_sideways_scroll(view)
     shot(view, f"directory-method-{view.label}")
     view.goto(f"{directory_server.url}/agentrank/verified_leaderboard")
     first_row = view.locator("table.rows-and-columns tbody tr").first
     assert first_row.bounding_box()["y"] < view.size["height"]  # the SQL is folded away: rows come first
     shot(view, f"directory-leaderboard-query-{view.label}", full_page=False)
+
+
+def _weights_order(view) -> list[str]:
+    return view.locator("#ar-weights-list .ar-weights-name").all_inner_texts()
+
+
+def test_your_own_weights_reranks_in_the_browser(view, directory_server):
+    """Moving a weight re-ranks the list at once, says how far each repo moved against the
+    published rank, keeps the weights in a shareable URL, and shows no SQL."""
+    from playwright.sync_api import expect
+
+    view.goto(directory_server.url + "/-/weights")
+    expect(view.locator("#ar-weights-list .ar-weights-row")).to_have_count(100)
+    published = _weights_order(view)
+    assert view.locator("#ar-weights-list .ar-weights-moved").first.inner_text() == "= published #1"
+    page_text = view.locator("body").inner_text().lower()
+    assert "select " not in page_text and "w_popularity" not in page_text
+    no_sideways_scroll(view)
+    shot(view, f"directory-weights-{view.label}", full_page=False)
+    # All weight on activity (the days since the last push): the order changes without a reload.
+    for name in ("popularity", "adoption", "momentum", "openness"):
+        view.fill(f"#w-{name}", "0")
+    view.fill("#w-activity", "100")
+    expect(view.locator("#r-activity")).to_have_value("100")
+    changed = _weights_order(view)
+    assert changed != published
+    assert "weights?" in view.url and "activity=100" in view.url and "popularity=0" in view.url
+    moved = view.locator("#ar-weights-list .ar-weights-moved").all_inner_texts()
+    assert any(m.startswith(("▲", "▼")) for m in moved), moved[:5]
+    shot(view, f"directory-weights-moved-{view.label}", full_page=False)
+    # The shared URL shows the same order straight from the server.
+    shared = view.url
+    view.goto(shared)
+    assert _weights_order(view) == changed
+    # A slider moves the number with it.
+    view.locator("#r-popularity").fill("40")
+    expect(view.locator("#w-popularity")).to_have_value("40")
+
+
+def test_compare_page(view, directory_server, directory_db):
+    from playwright.sync_api import expect
+
+    view.goto(f"{directory_server.url}/-/agent/{directory_db.top_name}")
+    view.locator("a", has_text="compare with others").click()
+    expect(view.locator(".ar-compare-table thead th a")).to_have_count(1)
+    view.goto(f"{directory_server.url}/agentrank/agents")
+    names = view.locator(".ar-line a.agentrank-breakdown").all_inner_texts()[:3]
+    query = "&".join(f"repo={n}" for n in names)
+    view.goto(f"{directory_server.url}/-/compare?{query}&repo={names[0]}x")
+    expect(view.locator(".ar-compare-table thead th a")).to_have_count(3)
+    expect(view.locator(".ar-compare-table tbody tr")).to_have_count(3 + 5)  # score, rank, category, 5 components
+    expect(view.locator(".agentrank-did-you-mean, .agentrank-note", has_text="Did you mean")).to_be_visible()
+    charts = view.locator(".ar-compare-chart svg.history-chart")
+    expect(charts).to_have_count(3)
+    expect(charts.first.locator("polyline")).to_have_count(3)
+    dates = charts.first.locator("text.history-date").all_text_contents()
+    assert dates and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", d) for d in dates), dates
+    no_sideways_scroll(view)
+    shot(view, f"directory-compare-{view.label}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from xml.etree import ElementTree as ET
 
@@ -94,7 +95,9 @@ def test_a_feed_title_isolates_the_name_not_the_whole_line():
 async def test_movers_feed_and_its_escaping(datasette):
     root = await parsed(datasette, "movers")
     titles = [e.findtext(f"{A}title") for e in root.iter(f"{A}entry")]
-    assert 0 < len(titles) <= 20 and all(" places to #" in t for t in titles)
+    assert 0 < len(titles) <= 20 and all(
+        re.search(r" (rose|fell|moved (up|down)) [\d,]+ places? to #", t) for t in titles
+    )
     raw = (await datasette.client.get("/-/feeds/new.atom")).text
     assert "<script>" not in raw and "<b onmouseover" not in raw and "&lt;script&gt;" in raw
 
@@ -111,3 +114,67 @@ def test_text_xml_cannot_carry_is_dropped():
     document = atom_document("new", [{**entry, "updated": "2026-11-30T06:00:00Z"}], BASE, "2026-11-30T06:00:00Z")
     root = ET.fromstring(document)
     assert root.find(f"{A}entry/{A}title").text == "bad  title" and root.find(f"{A}entry/{A}summary").text == "xy"
+
+
+@pytest.mark.asyncio
+async def test_entry_ids_do_not_change_with_the_public_url(datasette, directory_db):
+    elsewhere = build_datasette(directory_db.path, ServeConfig(heap_limit_mb=0, public_url="https://moved.example/ar"))
+    for kind in ("new", "left", "movers"):
+        here, there = (
+            await parsed(datasette, kind),
+            ET.fromstring((await elsewhere.client.get(f"/-/feeds/{kind}.atom")).content),
+        )
+        ids = [e.findtext(f"{A}id") for e in here.iter(f"{A}entry")]
+        assert ids and ids == [e.findtext(f"{A}id") for e in there.iter(f"{A}entry")]
+        assert here.findtext(f"{A}id") == there.findtext(f"{A}id")
+        # tag: URIs (RFC 4151) from the feed, the run and the repo: no host in them.
+        assert all(i.startswith("tag:agentrank,2026:feeds/") and "example" not in i for i in ids)
+        # The links do move with the site.
+        assert there.find(f"{A}entry/{A}link").get("href").startswith("https://moved.example/ar/-/agent/")
+
+
+@pytest.mark.asyncio
+async def test_every_entry_has_a_summary_a_language_and_a_link_that_resolves(datasette):
+    for kind in ("new", "left", "movers"):
+        root = await parsed(datasette, kind)
+        assert root.get("{http://www.w3.org/XML/1998/namespace}lang") == "en"
+        for entry in root.iter(f"{A}entry"):
+            assert entry.findtext(f"{A}summary"), entry.findtext(f"{A}title")
+            link = entry.find(f"{A}link").get("href").removeprefix(BASE)
+            assert (await datasette.client.get(link)).status_code == 200, link
+
+
+def test_an_entry_without_description_says_so_in_its_summary():
+    from datasette_plugins.feeds import atom_document
+
+    entry = {"full_name": "a/b", "title": "a/b is newly listed at #3", "description": None, "run_id": 1, "repo_id": 2}
+    root = ET.fromstring(
+        atom_document("new", [{**entry, "updated": "2026-11-30T06:00:00Z"}], BASE, "2026-11-30T06:00:00Z")
+    )
+    assert (
+        root.findtext(f"{A}entry/{A}summary")
+        == "a/b is newly listed at #3. The repository has no description on GitHub."
+    )
+
+
+def test_entries_of_one_run_are_updated_when_their_data_was_observed(directory_db, tmp_path):
+    import shutil
+
+    from datasette_plugins.feeds import feed_entries
+
+    copy = tmp_path / "copy.db"
+    shutil.copy(directory_db.path, copy)
+    conn = sqlite3.connect(copy)
+    conn.row_factory = sqlite3.Row
+    entries = feed_entries(conn, "movers")
+    run_id = entries[0]["run_id"]
+    first, second = [e["repo_id"] for e in entries if e["run_id"] == run_id][:2]
+    # Crawled at different times before the run (as a real crawl of many pages is).
+    conn.execute(
+        "update snapshots set observed_at = '2026-11-29T10:00:00Z' where repo_id = ? and run_id < ?", [first, run_id]
+    )
+    conn.execute(
+        "update snapshots set observed_at = '2026-11-29T11:30:00Z' where repo_id = ? and run_id < ?", [second, run_id]
+    )
+    updated = {e["repo_id"]: e["updated"] for e in feed_entries(conn, "movers") if e["run_id"] == run_id}
+    assert updated[first] == "2026-11-29T10:00:00Z" and updated[second] == "2026-11-29T11:30:00Z"

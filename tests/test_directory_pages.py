@@ -74,8 +74,8 @@ async def test_home_is_the_directory(datasette, conn):
         assert f'href="/-/category/{category.id}"' in page
         assert category.name in categories and category.description in categories
         assert f"{category.name} {counts.get(category.id, 0):,} repo" in categories
-    # The top 10, in rank order, with formatted numbers.
-    top = [name for (name,) in conn.execute("select full_name from agents order by rank limit 10")]
+    # The top of the ranking, in rank order, with formatted numbers, before anything else.
+    top = [name for (name,) in conn.execute("select full_name from agents order by rank limit 25")]
     assert names_in(section(page, "ar-top")) == top
     stars = conn.execute("select stars from agents order by rank limit 1").fetchone()[0]
     assert f"★&nbsp;{stars:,}" in section(page, "ar-top")
@@ -266,12 +266,38 @@ async def test_badges_and_shields_endpoint(datasette, conn):
         unknown = await datasette.client.get(path)
         assert unknown.status_code == 404 and "not listed" in unknown.text and "#9f9f9f" in unknown.text
         assert "<script>" not in unknown.text
+    # shields.io shows an endpoint's JSON only from a 200 (a 404 reads "resource not found").
     missing = await datasette.client.get("/-/agent/nobody/nothing/shields.json")
-    assert missing.status_code == 404 and missing.json()["message"] == "not listed"
+    assert missing.status_code == 200
+    assert missing.json() == {"schemaVersion": 1, "label": "AgentRank", "message": "not listed", "color": "lightgrey"}
     # Archived since: known, but not in the ranking.
     archived = conn.execute("select full_name from repos where unlisted_reason = 'archived' limit 1").fetchone()[0]
     grey = await datasette.client.get(f"/-/agent/{archived}/shields.json")
     assert grey.status_code == 200 and grey.json()["color"] == "lightgrey"
+
+
+def test_badge_widths_come_from_glyph_metrics():
+    from datasette_plugins.badge_font import text_width, widths
+    from datasette_plugins.badges import badge_svg
+
+    table = widths()
+    assert table["0"] == pytest.approx(7.0, abs=0.01)  # DejaVu Sans digits: 0.636 em at 11 px
+    assert text_width("iiii") < text_width("1111") < text_width("MMMM")  # per glyph, not per class
+    # "AgentRank" at 11 px is some 60 px of text (shields.io's Verdana: 60.4 px), plus 5 px each side.
+    assert round(text_width("AgentRank")) in range(58, 63)
+    svg = badge_svg("AgentRank", "87.3 · #12", "#4c1")
+    width = int(re.search(r'<svg[^>]* width="(\d+)"', svg).group(1))
+    assert width == round(text_width("AgentRank")) + 10 + round(text_width("87.3 · #12")) + 10
+
+
+@pytest.mark.asyncio
+async def test_the_makers_page_offers_the_shields_endpoint_snippet(datasette, directory_db):
+    from urllib.parse import quote
+
+    name = directory_db.top_name
+    page = (await datasette.client.get(f"/-/agent/{name}")).text
+    endpoint = quote(f"https://agentrank.example/-/agent/{name}/shields.json", safe="")
+    assert f"https://img.shields.io/endpoint?url={endpoint}" in html.unescape(page)
 
 
 @pytest.mark.asyncio
@@ -351,7 +377,7 @@ async def test_method_page_states_the_method_from_the_code(datasette):
         assert category.name in page and category.description in page
     for flag in ("uncertain", "NOASSERTION", "reward-hacking", "infra-error"):
         assert flag in page
-    assert 'action="/agentrank/reweight"' in response.text and 'name="w_momentum" value="15"' in response.text
+    assert 'action="/-/weights"' in response.text and 'name="momentum" value="15"' in response.text
     assert 'href="/agentrank/recompute"' in response.text
     reweighted = await datasette.client.get("/agentrank/reweight.json?_shape=array&w_popularity=1&w_adoption=0")
     assert reweighted.status_code == 200 and reweighted.json()[0]["rank"] == 1
@@ -380,11 +406,35 @@ def test_history_chart_keeps_small_changes_small():
         {"run_id": 2, "as_of": "2026-11-30T06:00:00Z", "score": 80.01, "rank": 2, "stars": 1001, "method_version": "2"},
     ]
     chart = history_chart(runs)
-    score, rank, stars = (s["dots"] for s in chart["series"])
+    score, rank, stars = ({s["key"]: s["dots"] for s in chart["series"]}[key] for key in ("score", "rank", "stars"))
     assert abs(score[0]["y"] - score[1]["y"]) < 1 and abs(stars[0]["y"] - stars[1]["y"]) < 1
     assert rank[1]["y"] < rank[0]["y"] - 20  # ten places up is a clear rise (rank 1 at the top)
     assert [m["title"] for m in chart["markers"]] == ["method version 1 → 2"]
     assert history_chart(runs[:1]) is None
+
+
+def test_history_chart_spaces_runs_by_time_and_labels_dates():
+    """Runs a week apart sit seven times as far apart as runs a day apart; the axis says dates."""
+    import re
+
+    from datasette_plugins.charts import history_chart
+
+    days = ["2026-11-02", "2026-11-09", "2026-11-10", "2026-11-30"]
+    runs = [
+        {"run_id": i, "as_of": f"{d}T06:00:00Z", "score": 50.0 + i, "rank": 10 - i, "stars": 92_000 + 1000 * i}
+        | {"method_version": "1"}
+        for i, d in enumerate(days)
+    ]
+    chart = history_chart(runs)
+    xs = [dot["x"] for dot in {s["key"]: s for s in chart["series"]}["stars"]["dots"]]
+    week, day = xs[1] - xs[0], xs[2] - xs[1]
+    assert abs(week / day - 7) < 0.1, xs
+    assert abs((xs[3] - xs[0]) / week - 4) < 0.05, xs
+    labels = [t["label"] for t in chart["ticks"]]
+    assert labels[0] == "2026-11-02" and labels[-1] == "2026-11-30"
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", label) for label in labels)
+    stars_axis = [t["label"] for t in {s["key"]: s for s in chart["series"]}["stars"]["y_axis"]]
+    assert stars_axis == ["95,000", "92,000"]  # 92k → 95k is the whole height of its panel, not flat
 
 
 def test_an_unlisted_reason_reads_in_plain_words():
@@ -396,3 +446,96 @@ def test_an_unlisted_reason_reads_in_plain_words():
     assert reason_in_words("excluded by correction: a prompt list").startswith("a maintainer's correction excludes it")
     assert reason_in_words("fork").startswith("it is a fork") and reason_in_words(None) is None
     assert reason_in_words("something new") == "something new"
+
+
+@pytest.mark.asyncio
+async def test_the_table_columns_are_named_as_the_export_and_facets_are_not_doubled(datasette):
+    data = (await datasette.client.get("/agentrank/agents.json?_facet=license_spdx&_size=1&_shape=objects")).json()
+    assert {"license_spdx", "pushed_at", "category_name"} <= set(data["rows"][0])
+    assert "license_spdx" in data["facet_results"]
+    doubled = (await datasette.client.get("/agentrank/agents.json?_facet=category&_facet=language&_size=1")).json()
+    assert "category" in doubled["facet_results"] and "category_2" not in doubled["facet_results"]
+    assert "language_2" not in doubled["facet_results"]
+    page = await datasette.client.get("/agentrank/agents?_facet=category")
+    assert page.status_code == 200 and "category_2" not in page.text
+
+
+@pytest.mark.asyncio
+async def test_the_makers_page_says_who_passed_it_and_why(datasette, conn):
+    run, previous = conn.execute(
+        "select score_run_id, (select max(id) from runs where kind = 'score' and status = 'ok' and id < score_run_id) "
+        "from published"
+    ).fetchone()
+    # The repo that fell furthest, and how many passed it: below it before, above it now.
+    name, before, after = conn.execute(
+        "select c.full_name, p.rank, c.rank from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+        "where c.run_id = ? order by c.rank - p.rank desc limit 1",
+        [previous, run],
+    ).fetchone()
+    (count,) = conn.execute(
+        "select count(*) from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+        "where c.run_id = ? and p.rank > ? and c.rank < ?",
+        [previous, run, before, after],
+    ).fetchone()
+    assert after > before and count > 0
+    page = (await datasette.client.get(f"/-/agent/{name}")).text
+    change = text_of(section(page, "agentrank-change"))
+    assert f"rank {before:,} → {after:,}" in change
+    assert re.search(r"It (fell|moved down) [\d,]+ places?", change), change
+    assert f"Who passed it ({count:,})" in change
+    items = re.findall(r"<li><a href=\"/-/agent/[^\"]+\">[^<]+</a> #[\d,]+ → #[\d,]+:(.*?)</li>", page, re.S)
+    assert items and all(
+        re.search(r"stars?|forks?|activity bucket changed|other repos' changes|licence", html.unescape(i))
+        for i in items
+    ), items
+    data = (await datasette.client.get(f"/-/agent/{name}.json")).json()
+    assert data["passings"]["passed_it_count"] == count and data["passings"]["own"]["kind"] in ("news", "noise")
+
+
+@pytest.mark.asyncio
+async def test_your_own_weights_page_renders_the_shared_ranking(datasette, conn):
+    """A shared link (?popularity=100&…) shows the list ranked by those weights before any script runs."""
+    only_stars = "popularity=100&adoption=0&activity=0&momentum=0&openness=0"
+    page = (await datasette.client.get(f"/-/weights?{only_stars}")).text
+    shown = re.findall(r'class="ar-weights-name" href="/-/agent/([^"]+)"', page)
+    expected = [
+        n for (n,) in conn.execute("select full_name from agents order by popularity desc, stars desc, full_name")
+    ]
+    assert shown == expected[: len(shown)] and len(shown) == min(100, len(expected))
+    assert (
+        'id="w-popularity" name="popularity" data-weight="popularity" min="0" max="100" step="any" value="100"' in page
+    )
+    assert "select " not in text_of(page).lower()
+    json_data = re.search(r'<script type="application/json" id="ar-weights-data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in json_data  # no repository text can close the script element
+    published = (await datasette.client.get("/-/weights")).text
+    assert "= published #1" in published
+
+
+@pytest.mark.asyncio
+async def test_canned_queries_are_titled_in_words(datasette, conn):
+    for query in ("top_agents", "rank_changes", "recompute"):
+        page = (await datasette.client.get(f"/agentrank/{query}")).text
+        title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+        assert "select" not in title.lower() and "AgentRank" in title, title
+    listing = (await datasette.client.get("/agentrank/agents?category=coding&_sort_desc=stars_delta_7d")).text
+    title = re.search(r"<title>(.*?)</title>", listing, re.S).group(1)
+    assert "sorted by stars gained in 7 days, most first" in title
+    head = text_of(re.search(r'<p class="ar-count">(.*?)</p>', listing, re.S).group(1))
+    (coding,) = conn.execute("select count(*) from agents where category = 'coding'").fetchone()
+    assert head == f"{coding:,} repositories in Coding agent, sorted by stars gained in 7 days, most first", head
+
+
+@pytest.mark.asyncio
+async def test_history_image_to_embed(datasette, directory_db):
+    from xml.etree import ElementTree as ET
+
+    response = await datasette.client.get(f"/-/agent/{directory_db.top_name}/history.svg")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    svg = ET.fromstring(response.text)
+    texts = ["".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert directory_db.top_name in texts
+    dates = [t for t in texts if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t)]
+    assert len(dates) >= 2 and dates == sorted(dates)
+    missing = await datasette.client.get("/-/agent/nobody/nothing/history.svg")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("image/svg+xml")

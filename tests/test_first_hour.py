@@ -7,6 +7,7 @@ commands in a folder without a database leave the folder empty.
 
 from __future__ import annotations
 
+import re
 import socket
 import sqlite3
 
@@ -62,16 +63,38 @@ def test_nonsense_is_refused_in_one_line_and_changes_nothing(project, args, stat
         ("2020-01-01T00:00:00Z", "is before the data it scores was fetched"),
     ],
 )
-def test_score_as_of_any_date_with_a_note_when_it_is_not_the_data_s(demo_folder, tmp_path, as_of, words):
-    """Scoring saved results as of a fixed date, or a what-if date, works; the user is told."""
+def test_score_as_of_outside_the_data_is_refused_unless_forced(demo_folder, tmp_path, as_of, words):
+    """A future instant, or one before the data was fetched, is refused: one line, exit 2, no score
+    run written; --force scores it (replaying a past week, a what-if date)."""
     folder = demo_folder.copy(tmp_path / "project")
+
+    def score_runs() -> int:
+        conn = sqlite3.connect(f"file:{folder.db}?mode=ro", uri=True)
+        try:
+            return conn.execute("select count(*) from runs where kind = 'score'").fetchone()[0]
+        finally:
+            conn.close()
+
+    before = score_runs()
     result = agentrank(folder.path, "score", "--as-of", as_of)
-    assert result.returncode == 0, result.stderr
-    assert f"as of {as_of}" in result.stdout
-    assert result.stderr.startswith(f"Note: --as-of {as_of} {words}")
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"Error: --as-of {as_of} {words}"), result.stderr
+    assert "--force" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == "" and score_runs() == before
     forced = agentrank(folder.path, "score", "--as-of", as_of, "--force")
     assert forced.returncode == 0 and forced.stderr == "", forced.stderr
+    assert f"as of {as_of}" in forced.stdout and score_runs() == before + 1
+
+
+def test_the_demo_without_a_terminal_logs_a_line_per_stage(demo_folder):
+    """`agentrank demo --no-serve 2>log`: a cron job or a pipe still sees where the demo is, one
+    whole line per stage with its time (no carriage returns or terminal codes)."""
+    log = demo_folder.demo_stderr
+    assert "\r" not in log and "\x1b" not in log
+    for week in range(1, 5):
+        for stage in ("crawl", "classify", "score", "export", "publish"):
+            assert re.search(rf"^week {week}/4: {stage} done in \d+\.\d s$", log, re.M), (week, stage, log)
+        assert re.search(rf"^week {week}/4 \(.*\): the synthetic population: .* seen for the first time", log, re.M)
 
 
 def test_since_accepts_previous_a_run_id_and_a_date(project):
@@ -130,3 +153,60 @@ def test_output_folders_are_created(project, tmp_path):
     result = agentrank(project.path, "export", "--out", str(deep))
     assert result.returncode == 0, result.stderr
     assert deep.exists()
+
+
+def test_the_export_of_another_database_goes_beside_it(demo_folder, tmp_path):
+    """`--db data/other.db export` writes data/other-export.json, never over ./agentrank-export.json."""
+    folder = demo_folder.copy(tmp_path / "project")
+    (folder.path / "data").mkdir()
+    (folder.path / "agentrank.db").rename(folder.path / "data" / "other.db")
+    before = (folder.path / "agentrank-export.json").read_bytes()
+    result = agentrank(folder.path, "--db", "data/other.db", "export")
+    assert result.returncode == 0, result.stderr
+    assert (folder.path / "data" / "other-export.json").exists()
+    assert "data/other-export.json" in result.stdout
+    assert (folder.path / "agentrank-export.json").read_bytes() == before
+
+
+def test_a_mistyped_repo_gets_did_you_mean(demo_folder):
+    owner, repo = demo_folder.riser.split("/")
+    typo = f"{owner}/{repo[:-1]}"
+    result = agentrank(demo_folder.path, "explain", typo)
+    assert result.returncode == 1
+    assert f"did you mean {demo_folder.riser}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_rebuilding_the_demo_under_a_running_server_warns(tmp_path):
+    """A server keeps serving the file it opened; rebuilding the demo under it says so."""
+    import subprocess
+    import sys
+
+    from agentrank.serving import marker_path
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    small = ("demo", "--no-serve", "--size", "60", "--weeks", "2")
+    first = agentrank(folder, *small)
+    assert first.returncode == 0, first.stderr
+    assert "warning" not in first.stderr
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        marker_path(folder / "agentrank.db").write_text(f"{server.pid} http://127.0.0.1:8001/agentrank/agents\n")
+        again = agentrank(folder, *small)
+        assert again.returncode == 0, again.stderr
+        assert again.stderr.startswith("warning: a server is serving agentrank.db at http://127.0.0.1:8001/")
+    finally:
+        server.kill()
+        server.wait()
+    # Once that server is gone, its line is ignored.
+    assert "warning" not in agentrank(folder, *small).stderr
+
+
+def test_page_and_badge_urls_follow_the_real_port():
+    from agentrank.cli import follow_port
+    from datasette_plugins.settings import ServeConfig
+
+    assert follow_port(ServeConfig(port=8123)).public_url == "http://127.0.0.1:8123"
+    assert follow_port(ServeConfig(host="0.0.0.0", port=8080)).public_url == "http://127.0.0.1:8080"
+    chosen = ServeConfig(port=8123, public_url="https://agentrank.example")
+    assert follow_port(chosen).public_url == "https://agentrank.example"

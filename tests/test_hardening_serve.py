@@ -58,6 +58,35 @@ def test_heavy_requests_queue_briefly_then_get_503_while_normal_pages_pass():
     assert busy[1]["retry-after"] == "5" and b"busy" in busy[2]
 
 
+def test_raw_sql_in_any_parameter_and_canned_queries_wait_their_turn_at_the_gate():
+    # Issue 29 item 10: _where, _search and canned queries went around the gate.
+    release = asyncio.Event()
+
+    async def slow_app(scope, receive, send):
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    app = gate(slow_app, slots=1, wait_s=0.05, canned=lambda: frozenset({("db", "recompute")}))
+    requests = [
+        ("/db.json", "sql=select+1"),
+        ("/db/agents.json", "_where=1"),
+        ("/db/agents.json", "%5Fwhere=1"),
+        ("/db/agents", "_search=agent"),
+        ("/db/recompute", ""),
+        ("/db.json", "%73ql=select+1"),
+    ]
+
+    async def scenario():
+        tasks = [asyncio.create_task(_call(app, path, query)) for path, query in requests]
+        await asyncio.sleep(0.2)
+        release.set()
+        return await asyncio.gather(*tasks)
+
+    statuses = [status for status, _, _ in asyncio.run(scenario())]
+    assert sorted(statuses) == [200, 503, 503, 503, 503, 503], statuses
+
+
 @pytest.mark.parametrize(
     ("path", "query", "heavy"),
     [
@@ -68,10 +97,36 @@ def test_heavy_requests_queue_briefly_then_get_503_while_normal_pages_pass():
         ("/db/repos", "_size=50", False),
         ("/db/agents", "", False),
         ("/-/agent/a/b", "", False),
+        # Every raw-SQL parameter, in every spelling Datasette decodes to it.
+        ("/db.json", "%73ql=select+1", True),
+        ("/db", "x=1&s%71%6C=select+1", True),
+        ("/db/agents.json", "_where=1", True),
+        ("/db/agents.json", "%5Fwhere=1", True),
+        ("/db/agents", "%5f%77here=rank+in+(select+1)", True),
+        ("/db/agents.json", "_search=agent", True),
+        ("/db/agents.json", "%5Fsearch=a*&_searchmode=raw", True),
+        ("/db/agents.json", "_search_description=agent", True),
+        ("/db/agents.json", "_through=x", True),
+        ("/db/agents.json", "_fts_table=repos_fts", True),
+        ("/db/agents", "_sort=rank&category=coding", False),
+        # The canned queries: fixed SQL, but heavy.
+        ("/db/recompute", "", True),
+        ("/db/my_agents.json", "owner=x", True),
+        ("/db/%72ecompute_summary.csv", "", True),
+        ("/other/recompute", "", False),
     ],
 )
 def test_what_counts_as_heavy(path, query, heavy):
-    assert is_heavy({"path": path, "query_string": query.encode()}) is heavy
+    canned = frozenset({("db", "recompute"), ("db", "recompute_summary"), ("db", "my_agents")})
+    assert is_heavy({"path": path, "query_string": query.encode()}, canned) is heavy
+
+
+def test_the_gate_reads_the_canned_queries_from_the_metadata(working_db):
+    from datasette_plugins.admission import canned_queries
+
+    datasette = build_datasette(working_db, ServeConfig())
+    found = canned_queries(datasette)
+    assert (working_db.stem, "recompute") in found and (working_db.stem, "top_agents") in found
 
 
 def test_memory_errors_are_503_with_retry_after():

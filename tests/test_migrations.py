@@ -50,6 +50,41 @@ def test_an_older_database_is_upgraded_in_place_keeping_its_data(tmp_path):
     assert [r["rowid"] for r in db.query("select rowid from repos_fts where repos_fts match 'b'")] == [7]
 
 
+def test_m020_names_the_agents_columns_as_the_export(published_db, tmp_path):
+    import shutil
+
+    path = tmp_path / "old.db"
+    shutil.copy(published_db.path, path)
+    # Back to the names before m020, as a database published by the previous release has them.
+    conn = sqlite3.connect(path)
+    view = conn.execute("select sql from sqlite_master where name = 'published_ranking'").fetchone()[0]
+    old_view = view.replace("s.license_spdx,", "s.license_spdx as license,").replace(
+        "s.pushed_at,", "s.pushed_at as last_push,"
+    )
+    old_view = old_view.replace(" (select c.name from categories c where c.id = s.category) as category_name,", "")
+    conn.execute("drop view published_ranking")
+    conn.execute(old_view)
+    conn.execute("alter table agents rename column license_spdx to license")
+    conn.execute("alter table agents rename column pushed_at to last_push")
+    conn.execute("alter table agents drop column category_name")
+    conn.execute("delete from _sqlite_migrations where name = 'm021_agents_columns_named_as_the_export'")
+    conn.commit()
+    before = conn.execute("select rank, license, last_push from agents order by rank").fetchall()
+    conn.close()
+
+    db = open_store(path)
+    columns = [c.name for c in db["agents"].columns]
+    assert {"license_spdx", "pushed_at", "category_name"} <= set(columns)
+    assert not {"license", "last_push"} & set(columns)
+    assert [tuple(r) for r in db.execute("select rank, license_spdx, pushed_at from agents order by rank")] == before
+    names = dict(db.execute("select id, name from categories").fetchall())
+    for category, name in db.execute("select category, category_name from agents").fetchall():
+        assert name == names.get(category)
+    # The view (what the next publish copies) has the same columns.
+    view_columns = {c[1] for c in db.execute("pragma table_info(published_ranking)").fetchall()}
+    assert set(columns) == view_columns
+
+
 # Frozen migrations: the schema comes from the migrations alone, whatever today's code is.
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,7 +147,13 @@ def test_a_database_built_by_the_migrations_is_the_one_the_code_expects(tmp_path
 
 @pytest.mark.parametrize(
     "stop_before",
-    ["m014_trust_fields", "m017_agents_table", "m018_score_shown_halves_up", "m019_score_range_shown_outwards"],
+    [
+        "m014_trust_fields",
+        "m017_agents_table",
+        "m018_score_shown_halves_up",
+        "m019_score_range_shown_outwards",
+        "m021_agents_columns_named_as_the_export",
+    ],
 )
 def test_an_older_database_upgrades_to_the_same_schema_as_a_new_one(tmp_path, stop_before):
     fresh = tmp_path / "fresh.db"

@@ -79,6 +79,9 @@ def test_which_pages_follow_the_published_run():
     assert not follows_published_run("/agentrank/agents", "sql=select+1", names)
     assert not follows_published_run("/agentrank/agents.csv", "_stream=on", names)
     assert not follows_published_run("/agentrank.json", "sql=select+1", names)
+    # Every raw-SQL parameter in any spelling: SQL results are never kept (issue 27).
+    for query in ("%73ql=select+1", "_where=1", "%5Fwhere=1", "_search=a", "_through=x"):
+        assert not follows_published_run("/agentrank/agents.json", query, names), query
     assert not follows_published_run("/agentrank/scores", "", names)
     assert not follows_published_run("/-/static/app.css", "", names)
 

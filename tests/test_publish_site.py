@@ -74,7 +74,7 @@ async def test_agents_are_sorted_by_rank_with_the_four_facets(published_db, data
     ranks = [row["rank"] for row in data["rows"]]
     listed = sqlite3.connect(published_db.path).execute("select count(*) from repos where listed = 1").fetchone()[0]
     assert ranks == list(range(1, listed + 1))
-    assert set(data["facet_results"]) == {"category", "license", "language", "activity_bucket"}
+    assert set(data["facet_results"]) == {"category", "license_spdx", "language", "activity_bucket"}
     counts = {r["value"]: r["count"] for r in data["facet_results"]["category"]["results"]}
     assert counts[published_db.category] == sum(1 for r in data["rows"] if r["category"] == published_db.category)
 
@@ -312,7 +312,7 @@ def test_demo_serves_a_directory_a_newcomer_can_browse(demo_server):
     agents_url = re.search(r"Datasette: (\S+)", log).group(1)
     ranking = httpx.get(agents_url + ".json?_shape=objects&_size=5", timeout=30).json()
     assert [r["rank"] for r in ranking["rows"]] == [1, 2, 3, 4, 5]
-    assert set(ranking["facet_results"]) == {"category", "license", "language", "activity_bucket"}
+    assert set(ranking["facet_results"]) == {"category", "license_spdx", "language", "activity_bucket"}
     word = ranking["rows"][0]["full_name"].split("/")[1].split("-")[0]
     found = httpx.get(agents_url + f".json?_shape=array&_search={word}", timeout=30).json()
     assert ranking["rows"][0]["full_name"] in [r["full_name"] for r in found]

@@ -272,7 +272,7 @@ def test_explain_and_the_makers_page_show_the_range_and_the_flag(tmp_path, run_c
     best, worst = data["rank_range"]
     assert best <= data["rank"] <= worst and data["flags"] == ["unusual-star-growth"]
     assert f"rank {data['rank']:,}, likely {best:,}–{worst:,}" in text or f"likely exactly {best:,}" in text
-    assert "flag: unusual-star-growth: 6,000 stars gained in the last week" in text
+    assert "flag: unusual star growth: 6,000 stars gained in the last week" in text
     assert "does not change the score" in text
     from datasette_plugins.agent_page import agent_context
 
@@ -307,7 +307,7 @@ async def test_the_directory_shows_ranges_flags_and_validation(tmp_path):
     text = page.text
     agent = next(a for a in agents if a["full_name"] == flagged[0])
     assert f"Rank {agent['rank']:,}, likely {agent['rank_best']:,}–{agent['rank_worst']:,}" in text
-    assert "Flag: unusual-star-growth: 5,000 stars gained in the last week" in text
+    assert "Flagged for unusual star growth: 5,000 stars gained in the last week" in text
     assert "<script>alert" not in text  # the description is escaped
     assert 'id="flags"' in text
     # The compact lists (home, the agents page) mark it too, linking to the flag on its page.

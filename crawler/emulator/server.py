@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import email.utils
+import gzip
 import json
 import math
 import re
@@ -179,6 +181,35 @@ def redirect(location: str, status: int = 302, **match: Any) -> Fault:
     """A redirect to ``location`` (any origin)."""
     match.setdefault("path", "/repos/")
     return Fault("redirect", status=status, location=location, **match)
+
+
+def raw_answer(
+    body: bytes | str,
+    *,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    gzip_body: bool = False,
+    trickle_s: float = 0.0,
+    trickle_headers: bool = False,
+    **match: Any,
+) -> Fault:
+    """Answer with exactly ``body`` (a hostile server): any status and headers, the body optionally
+    gzip-compressed (``Content-Encoding: gzip``) and optionally sent one byte every ``trickle_s``
+    seconds of real time (a connection that never idles long enough for a read timeout)."""
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    if gzip_body:
+        data = gzip.compress(data, compresslevel=9)
+        headers = {**(headers or {}), "Content-Encoding": "gzip"}
+    # count=1: the status line and headers are trickled too, not only the body.
+    return Fault(
+        "raw",
+        status=status,
+        body=data,
+        headers=dict(headers or {}),
+        seconds=trickle_s,
+        count=int(trickle_headers),
+        **match,
+    )
 
 
 def hold(**match: Any) -> Fault:
@@ -772,19 +803,25 @@ class GitHubEmulator:
         record.status = answer.status
         # The client may have given up (a read timeout): then there is nothing to answer to.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            handler.send(answer, cut=fault is not None and fault.kind == "cut")
+            raw = fault is not None and fault.kind == "raw"
+            handler.send(
+                answer,
+                cut=fault is not None and fault.kind == "cut",
+                trickle_s=fault.seconds if raw and fault is not None else 0.0,
+                trickle_headers=bool(raw and fault is not None and fault.count),
+            )
         record.real_end = time.monotonic()
 
     def _answer(self, path: str, params: dict[str, str], token: str | None, fault: Fault | None, base: str) -> _Answer:
         request_id = uuid.uuid4().hex[:20].upper()
         common = {"x-github-api-version-selected": "2022-11-28", "x-github-request-id": request_id}
         resource = "search" if path.startswith("/search/") else "core"
-        if path == "/rate_limit":
-            return _Answer(200, _json_body(self._rate_limit_body()), common)
         if token is not None and self.tokens is not None and token not in self.tokens:
             return _Answer(
                 401, _json_body({"message": "Bad credentials", "documentation_url": DOCS, "status": "401"}), common
             )
+        if path == "/rate_limit":  # free: it never counts against a limit
+            return _Answer(200, _json_body(self._rate_limit_body()), common)
         with self._lock:
             allowed, rate = self._take(resource, token is not None)
         if fault is not None and fault.kind == "no_rate_headers":
@@ -860,6 +897,8 @@ class GitHubEmulator:
             message = fault.message or default.get(fault.status, "Error")
             body = {"message": message, "documentation_url": DOCS, "status": str(fault.status)}
             return _Answer(fault.status, _json_body(body), {**headers, **fault.headers})
+        if kind == "raw":
+            return _Answer(fault.status, fault.body, {**headers, **fault.headers})
         if kind == "html":
             return _Answer(fault.status, UNICORN, headers, content_type="text/html; charset=utf-8")
         if kind == "error_object":
@@ -1034,7 +1073,19 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.emulator.handle(self)
 
-    def send(self, answer: _Answer, *, cut: bool = False) -> None:
+    def send(
+        self, answer: _Answer, *, cut: bool = False, trickle_s: float = 0.0, trickle_headers: bool = False
+    ) -> None:
+        if trickle_headers:
+            lines = [f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}"]
+            lines += [f"Content-Type: {answer.content_type}", f"Content-Length: {len(answer.body)}"]
+            lines += [f"{name}: {value}" for name, value in answer.headers.items()]
+            data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + answer.body
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+                time.sleep(trickle_s)
+            return
         self.send_response(answer.status)
         self.send_header("Content-Type", answer.content_type)
         self.send_header("Content-Length", str(len(answer.body)))
@@ -1047,7 +1098,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
+        if trickle_s > 0:
+            for i in range(len(answer.body)):
+                self.wfile.write(answer.body[i : i + 1])
+                self.wfile.flush()
+                time.sleep(trickle_s)
+            return
         self.wfile.write(answer.body)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        # The Date header follows the emulator's clock, as GitHub's follows real time.
+        return email.utils.formatdate(self.emulator.clock.now() if timestamp is None else timestamp, usegmt=True)

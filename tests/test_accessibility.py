@@ -1,0 +1,80 @@
+"""Accessibility of the project's pages: axe-core (the engine shipped in the ``axe-playwright-python``
+package) in Debian's Chromium finds no serious or critical violation; and, without a browser,
+every page has a language, one ``<main>`` landmark and no id with a space in it.
+
+What axe still reports is moderate or minor: ``heading-order`` on Datasette's own table and query
+pages (its forms put an ``<h3>`` under the ``<h1>``), ``landmark-unique`` on the home page, and
+``empty-table-header`` on the benchmark home (docs/publishing.md, "Accessibility").
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.test_publish_browser import browser  # noqa: F401  (the browser fixture)
+
+# The project's own pages, and Datasette's pages as the plugin dresses them.
+PAGES = [
+    "/",
+    "/agentrank/agents",
+    "/agentrank/agents?_view=table",
+    "/agentrank/agents?_sort=stars&category=coding",
+    "/agentrank",
+    "/agentrank?sql=select+1",
+    "/agentrank/scores",
+    "/agentrank/top_agents",
+    "/-/agent/{top}",
+    "/-/category/coding",
+    "/-/owner/{owner}",
+    "/-/method",
+    "/-/leaderboard",
+    "/-/benchmark",
+    "/-/benchmark/index",
+    "/-/benchmark/fitscore",
+    "/-/benchmark/scorecard",
+    "/-/benchmark/over-time/demo-pack",
+    "/-/agent/no-such/repo",
+]
+
+
+def top_and_owner(url: str) -> dict[str, str]:
+    import httpx
+
+    top = httpx.get(f"{url}/agentrank/agents.json?_shape=array&_size=1", timeout=30).json()[0]["full_name"]
+    return {"top": top, "owner": top.split("/")[0]}
+
+
+def test_axe_finds_no_serious_or_critical_violation(browser, demo_server):  # noqa: F811
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    axe = axe_module.Axe()
+    names = top_and_owner(demo_server.url)
+    page = browser.new_page()
+    found = {}
+    for path in PAGES:
+        path = path.format(**names)
+        page.goto(demo_server.url + path)
+        page.wait_for_load_state("load")
+        violations = axe.run(page).response["violations"]
+        bad = [
+            f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}"
+            for v in violations
+            if v["impact"] in ("serious", "critical")
+        ]
+        if bad:
+            found[path] = bad
+    page.close()
+    assert found == {}
+
+
+def test_every_page_has_a_language_one_main_and_ids_without_spaces(demo_server):
+    import httpx
+
+    names = top_and_owner(demo_server.url)
+    for path in [*PAGES, "/-/benchmark/index"]:
+        html = httpx.get(demo_server.url + path.format(**names), timeout=30).text
+        assert re.search(r'<html lang="en">', html), path
+        assert len(re.findall(r"<main[\s>]", html)) == 1, path
+        ids = re.findall(r'\sid="([^"]*)"', html)
+        assert ids and not [i for i in ids if not i or re.search(r"\s", i)], (path, ids)

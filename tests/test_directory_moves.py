@@ -1,0 +1,146 @@
+"""Changes that mean something: a move driven by the repo's own stars and forks is news, one driven by
+its activity bucket or the other repos' changes is noise, and the words say which; only star
+growth makes a riser."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from xml.etree import ElementTree as ET
+
+import numpy as np
+import pytest
+
+from scoring import movement
+
+A = "{http://www.w3.org/2005/Atom}"
+
+
+def _row(**values) -> dict:
+    """A score row whose percentiles are what its stars, forks and stars per day get among the
+    population of ``_population`` (the other repos do not change between the two runs)."""
+    base = {
+        "rank": 300,
+        "stars": 1_000,
+        "forks": 50,
+        "stars_per_day": 2.0,
+        "popularity": 50.0,
+        "adoption": 50.0,
+        "activity": 60.0,
+        "momentum": 50.0,
+        "openness": 100.0,
+        "score": 55.0,
+        "license_spdx": "MIT",
+        "days_since_push": 45.0,
+        "as_of": "2026-11-23T06:00:00Z",
+    }
+    row = base | values
+    population = _population()
+    for component, column in movement.PERCENTILE_INPUTS.items():
+        row[component] = movement._percentile_without(population[column], 1_000_000.0, float(row[column]))
+    return row
+
+
+def _population() -> dict[str, np.ndarray]:
+    # 1,000 other repos spread evenly, plus the repo itself (1,000 stars, 50 forks, 2.0 a day).
+    others = {"stars": np.linspace(10, 100_000, 1000), "forks": np.linspace(1, 5_000, 1000)}
+    others["stars_per_day"] = np.linspace(0.01, 200, 1000)
+    return movement.sorted_population(
+        {k: np.append(v, {"stars": 1_000, "forks": 50, "stars_per_day": 2.0}[k]) for k, v in others.items()}
+    )
+
+
+def test_a_bucket_flip_alone_is_noise_and_never_a_rise():
+    """The issue's case: 234 places up on +6 stars because the activity bucket went 60 → 100."""
+    before = _row()
+    after = _row(rank=66, stars=1_006, activity=100.0, score=65.0, days_since_push=2.0, as_of="2026-11-30T06:00:00Z")
+    move = movement.classify(before, after, _population())
+    assert move["kind"] == "noise" and move["why"] == "activity" and move["places_up"] == 234
+    assert move["reason"] == "its activity bucket changed (last push ≤ 90 days → ≤ 7 days); its own: +6 stars this week"
+    title = movement.title("someone/thing", move, 66)
+    assert "rose" not in title and "riser" not in title
+    assert title.startswith("someone/thing moved up 234 places to #66, not on its own stars or forks: its activity")
+    # With no star at all, it is said just as plainly.
+    still = movement.classify(before, after | {"stars": 1_000}, _population())
+    assert still["kind"] == "noise" and "no new stars or forks this week" in still["reason"]
+
+
+def test_a_rise_on_its_own_stars_is_news_in_words():
+    before = _row()
+    after = _row(rank=120, stars=4_100, forks=90, score=66.0)
+    after |= {"stars_per_day": 8.0, "as_of": "2026-11-30T06:00:00Z"}
+    move = movement.classify(before, after, _population())
+    assert move["kind"] == "news" and move["why"] == "stars"
+    assert move["reason"] == "+3,100 stars and +40 forks this week"
+    assert movement.title("a/b", move, 120) == "a/b rose 180 places to #120: +3,100 stars and +40 forks this week"
+
+
+def test_others_changes_and_a_licence_say_so():
+    before = _row()
+    moved = {k: v - 0.5 for k, v in _population().items()}  # everyone else grew a little
+    fell = movement.classify(before, _row(rank=310, score=54.7), moved)
+    assert fell["kind"] == "noise" and fell["why"] == "others"
+    assert fell["reason"].startswith("the other repos' changes moved it")
+    licensed = movement.classify(
+        _row(openness=0.0, license_spdx=None, score=45.0), _row(rank=250, score=55.0), _population()
+    )
+    assert licensed["kind"] == "news" and licensed["reason"] == "it gained an OSI-approved licence (none → MIT)"
+
+
+def _latest_runs(conn: sqlite3.Connection) -> tuple[int, int]:
+    return conn.execute(
+        "select score_run_id, (select max(id) from runs where kind = 'score' and status = 'ok' and id < score_run_id) "
+        "from published"
+    ).fetchone()
+
+
+def test_on_the_demo_the_movers_feed_explains_and_never_calls_noise_a_rise(demo_folder):
+    from datasette_plugins.feeds import atom_document, feed_entries
+    from datasette_plugins.pages import home_context
+
+    conn = sqlite3.connect(f"file:{demo_folder.db}?mode=ro", uri=True)
+    run, _ = _latest_runs(conn)
+    entries = [e for e in feed_entries(conn, "movers") if e["run_id"] == run]
+    assert entries
+    news = [e for e in entries if e["kind"] == "news"]
+    noise = [e for e in entries if e["kind"] == "noise"]
+    assert news and noise
+    assert news == entries[: len(news)]  # the news first
+    for e in news:
+        assert re.search(
+            r" (rose|fell) [\d,]+ places? to #[\d,]+: ([+−][\d,]+ (stars?|forks?)|it (gained|lost))", e["title"]
+        )
+    for e in noise:
+        assert " rose " not in e["title"] and ", not on its own stars or forks: " in e["title"], e["title"]
+    # Every repo whose move in the latest run came from its activity bucket is noise in the feed.
+    bucket_moves = [e for e in entries if e["why"] == "activity"]
+    assert bucket_moves, "the demo has bucket flips among its biggest moves"
+    assert all("its activity bucket changed (last push " in e["title"] for e in bucket_moves)
+    # The feed as Atom: each entry is categorised news or noise.
+    root = ET.fromstring(atom_document("movers", entries, "https://example.org", "2026-12-01T00:00:00Z"))
+    terms = [e.find(f"{A}category").get("term") for e in root.iter(f"{A}entry")]
+    assert terms == [e["kind"] for e in entries]
+
+    # Rising is star growth only: a repo whose rank rose on its bucket is on the list only with its
+    # real star gain, never for its rank.
+    for days in (7, 28):
+        risers = home_context(conn, days)["risers"]
+        assert risers and all(r["gained"] > 0 for r in risers)
+        gains = [r["gained"] for r in risers]
+        assert gains == sorted(gains, reverse=True)
+    week = {r["full_name"]: r["gained"] for r in home_context(conn, 7)["risers"]}
+    for e in bucket_moves:
+        if e["full_name"] in week:
+            assert week[e["full_name"]] == e["stars_gained"]
+
+
+@pytest.mark.parametrize("days", [7, 28])
+def test_rising_counts_from_the_period_start(demo_folder, days):
+    from db import directory
+
+    conn = sqlite3.connect(f"file:{demo_folder.db}?mode=ro", uri=True)
+    (as_of,) = conn.execute("select as_of from runs where id = (select score_run_id from published)").fetchone()
+    start = directory.rising_start(conn, days)
+    assert start is not None and start < as_of
+    gap = (np.datetime64(as_of[:19]) - np.datetime64(start[:19])) / np.timedelta64(1, "D")
+    assert gap <= days + 1
