@@ -179,6 +179,11 @@ def _software_first(repo: RepoText) -> bool:
     return listish is None
 
 
+def _all_text(repo: RepoText) -> str:
+    """Name, description and topics, lower-cased: what the evidence rules below read."""
+    return " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+
+
 _FRAMEWORK = CATEGORY_IDS.index("framework")
 _FRAMEWORK_EVIDENCE = frozenset({"kc:framework:1", "r:framework-first"})
 # Beyond the lexicon's framework phrases: building or creating agents in code, an abstraction or
@@ -194,7 +199,7 @@ _FRAMEWORK_WORDS = re.compile(
 def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
     if not _FRAMEWORK_EVIDENCE.isdisjoint(feats):
         return True
-    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+    text = _all_text(repo)
     return _FRAMEWORK_WORDS.search(text) is not None
 
 
@@ -208,7 +213,7 @@ _AI_WORDS = re.compile(
 
 
 def _mentions_ai(repo: RepoText) -> bool:
-    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+    text = _all_text(repo)
     return _AI_WORDS.search(text) is not None
 
 
@@ -233,7 +238,7 @@ _NOT_AGENT_WORDS = re.compile(
 def _other_evidence(feats: Sequence[str], repo: RepoText) -> bool:
     if not _OTHER_EVIDENCE.isdisjoint(feats) or _plain(repo):
         return True
-    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+    text = _all_text(repo)
     return _NOT_AGENT_WORDS.search(text) is not None
 
 
@@ -249,7 +254,7 @@ _NOT_ONLY_INFERENCE = re.compile(
 
 def _inference_only(repo: RepoText) -> bool:
     """Presents model inference or serving, and nothing for agents, no gateway or router."""
-    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+    text = _all_text(repo)
     return _INFERENCE.search(text) is not None and _NOT_ONLY_INFERENCE.search(text) is None
 
 
