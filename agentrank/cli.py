@@ -390,7 +390,7 @@ def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> No
 
 
 @cli.command(name="redate-run")
-@click.argument("run_id", metavar="RUN", type=int)
+@click.argument("run_id", metavar="RUN", type=click.IntRange(1, 2**63 - 1))
 @click.option("--to", "to", required=True, metavar="ISO8601", help="When the run really started (UTC if no zone)")
 @pass_state
 def redate_run(state: State, run_id: int, to: str) -> None:

@@ -224,8 +224,17 @@ def asgi_wrapper(datasette: Any) -> Any:
 def _status_of(exception: BaseException) -> tuple[int, str] | None:
     if isinstance(exception, ReadTooSlow | ReadTooLarge):
         return 503, "the page took too long or grew too large to build; try again in a few seconds"
-    if isinstance(exception, DatasetteError) and exception.status == 500 and str(exception).startswith("Cannot"):
-        return 400, str(exception)  # "Cannot sort table by nonexistent" and the like: the request's fault
+    if (
+        isinstance(exception, DatasetteError)
+        and exception.status == 500
+        and str(exception).startswith(("Cannot", "Invalid"))
+    ):
+        # "Cannot sort table by nonexistent", "Invalid _through - could not find corresponding
+        # foreign key" and the like: the request's fault
+        return 400, str(exception)
+    if isinstance(exception, sqlite3.ProgrammingError) and "supply a value for binding" in str(exception):
+        # A row page of a table keyed by several columns, addressed by fewer values (/db/table/1).
+        return 404, "not found: no row has that address (a row of this table is addressed by all of its key's values)"
     if isinstance(exception, sqlite3.IntegrityError) and "datatype mismatch" in str(exception):
         return 400, "bad request: a value in the request does not fit (for example a _next past 64 bits)"
     if isinstance(exception, MemoryError):

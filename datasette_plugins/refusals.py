@@ -5,13 +5,18 @@ A NUL byte in a query string (``?%00``, ``?_facet=%00``, ``?_where=%00``, a colu
 refuses any SQL holding one ("the query contains a null character"), which Datasette answered
 with a ``500`` on every table page. No column, value or search of this directory holds a NUL, so
 the whole query string is refused with one clear line instead.
+
+Datasette reads two parameters without checking them, and answered ``500`` on any table page:
+``_timelimit`` goes through ``int()`` (``?_timelimit=x``) and a negative one interrupts the CSV
+stream at once; ``_through`` goes through ``json.loads`` and then indexes ``table``, ``column`` and
+``value`` (``?_through=x``, ``?_through={}``). Both are refused unless well formed.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import unquote_to_bytes
+from urllib.parse import parse_qsl, unquote_to_bytes
 
 NUL_IN_QUERY = "bad request: the query string contains a NUL byte (%00), which no page accepts"
 
@@ -19,6 +24,35 @@ NUL_IN_QUERY = "bad request: the query string contains a NUL byte (%00), which n
 def has_nul(query_string: bytes) -> bool:
     """Does the query string hold a NUL byte, written as ``%00`` or raw?"""
     return b"\x00" in query_string or b"\x00" in unquote_to_bytes(query_string.replace(b"+", b" "))
+
+
+BAD_TIMELIMIT = "bad request: _timelimit is a whole number of milliseconds"
+BAD_THROUGH = 'bad request: _through is a JSON object {"table": ..., "column": ..., "value": ...}'
+
+
+def bad_parameter(query_string: bytes) -> str | None:
+    """The refusal for a ``_timelimit`` or ``_through`` Datasette cannot read, else None."""
+    if b"_timelimit" not in query_string and b"_through" not in query_string:
+        return None
+    for name, value in parse_qsl(query_string.decode("utf-8", "replace"), keep_blank_values=True):
+        if name == "_timelimit" and not (value.isascii() and value.isdigit() and len(value) <= 9):
+            return BAD_TIMELIMIT
+        if name == "_through" and not _well_formed_through(value):
+            return BAD_THROUGH
+    return None
+
+
+def _well_formed_through(value: str) -> bool:
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return False
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("table"), str)
+        and isinstance(data.get("column"), str)
+        and isinstance(data.get("value"), str | int | float)
+    )
 
 
 async def send_bad_request(send: Any, path: str, message: str) -> None:
@@ -45,6 +79,10 @@ def refuse_bad_requests(app: Any) -> Any:
     async def checked(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") == "http" and has_nul(scope.get("query_string", b"")):
             await send_bad_request(send, scope.get("path", ""), NUL_IN_QUERY)
+            return
+        refusal = bad_parameter(scope.get("query_string", b"")) if scope.get("type") == "http" else None
+        if refusal is not None:
+            await send_bad_request(send, scope.get("path", ""), refusal)
             return
         await app(scope, receive, send)
 

@@ -17,6 +17,12 @@ class SettingError(ValueError):
     """A server setting (``--setting NAME VALUE``) is unknown or out of range."""
 
 
+# Upper bounds: a value SQLite or Datasette hands to C must fit a C int (a larger one loaded fine
+# and then broke every page with an OverflowError), and no limit needs more than a year or a terabyte.
+C_INT_MAX = 2**31 - 1
+YEAR_S = 366 * 24 * 3600
+
+
 class ServeConfig(BaseModel):
     """How ``agentrank serve`` runs Datasette for the public: every limit an operator may tune."""
 
@@ -33,26 +39,26 @@ class ServeConfig(BaseModel):
     header_timeout_s: float = Field(10.0, gt=0, le=3600)
     # Datasette settings (names as in `datasette --help-settings`).
     default_allow_sql: bool = True
-    sql_time_limit_ms: int = Field(1000, ge=1)
-    max_returned_rows: int = Field(1000, ge=1)
-    num_sql_threads: int = Field(3, ge=1)
+    sql_time_limit_ms: int = Field(1000, ge=1, le=3_600_000)
+    max_returned_rows: int = Field(1000, ge=1, le=10_000_000)
+    num_sql_threads: int = Field(3, ge=1, le=64)
     allow_download: bool = False
     allow_csv_stream: bool = True
-    max_csv_mb: int = Field(100, ge=0)
-    facet_time_limit_ms: int = Field(200, ge=1)
+    max_csv_mb: int = Field(100, ge=0, le=1_000_000)
+    facet_time_limit_ms: int = Field(200, ge=1, le=3_600_000)
     suggest_facets: bool = False  # suggestions cost ~20 queries per table page
-    default_cache_ttl: int = Field(5, ge=0)
+    default_cache_ttl: int = Field(5, ge=0, le=YEAR_S)
     # SQLite limits the plugin sets on every connection Datasette opens.
     # SQLITE_LIMIT_LENGTH: longest string or blob. At least 100 kB: the longest repos row the import
     # keeps (crawler.items.TEXT_LIMITS) is some 40 kB, and every page must be able to read it.
-    max_value_bytes: int = Field(250_000, ge=100_000)
-    max_sql_bytes: int = Field(100_000, ge=1000)  # SQLITE_LIMIT_SQL_LENGTH: longest SQL text
-    max_result_bytes: int = Field(20_000_000, ge=1000)  # text and blob bytes one query may return
-    heap_limit_mb: int = Field(256, ge=0)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none
+    max_value_bytes: int = Field(250_000, ge=100_000, le=C_INT_MAX)
+    max_sql_bytes: int = Field(100_000, ge=1000, le=C_INT_MAX)  # SQLITE_LIMIT_SQL_LENGTH: longest SQL text
+    max_result_bytes: int = Field(20_000_000, ge=1000, le=10**12)  # text and blob bytes one query may return
+    heap_limit_mb: int = Field(256, ge=0, le=1_000_000)  # PRAGMA hard_heap_limit for SQLite in the server; 0 = none
     # Server-wide: result bytes all large requests together may hold (SQL, big pages, CSV), and how
     # long one waits for its turn before "503 busy, try again".
-    max_inflight_result_bytes: int = Field(20_000_000, ge=1000)
-    queue_wait_ms: int = Field(2000, ge=0)
+    max_inflight_result_bytes: int = Field(20_000_000, ge=1000, le=10**12)
+    queue_wait_ms: int = Field(2000, ge=0, le=3_600_000)
     # Where the maker's page sends people to ask for a correction: an http(s) URL, since it becomes a
     # link on every maker's page ("javascript:alert(1)" would run in every visitor's browser).
     source_url: str = Field(
@@ -64,8 +70,8 @@ class ServeConfig(BaseModel):
     public_url: str = Field("http://127.0.0.1:8001", pattern=r"^https?://[^\s/]+(/\S*)?$")
     # Pages that follow the published run (datasette_plugins/cache.py): how long a browser, CDN or
     # proxy may keep them before revalidating with their ETag, and the in-process page cache.
-    cache_max_age: int = Field(300, ge=0)
-    page_cache_mb: int = Field(64, ge=0)
+    cache_max_age: int = Field(300, ge=0, le=YEAR_S)
+    page_cache_mb: int = Field(64, ge=0, le=1_000_000)
     # Access-Control-Allow-Origin: * on the read-only JSON, CSV, feeds and badges (datasette_plugins/cors.py).
     cors: bool = True
 

@@ -30,7 +30,8 @@ def open_store(path: str | Path, *, must_exist: bool = False, check: bool = Fals
     is refused before anything is written into it (``check_integrity``).
     """
     path = Path(path)
-    if must_exist and not path.exists():
+    # A zero-byte file is no database either: opening it would write the schema into it.
+    if must_exist and (not path.exists() or (path.is_file() and path.stat().st_size == 0)):
         raise DatabaseError(f"no database at {path}: run `make demo`, `agentrank crawl` or `agentrank import` first")
     db = connect(path)
     try:
