@@ -22,11 +22,16 @@ DEFAULT_TOPICS = [
 
 
 def without_userinfo(url: str) -> str:
-    """``url`` with any ``user:password@`` taken out, for messages."""
-    parts = urlsplit(url)
+    """``url`` with any ``user:password@``, ``?query`` and ``#fragment`` taken out, for messages
+    (either may hold a credential: ``?access_token=...``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.partition("@")[2] or url.partition("?")[0].partition("#")[0]
+    url = url.partition("?")[0].partition("#")[0]
     if "@" not in parts.netloc:
         return url
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    return urlsplit(url)._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def api_url_problem(url: str) -> str | None:
@@ -41,6 +46,10 @@ def api_url_problem(url: str) -> str | None:
     if "@" in parts.netloc:
         # It would be stored with every run and shown at /DB/crawl_state; the token has its own place.
         return "must not carry a user name or password (user:pass@); give the token in GITHUB_TOKEN"
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        # A query (``?access_token=...``) would be stored and shown like a password, and the
+        # crawler's own query would be appended after it (every request a 404).
+        return "must not carry a query or fragment (?...#...); give the token in GITHUB_TOKEN"
     if not url.isprintable() or any(c.isspace() for c in url):
         return "must not contain spaces or control characters"
     return None

@@ -118,3 +118,31 @@ def test_a_good_timelimit_still_serves(working_db):
 def test_a_row_of_a_table_keyed_by_several_columns_addressed_by_one_value_is_404(working_db, segment):
     response = _get(working_db, f"/DB/scores/{segment}")
     assert response.status_code == 404, (response.status_code, response.text[:300])
+
+
+# -- item 2: a credential in the API URL's query or fragment ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/?access_token=SECRET1",
+        "http://127.0.0.1:9/api/v3?token=SECRET1",
+        "http://127.0.0.1:9/#SECRET1",
+        "http://u:SECRET1@127.0.0.1:9/?x=SECRET1",
+    ],
+)
+def test_a_query_or_fragment_in_the_api_url_is_refused_and_never_shown(tmp_path, working_db, run_cli, url):
+    before = dump(working_db)
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[github]\napi_url = "{url}"\n')
+    for args, env in (
+        (("crawl", "--api-url", url), None),
+        (("crawl",), {"GITHUB_API_URL": url}),
+        (("refresh", "--api-url", url, "--out", str(tmp_path / "x.json")), None),
+        (("--config", str(config), "crawl"), None),
+    ):
+        result = run_cli("--db", str(working_db), *args, env=env, expect=1)
+        line = one_line(result)
+        assert "GITHUB_TOKEN" in line and "SECRET1" not in result.output + result.stderr, line
+    assert dump(working_db) == before
