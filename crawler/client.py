@@ -440,7 +440,9 @@ class GitHubClient:
         wait = min(wait, MAX_HEADER_WAIT_S)
         until = now + wait
         if wait > self.config.max_wait_s:
-            log.warning("%s: the next request is allowed at %s UTC, past max_wait_s; stopping", reason, _utc(until))
+            # A wait past a day is shown with its date: "at 17:59:24" read as today for a year's wait.
+            when = _utc(until, "%Y-%m-%d %H:%M:%S") if wait > 86_400 else _utc(until)
+            log.warning("%s: the next request is allowed at %s UTC, past max_wait_s; stopping", reason, when)
             raise RateLimitStop(until, reason, wait=wait)
         if until > self._paused_until:
             self._paused_until, self._pause_reason = until, reason

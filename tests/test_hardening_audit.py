@@ -3,6 +3,7 @@ merged main (a traceback, a 500, or a refused command that still wrote into the 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -146,3 +147,57 @@ def test_a_query_or_fragment_in_the_api_url_is_refused_and_never_shown(tmp_path,
         line = one_line(result)
         assert "GITHUB_TOKEN" in line and "SECRET1" not in result.output + result.stderr, line
     assert dump(working_db) == before
+
+
+# -- item 8: hostile rate-limit headers in any text -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repos():
+    from tests.crawl_helpers import population
+
+    return population(60, seed=29)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"retry-after": "\u0663"},  # an Arabic-Indic digit: not Latin-1, sent as UTF-8
+        {"retry-after": "\ud55c"},
+        {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "\u0663\u0663"},
+    ],
+)
+def test_a_rate_limit_header_in_any_script_is_one_line(tmp_path, run_cli, repos, headers):
+    import json
+
+    from crawler import emulator as faults
+    from crawler.emulator.server import SECONDARY_MESSAGE
+    from tests.crawl_helpers import emulated
+    from tests.test_hardening_crawl import config_for
+
+    config = config_for(tmp_path, max_retries=0, secondary_wait_s=0)
+    with emulated(repos) as emulator:
+        body = json.dumps({"message": SECONDARY_MESSAGE})
+        emulator.inject(faults.raw_answer(body, status=403, headers=headers, times=None))
+        result = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, expect=1)
+    assert "rate-limited" in one_line(result)
+
+
+def test_a_wait_of_a_year_is_shown_with_its_date(tmp_path, repos):
+    import json
+
+    from crawler import emulator as faults
+    from crawler.emulator.server import SECONDARY_MESSAGE
+    from tests.crawl_helpers import emulated
+    from tests.test_hardening_crawl import config_for, crawl_in_subprocess
+
+    config = config_for(tmp_path, max_retries=1, secondary_wait_s=0, max_wait_s=5)
+    with emulated(repos) as emulator:
+        body = json.dumps({"message": SECONDARY_MESSAGE})
+        headers = {"retry-after": "Fri, 31 Dec 9999 23:59:59 GMT"}
+        emulator.inject(faults.raw_answer(body, status=403, headers=headers, times=None))
+        # Its own process: the warning is logged to the real stderr.
+        result = crawl_in_subprocess(tmp_path, config, emulator.url)
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines and all(re.search(r"\b20\d\d-\d\d-\d\d\b", line) for line in lines), lines

@@ -1080,7 +1080,7 @@ class _Handler(BaseHTTPRequestHandler):
             lines = [f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}"]
             lines += [f"Content-Type: {answer.content_type}", f"Content-Length: {len(answer.body)}"]
             lines += [f"{name}: {value}" for name, value in answer.headers.items()]
-            data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + answer.body
+            data = ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8") + answer.body
             for i in range(len(data)):
                 self.wfile.write(data[i : i + 1])
                 self.wfile.flush()
@@ -1090,7 +1090,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", answer.content_type)
         self.send_header("Content-Length", str(len(answer.body)))
         for name, value in answer.headers.items():
-            self.send_header(name, value)
+            # A hostile server's header may hold any text (Retry-After: "\u0663"): sent as UTF-8
+            # bytes, which http.server's send_header (Latin-1 only) would refuse.
+            self._headers_buffer.append(f"{name}: {value}\r\n".encode())  # type: ignore[attr-defined]
         self.end_headers()
         if cut:
             self.wfile.write(answer.body[: len(answer.body) // 2])
