@@ -457,6 +457,18 @@ def software_first(repo: RepoText) -> bool:
 _ONE_THING = re.compile(r"\b(?:agent|bot|chatbot|assistant|copilot|tool|model)\b")
 
 
+# ... or anywhere in it, words that present a walkthrough or a collection of projects: "resources
+# for …", "a resource repository", "this repo contains … examples", "shows how to build", "guidance
+# on setting up".
+_GUIDE_WORDS = re.compile(
+    r"^\W*(?:(?:an?|the|my|our)\s+)?resources? (?:for|on|about|repo(?:sitory)?|hub|list|collection|page)\b"
+    r"|\b(?:this|the|my|our) (?:repo|repository|project) contains (?:\S+ ){0,3}?(?:examples|notebooks|projects"
+    r"|tutorials|materials|exercises|demos|lessons|recipes)\b"
+    r"|\b(?:repo|repository|project|code|notebooks?)(?: that)? (?:shows?|demonstrates?|teach(?:es)?) (?:you )?how to\b"
+    r"|\bprovides? guidance\b|\bstep[- ]by[- ]step guide\b"
+)
+
+
 def _presents_a_thing(description: str) -> bool:
     text = description[:MAX_DESCRIPTION].lower()
     found = [m.start() for m in (_SOFTWARE.search(text), _ONE_THING.search(text)) if m is not None]
@@ -472,7 +484,8 @@ def resources_by_name(repo: RepoText) -> str | None:
         return "name"
     if _RESOURCES_NAME.search(repo.name) and not _presents_a_thing(repo.description):
         return "name"
-    if _LIST_OPENING.match(repo.description[:MAX_DESCRIPTION]) and not software_first(repo):
+    description = repo.description[:MAX_DESCRIPTION]
+    if (_LIST_OPENING.match(description) or _GUIDE_WORDS.search(description.lower())) and not software_first(repo):
         return "description"
     return None
 
@@ -514,7 +527,16 @@ def lexicon_fingerprint() -> str:
         repr(sorted(FINAL_CATEGORIES)),
         repr((TOPIC_BOOST, FINAL_BOOST)),
         repr(_AWESOME_NAME.pattern),
-        repr((_RESOURCES_NAME.pattern, _LIST_OPENING.pattern, _SOFTWARE.pattern, _LISTISH.pattern, _ONE_THING.pattern)),
+        repr(
+            (
+                _RESOURCES_NAME.pattern,
+                _LIST_OPENING.pattern,
+                _SOFTWARE.pattern,
+                _LISTISH.pattern,
+                _ONE_THING.pattern,
+                _GUIDE_WORDS.pattern,
+            )
+        ),
         repr(sorted(KEYWORDS.items())),
     ]
     return "\n".join(parts)
