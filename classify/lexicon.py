@@ -454,7 +454,7 @@ def software_first(repo: RepoText) -> bool:
 
 # A description that presents one thing (an agent, a bot, a tool, an app, …) before any list, course
 # or tutorial word is that thing, whatever its name says ("papers-reader: an agent that digests papers").
-_ONE_THING = re.compile(r"\b(?:agent|bot|chatbot|assistant|copilot|tool|model)\b")
+_ONE_THING = re.compile(r"\b(?:agent|bot|chatbot|assistant|copilot|tool)\b")
 
 
 # ... or anywhere in it, words that present a walkthrough or a collection of projects: "resources

@@ -1,0 +1,107 @@
+"""What a crawl with topics returns next to agents: surveys, walkthroughs and lists named or worded as
+such, frameworks that tag themselves `awesome`, paper code, robots and voice assistants."""
+
+from __future__ import annotations
+
+import pytest
+
+from classify.examples import load_training_examples
+from classify.features import featurize
+from classify.lexicon import settling_categories
+from classify.model import train
+from classify.text import RepoText
+
+
+@pytest.fixture(scope="module")
+def model():
+    return train(load_training_examples())
+
+
+def predict(model, name: str, description: str, topics: tuple[str, ...] = ()):
+    return model.predict([RepoText(name, description, topics)])[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        # Named for what it is (taxonomy rule 9), whatever the topics say of its subject.
+        ("planning-agents-survey", "Planning with language model agents: methods, benchmarks, open problems", ()),
+        ("tool-agents-survey", "", ()),
+        ("agentic-search-survey", "Agentic search explores retrieval systems driven by LLM agents", ("agentic-framework",)),
+        ("agents-masterclass", "Follow my AI agents masterclass videos: all the code from the series", ()),
+        ("mcp-cookbook", "Build MCP servers and clients, one folder per recipe", ("mcp", "ai-agents")),
+        # Opens as a list, or says it is a walkthrough or a study collection.
+        ("top-agents", "A list of the best AI agents", ("ai-agents", "ai-agents-framework", "chatbot", "rag")),
+        ("hub-agents", "Curated directory of AI agent startups", ("ai-agents", "llm")),
+        ("graph-learning", "A resource repository for graph neural networks", ("gnn", "machine-learning")),
+        ("agent-bootcamp", "This repository contains my agent projects (RAG, tools, memory) and notes", ()),
+        ("stream-bot", "An open-source project that shows how to build an AI agent that streams answers", ("ai",)),
+        ("cloud-agent-setup", "This repo provides guidance on setting up a hosted agent with a knowledge base", ()),
+    ],
+)
+def test_surveys_walkthroughs_and_lists_are_resources(model, name, description, topics):
+    repo = RepoText(name, description, topics)
+    assert "resources" in settling_categories(repo)
+    assert model.predict([repo])[0].category == "resources"
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        # An agent, a tool or software presented first is that thing, whatever its name says.
+        ("papers-digest", "AI agent that emails you a weekly digest of new research papers"),
+        ("course-forge", "Self-hosted app that turns your notes into a course"),
+        ("optim-pack", "A collection of optimizers for PyTorch: adaptive and schedule-free"),
+        ("guide-bot", "Chatbot that answers questions about your product guide"),
+    ],
+)
+def test_what_presents_a_thing_first_is_not_settled_as_a_resource(name, description):
+    assert "resources" not in settling_categories(RepoText(name, description))
+
+
+def test_a_framework_tagged_awesome_stays_a_framework(model):
+    # Topic spam: the maker tags a framework `awesome`; its description says what it is.
+    prediction = predict(
+        model,
+        "nimbus",
+        "Nimbus is a multi-agent framework that lets developers build multi-agent applications in Python",
+        ("agent", "ai", "awesome", "awesome-list", "llm", "multi-agent", "python"),
+    )
+    assert prediction.category in {"framework", "multi-agent"}, prediction
+    # A list tagged `awesome` is still settled outright.
+    assert predict(model, "agent-links", "Links to agent frameworks", ("awesome",)).category == "resources"
+
+
+def test_the_word_repo_is_not_coding_evidence(model):
+    # "This repo is the official implementation of …" is how papers' code reads, not a coding agent.
+    feats, _ = featurize(RepoText("x", "This repo is the official implementation of our planning paper"))
+    assert "kc:coding:1" not in feats
+    feats, _ = featurize(RepoText("x", "Agent that opens pull requests against your repo"))
+    assert "kc:coding:1" in feats
+    prediction = predict(
+        model, "reflect-plan", "Official repository of the EMNLP 2024 paper on reflective planning for LLM agents"
+    )
+    assert prediction.category != "coding", prediction
+
+
+@pytest.mark.parametrize(
+    ("topics", "description"),
+    [
+        (("robotics", "ros2", "llm"), "An AI agent that lets you inspect and operate your robot in plain English"),
+        (("autonomous-driving", "llm"), "Driving agent that plans and controls a car in simulation"),
+        (("minecraft", "ai-agent"), "AI agents that build villages together"),
+    ],
+)
+def test_robots_cars_and_minecraft_are_domain_agents(model, topics, description):
+    assert "other" in settling_categories(RepoText("x", description, topics))
+    assert predict(model, "x", description, topics).category == "other"
+
+
+def test_a_voice_assistant_with_speech_topics_is_voice(model):
+    prediction = predict(
+        model,
+        "desk-voice",
+        "Assistant framework with voice recognition, text-to-speech and tool calling, running on local models",
+        ("ai", "ai-assistant", "assistant", "whisper", "coqui-tts", "llm", "ollama"),
+    )
+    assert prediction.category == "voice", prediction
