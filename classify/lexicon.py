@@ -417,7 +417,7 @@ def alternatives(pattern: str) -> list[str]:
 _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
-    r"|cheat-?sheets?|from-scratch|interview-questions)(?:$|[-_. ])",
+    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles)(?:$|[-_. ])",
     re.I,
 )
 # ... and from the description's first words: "A curated list of …", "Collection of papers …".
@@ -466,6 +466,9 @@ _GUIDE_WORDS = re.compile(
     r"|tutorials|materials|exercises|demos|lessons|recipes)\b"
     r"|\b(?:repo|repository|project|code|notebooks?)(?: that)? (?:shows?|demonstrates?|teach(?:es)?) (?:you )?how to\b"
     r"|\bprovides? guidance\b|\bstep[- ]by[- ]step guide\b"
+    r"|^\W*(?:(?:an?|the|my|our)\s+)?(?:\S+\s+){0,2}?(?:repo|repository) (?:of|for) (?:\S+ ){0,3}?(?:articles|papers"
+    r"|notes|links|blog posts|posts|tutorials|resources)\b"
+    r"|(?:项目|博客|资源|工具|论文|网站|文章|教程)(?:列表|清单|合集|大全|导航|汇总)"
 )
 
 
