@@ -166,7 +166,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bterminal\b|\btui\b",
         r"\bcode interpreters?\b",
         r"\bdevops\b|\bsre\b",
-        r"\bgit\b|\bworktrees?\b|\bcommits?\b|\byour (?:code ?)?(?:repos?|repositor(?:y|ies))\b|\brepo[- ]level\b",
+        r"\bgit\b|\bworktrees?\b|\bcommits?\b|\b(?:your|working|whole|entire|full) (?:code ?)?(?:repos?|repositor(?:y|ies))\b|\brepo[- ]level\b",
         r"\bsmart contracts?\b|\bsolidity\b",
         r"\bgemini cli\b|\baider\b|\bopencode\b|\bcline\b",
     ),
