@@ -27,7 +27,11 @@ def predict(model, name: str, description: str, topics: tuple[str, ...] = ()):
         # Named for what it is (taxonomy rule 9), whatever the topics say of its subject.
         ("planning-agents-survey", "Planning with language model agents: methods, benchmarks, open problems", ()),
         ("tool-agents-survey", "", ()),
-        ("agentic-search-survey", "Agentic search explores retrieval systems driven by LLM agents", ("agentic-framework",)),
+        (
+            "agentic-search-survey",
+            "Agentic search explores retrieval systems driven by LLM agents",
+            ("agentic-framework",),
+        ),
         ("agents-masterclass", "Follow my AI agents masterclass videos: all the code from the series", ()),
         ("mcp-cookbook", "Build MCP servers and clients, one folder per recipe", ("mcp", "ai-agents")),
         # Opens as a list, or says it is a walkthrough or a study collection.
