@@ -181,11 +181,11 @@ def test_rebuilding_the_demo_under_a_running_server_warns(tmp_path):
     import subprocess
     import sys
 
-    from agentrank.serving import marker_path
+    from agentrank.serving import marker_path, stale_server_warning
 
     folder = tmp_path / "project"
     folder.mkdir()
-    small = ("demo", "--no-serve", "--size", "60", "--weeks", "2")
+    small = ("demo", "--no-serve", "--size", "10", "--weeks", "2")
     first = agentrank(folder, *small)
     assert first.returncode == 0, first.stderr
     assert "warning" not in first.stderr
@@ -199,7 +199,8 @@ def test_rebuilding_the_demo_under_a_running_server_warns(tmp_path):
         server.kill()
         server.wait()
     # Once that server is gone, its line is ignored.
-    assert "warning" not in agentrank(folder, *small).stderr
+    marker_path(folder / "agentrank.db").write_text(f"{server.pid} http://127.0.0.1:8001/agentrank/agents\n")
+    assert stale_server_warning(folder / "agentrank.db") is None
 
 
 def test_page_and_badge_urls_follow_the_real_port():
