@@ -15,6 +15,7 @@ Two kinds of knowledge enter the classifier from here:
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -482,14 +483,18 @@ def resources_by_name(repo: RepoText) -> str | None:
     """Why the name or the description's opening make the repo a resource ("name", "description"), or
     None: an ``awesome-`` name always, a course/survey/tutorial name unless the description presents
     one thing (software, an agent, a tool) first, a "list of …" opening unless the repo presents
-    software first."""
-    if _AWESOME_NAME.match(repo.name):
+    software first. (Asked several times per repo while classifying: answered once.)"""
+    return _resources_by_name(repo.name, repo.description[:MAX_DESCRIPTION])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _resources_by_name(name: str, description: str) -> str | None:
+    if _AWESOME_NAME.match(name):
         return "name"
-    if _RESOURCES_NAME.search(repo.name) and not _presents_a_thing(repo.description):
+    if _RESOURCES_NAME.search(name) and not _presents_a_thing(description):
         return "name"
-    description = repo.description[:MAX_DESCRIPTION]
-    if (_LIST_OPENING.match(description) or _GUIDE_WORDS.search(description.lower())) and not software_first(repo):
-        return "description"
+    if _LIST_OPENING.match(description) or _GUIDE_WORDS.search(description.lower()):
+        return None if software_first(RepoText(name, description)) else "description"
     return None
 
 
