@@ -28,19 +28,23 @@ def predict(model, name: str, description: str, topics: tuple[str, ...] = ()):
         ("planning-agents-survey", "Planning with language model agents: methods, benchmarks, open problems", ()),
         ("tool-agents-survey", "", ()),
         (
-            "agentic-search-survey",
-            "Agentic search explores retrieval systems driven by LLM agents",
+            "retrieval-agents-survey",
+            "Where planning meets retrieval: methods and open problems for agents that search",
             ("agentic-framework",),
         ),
-        ("agents-masterclass", "Follow my AI agents masterclass videos: all the code from the series", ()),
+        ("mcp-masterclass", "Video course on building agents with MCP: the code for every episode", ()),
         ("mcp-cookbook", "Build MCP servers and clients, one folder per recipe", ("mcp", "ai-agents")),
         # Opens as a list, or says it is a walkthrough or a study collection.
-        ("top-agents", "A list of the best AI agents", ("ai-agents", "ai-agents-framework", "chatbot", "rag")),
+        (
+            "agent-picks",
+            "A list of agent products worth trying",
+            ("ai-agents", "ai-agents-framework", "chatbot", "rag"),
+        ),
         ("hub-agents", "Curated directory of AI agent startups", ("ai-agents", "llm")),
-        ("graph-learning", "A resource repository for graph neural networks", ("gnn", "machine-learning")),
-        ("agent-bootcamp", "This repository contains my agent projects (RAG, tools, memory) and notes", ()),
-        ("stream-bot", "An open-source project that shows how to build an AI agent that streams answers", ("ai",)),
-        ("cloud-agent-setup", "This repo provides guidance on setting up a hosted agent with a knowledge base", ()),
+        ("forecasting-hub", "A resource repository on time-series forecasting", ("forecasting", "machine-learning")),
+        ("agent-weekends", "This repository contains weekend projects with small agents, one per folder", ()),
+        ("support-tools-nb", "Notebook that shows how to add tool calls to a support agent", ("ai",)),
+        ("ticket-agent-iac", "Provides guidance on wiring a hosted agent to a ticketing system, with sample IaC", ()),
     ],
 )
 def test_surveys_walkthroughs_and_lists_are_resources(model, name, description, topics):
@@ -68,7 +72,7 @@ def test_a_framework_tagged_awesome_stays_a_framework(model):
     prediction = predict(
         model,
         "nimbus",
-        "Nimbus is a multi-agent framework that lets developers build multi-agent applications in Python",
+        "A framework for teams of Python agents with roles and shared state",
         ("agent", "ai", "awesome", "awesome-list", "llm", "multi-agent", "python"),
     )
     assert prediction.category in {"framework", "multi-agent"}, prediction
@@ -91,7 +95,10 @@ def test_the_word_repo_is_not_coding_evidence(model):
 @pytest.mark.parametrize(
     ("topics", "description"),
     [
-        (("robotics", "ros2", "llm"), "An AI agent that lets you inspect and operate your robot in plain English"),
+        (
+            ("robotics", "ros2", "llm"),
+            "An AI agent that answers questions about a robot's sensors and sends it move commands",
+        ),
         (("autonomous-driving", "llm"), "Driving agent that plans and controls a car in simulation"),
         (("minecraft", "ai-agent"), "AI agents that build villages together"),
     ],
@@ -105,7 +112,7 @@ def test_a_voice_assistant_with_speech_topics_is_voice(model):
     prediction = predict(
         model,
         "desk-voice",
-        "Assistant framework with voice recognition, text-to-speech and tool calling, running on local models",
+        "Desk companion you talk to: hears you through Whisper, answers aloud and can run your scripts",
         ("ai", "ai-assistant", "assistant", "whisper", "coqui-tts", "llm", "ollama"),
     )
     assert prediction.category == "voice", prediction
