@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import tempfile
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -91,6 +93,14 @@ def run_cli(db_path: Path):
         return result
 
     return invoke
+
+
+def db_content(path: Path) -> list[str]:
+    """What the database file holds, as SQL (read-only, so reading it changes nothing). Tests that
+    a refused command changed nothing compare this rather than the file's bytes: SQLite may move an
+    earlier in-process command's WAL pages into the file whenever its last connection is closed."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return list(conn.iterdump())
 
 
 def write_json(path: Path, data: Any) -> Path:

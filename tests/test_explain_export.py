@@ -1,8 +1,6 @@
 import json
 import os
 import re
-import sqlite3
-from contextlib import closing
 
 import jsonschema
 import pytest
@@ -13,7 +11,7 @@ from agentrank.exporter import export_schema
 from db.breakdown import load_breakdown
 from db.runs import start_run
 from db.store import open_store
-from tests.conftest import make_item, write_json
+from tests.conftest import db_content, make_item, write_json
 
 
 def _build(db, items, as_of="2026-11-30T06:00:00Z"):
@@ -216,10 +214,7 @@ def test_an_export_to_a_path_it_cannot_write_changes_nothing(tmp_path, run_cli, 
     run_cli("score")
 
     def state():
-        # What the database holds, not its bytes: SQLite may move the WAL's pages into the file
-        # whenever the last connection of an earlier command is closed.
-        with closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as conn:
-            return list(conn.iterdump())
+        return db_content(db_path)
 
     before = state()
     blocker = tmp_path / "a-file"
