@@ -76,6 +76,15 @@ def import_and_score(db: Any, items: list[dict[str, Any]], as_of: str = "2026-11
     return scorer.score(db, as_of=as_of).run_id
 
 
+@pytest.fixture(scope="session")
+def model():
+    """The category model trained on the bundled examples (once per test process)."""
+    from classify.examples import load_training_examples
+    from classify.model import train
+
+    return train(load_training_examples())
+
+
 @pytest.fixture
 def item_factory():
     return make_item

@@ -5,20 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from classify.examples import load_training_examples
 from classify.features import featurize
 from classify.lexicon import settling_categories
-from classify.model import train
 from classify.text import RepoText
-
-
-@pytest.fixture(scope="module")
-def model():
-    return train(load_training_examples())
-
-
-def predict(model, name: str, description: str, topics: tuple[str, ...] = ()):
-    return model.predict([RepoText(name, description, topics)])[0]
+from tests.classify_helpers import predict
 
 
 @pytest.mark.parametrize(
