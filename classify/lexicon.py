@@ -15,12 +15,13 @@ Two kinds of knowledge enter the classifier from here:
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
 
 from classify.categories import CATEGORY_IDS
-from classify.text import RepoText
+from classify.text import MAX_DESCRIPTION, RepoText
 
 # Topic → category. Only topics that say on their own what a repo is belong here. Not here: speech
 # topics (`tts`, `speech-recognition`, …: speech models and toolkits are `other`, voice I/O for
@@ -127,6 +128,12 @@ TOPIC_LEXICON: dict[str, str] = {
     "benchmarks": "evaluation",
     "red-teaming": "evaluation",
     "penetration-testing": "other",
+    "robotics": "other",
+    "ros": "other",
+    "ros2": "other",
+    "minecraft": "other",
+    "autonomous-driving": "other",
+    "self-driving": "other",
     "pentesting": "other",
 }
 
@@ -160,7 +167,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bterminal\b|\btui\b",
         r"\bcode interpreters?\b",
         r"\bdevops\b|\bsre\b",
-        r"\bgit\b|\bworktrees?\b|\bcommits?\b|\brepos?\b|\brepositor(?:y|ies)\b",
+        r"\bgit\b|\bworktrees?\b|\bcommits?\b|\b(?:your|working|whole|entire|full) (?:code ?)?(?:repos?|repositor(?:y|ies))\b|\brepo[- ]level\b",
         r"\bsmart contracts?\b|\bsolidity\b",
         r"\bgemini cli\b|\baider\b|\bopencode\b|\bcline\b",
     ),
@@ -405,14 +412,108 @@ def alternatives(pattern: str) -> list[str]:
     return [*branches, current]
 
 
+# Taxonomy rule 9 read from the name: a repo named for a survey, a course, tutorials, a cookbook, a
+# handbook, a paper or reading list, a workshop, lessons, examples or a roadmap is such a thing (an
+# app that makes courses says it is an app first: see ``software_first``).
+_RESOURCES_NAME = re.compile(
+    r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
+    r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
+    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles)(?:$|[-_. ])",
+    re.I,
+)
+# ... and from the description's first words: "A curated list of …", "Collection of papers …".
+_LIST_OPENING = re.compile(
+    r"^\W*(?:(?:an?|the|my|our)\s+)?(?:(?:curated|comprehensive|hand-?picked|growing|awesome|public|big"
+    r"|living|community|open)[- ]?\s*)*(?:list|directory|index|catalog(?:ue)?|(?:collection|compilation) of"
+    r"(?:\s+[\w+.-]+){0,3}?\s+(?:links|resources|papers|prompts|tools|agents|apps|applications|projects"
+    r"|servers|clients|datasets|examples|tutorials|notebooks|repos|repositories|models|gpts|frameworks"
+    r"|libraries|courses|blogs|articles|skills|plugins|extensions|products|demos))\b",
+    re.I,
+)
+# What presents software (an app, engine, server, CLI, platform, self-hosted, "generates …", a
+# framework, SDK or library) before any list, course or tutorial word is not a list or a course, even
+# if it speaks of them: an app that builds courses is software, its subject is courses.
+_SOFTWARE = re.compile(
+    r"\bself[- ]host\w*|\bengines?\b|\bgenerates\b|\bapp\b|\bapplication\b|\bserver\b|\bdaemon\b"
+    r"|\bplugin\b|\bextension\b|\bdashboard\b|\bcli\b|\bplatform\b|\bframework\b|\bsdk\b|\blibrary\b"
+)
+_LISTISH = re.compile(
+    r"\b(?:awesome|curated|lists?|collection|collected|compilation|tutorials?|courses?|lessons?|curriculum"
+    r"|guides?|handbook|books?|cookbooks?|recipes?|examples?|notebooks?|survey|reading|prompts|learn\w*"
+    r"|beginners?|educational|resources|roadmaps?|cheat ?sheets?|workshop|class)\b"
+)
+
+
+def software_first(repo: RepoText) -> bool:
+    """Does the name and description present software before any list, course or tutorial word?"""
+    text = (repo.name + " " + repo.description[:MAX_DESCRIPTION]).lower()
+    software = _SOFTWARE.search(text)
+    if software is None:
+        return False
+    return _LISTISH.search(text, 0, software.start()) is None
+
+
+# A description that presents one thing (an agent, a bot, a tool, an app, …) before any list, course
+# or tutorial word is that thing, whatever its name says ("papers-reader: an agent that digests papers").
+_ONE_THING = re.compile(r"\b(?:agent|bot|chatbot|assistant|copilot|tool)\b")
+
+
+# ... or anywhere in it, words that present a walkthrough or a collection of projects: "resources
+# for …", "a resource repository", "this repo contains … examples", "shows how to build", "guidance
+# on setting up".
+_GUIDE_WORDS = re.compile(
+    r"^\W*(?:(?:an?|the|my|our)\s+)?resources? (?:for|on|about|repo(?:sitory)?|hub|list|collection|page)\b"
+    r"|\b(?:this|the|my|our) (?:repo|repository|project) contains (?:\S+ ){0,3}?(?:examples|notebooks|projects"
+    r"|tutorials|materials|exercises|demos|lessons|recipes)\b"
+    r"|\b(?:repo|repository|project|code|notebooks?)(?: that)? (?:shows?|demonstrates?|teach(?:es)?) (?:you )?how to\b"
+    r"|\bprovides? guidance\b|\bstep[- ]by[- ]step guide\b"
+    r"|^\W*(?:(?:an?|the|my|our)\s+)?(?:\S+\s+){0,2}?(?:repo|repository) (?:of|for) (?:\S+ ){0,3}?(?:articles|papers"
+    r"|notes|links|blog posts|posts|tutorials|resources)\b"
+    r"|(?:项目|博客|资源|工具|论文|网站|文章|教程)(?:列表|清单|合集|大全|导航|汇总)"
+)
+
+
+def _presents_a_thing(description: str) -> bool:
+    text = description[:MAX_DESCRIPTION].lower()
+    found = [m.start() for m in (_SOFTWARE.search(text), _ONE_THING.search(text)) if m is not None]
+    return bool(found) and _LISTISH.search(text, 0, min(found)) is None
+
+
+def resources_by_name(repo: RepoText) -> str | None:
+    """Why the name or the description's opening make the repo a resource ("name", "description"), or
+    None: an ``awesome-`` name always, a course/survey/tutorial name unless the description presents
+    one thing (software, an agent, a tool) first, a "list of …" opening unless the repo presents
+    software first. (Asked several times per repo while classifying: answered once.)"""
+    return _resources_by_name(repo.name, repo.description[:MAX_DESCRIPTION])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _resources_by_name(name: str, description: str) -> str | None:
+    if _AWESOME_NAME.match(name):
+        return "name"
+    if _RESOURCES_NAME.search(name) and not _presents_a_thing(description):
+        return "name"
+    if _LIST_OPENING.match(description) or _GUIDE_WORDS.search(description.lower()):
+        return None if software_first(RepoText(name, description)) else "description"
+    return None
+
+
 def settling_categories(repo: RepoText) -> tuple[str, ...]:
-    """The categories the repo's topics (and an ``awesome-`` name) settle, in order of first mention."""
-    if not repo.topics and repo.name[:7].lower() != "awesome":
-        return ()  # the common case, answered without the name's regular expression
+    """The categories the repo's topics (and a resources name or list opening) settle, in order of
+    first mention."""
     found = [TOPIC_LEXICON[t] for t in repo.topics if t in TOPIC_LEXICON]
-    if _AWESOME_NAME.match(repo.name):
+    if resources_by_name(repo):
         found.insert(0, "resources")
     return tuple(dict.fromkeys(found))
+
+
+def _final(repo: RepoText, category: str) -> bool:
+    """A resources topic is final (a list of links is a resource whatever its subject) unless the
+    description presents software first ("X is a multi-agent framework" tagged `awesome`): then it is
+    a strong hint like the other settling topics. A resources name or list opening is always final."""
+    if category not in FINAL_CATEGORIES:
+        return False
+    return resources_by_name(repo) is not None or not software_first(repo)
 
 
 def boosts(repo: RepoText) -> np.ndarray | None:
@@ -423,7 +524,7 @@ def boosts(repo: RepoText) -> np.ndarray | None:
         return None
     factors = np.ones(len(CATEGORY_IDS))
     for category in settled:
-        factors[CATEGORY_IDS.index(category)] = FINAL_BOOST if category in FINAL_CATEGORIES else TOPIC_BOOST
+        factors[CATEGORY_IDS.index(category)] = FINAL_BOOST if _final(repo, category) else TOPIC_BOOST
     return factors
 
 
@@ -434,6 +535,16 @@ def lexicon_fingerprint() -> str:
         repr(sorted(FINAL_CATEGORIES)),
         repr((TOPIC_BOOST, FINAL_BOOST)),
         repr(_AWESOME_NAME.pattern),
+        repr(
+            (
+                _RESOURCES_NAME.pattern,
+                _LIST_OPENING.pattern,
+                _SOFTWARE.pattern,
+                _LISTISH.pattern,
+                _ONE_THING.pattern,
+                _GUIDE_WORDS.pattern,
+            )
+        ),
         repr(sorted(KEYWORDS.items())),
     ]
     return "\n".join(parts)

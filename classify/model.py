@@ -34,7 +34,14 @@ from classify import cache
 from classify.categories import CATEGORY_IDS
 from classify.examples import Example
 from classify.features import BLOCKS, block_of, describe, featurize
-from classify.lexicon import TOPIC_LEXICON, boosts, lexicon_fingerprint, settling_categories
+from classify.lexicon import (
+    TOPIC_LEXICON,
+    boosts,
+    lexicon_fingerprint,
+    resources_by_name,
+    settling_categories,
+    software_first,
+)
 from classify.text import MAX_DESCRIPTION, RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
@@ -156,27 +163,9 @@ _RESOURCES = CATEGORY_IDS.index("resources")
 RESOURCES_PENALTY = -3.0  # on the log scale: resources probability times about 0.05
 _RESOURCES_EVIDENCE = frozenset({"r:list-of-links", "kc:resources:2"})
 # That evidence does not count for a repo that first presents itself as software (an app, engine,
-# server, CLI, platform, self-hosted, "generates …") and only then talks of courses or tutorials:
-# an app that builds courses or lessons is not a course (its subject, not its artefact).
-_SOFTWARE = re.compile(
-    r"\bself[- ]host\w*|\bengines?\b|\bgenerates\b|\bapp\b|\bapplication\b|\bserver\b|\bdaemon\b"
-    r"|\bplugin\b|\bextension\b|\bdashboard\b|\bcli\b|\bplatform\b"
-)
-_LISTISH = re.compile(
-    r"\b(?:awesome|curated|lists?|collection|collected|compilation|tutorials?|courses?|lessons?|curriculum"
-    r"|guides?|handbook|books?|cookbooks?|recipes?|examples?|notebooks?|survey|reading|prompts|learn\w*"
-    r"|beginners?|educational|resources|roadmaps?|cheat ?sheets?|workshop|class)\b"
-)
-
-
-def _software_first(repo: RepoText) -> bool:
-    """Does the name and description present software before any list, course or tutorial word?"""
-    text = (repo.name + " " + repo.description[:MAX_DESCRIPTION]).lower()
-    software = _SOFTWARE.search(text)
-    if software is None:
-        return False
-    listish = _LISTISH.search(text, 0, software.start())
-    return listish is None
+# server, CLI, platform, framework, self-hosted, "generates …") and only then talks of courses or
+# tutorials: an app that builds courses or lessons is not a course (its subject, not its artefact).
+_software_first = software_first
 
 
 def _all_text(repo: RepoText) -> str:
@@ -557,7 +546,12 @@ class CategoryModel:
         settled = settling_categories(repo)
         if first in settled and second not in settled:
             topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
-            found.append(("rule", f"topic `{topic}` settles {first}" if topic else f"the name settles {first}"))
+            if topic:
+                found.append(("rule", f"topic `{topic}` settles {first}"))
+            elif resources_by_name(repo) == "description":
+                found.append(("rule", f"the description opens as a list: settles {first}"))
+            else:
+                found.append(("rule", f"the name settles {first}"))
         shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import tempfile
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,15 @@ def import_and_score(db: Any, items: list[dict[str, Any]], as_of: str = "2026-11
     return scorer.score(db, as_of=as_of).run_id
 
 
+@pytest.fixture(scope="session")
+def model():
+    """The category model trained on the bundled examples (once per test process)."""
+    from classify.examples import load_training_examples
+    from classify.model import train
+
+    return train(load_training_examples())
+
+
 @pytest.fixture
 def item_factory():
     return make_item
@@ -91,6 +102,14 @@ def run_cli(db_path: Path):
         return result
 
     return invoke
+
+
+def db_content(path: Path) -> list[str]:
+    """What the database file holds, as SQL (read-only, so reading it changes nothing). Tests that
+    a refused command changed nothing compare this rather than the file's bytes: SQLite may move an
+    earlier in-process command's WAL pages into the file whenever its last connection is closed."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return list(conn.iterdump())
 
 
 def write_json(path: Path, data: Any) -> Path:

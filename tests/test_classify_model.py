@@ -15,15 +15,7 @@ from classify.features import FASTER_RULES, lexicon_category
 from classify.lexicon import settling_categories
 from classify.model import train
 from classify.text import RepoText, normalise_topics, split_name
-
-
-@pytest.fixture(scope="module")
-def model():
-    return train(load_training_examples())
-
-
-def predict(model, name: str, description: str, topics: tuple[str, ...] = ()):
-    return model.predict([RepoText(name, description, topics)])[0]
+from tests.classify_helpers import predict
 
 
 @pytest.mark.parametrize(

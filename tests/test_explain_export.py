@@ -11,7 +11,7 @@ from agentrank.exporter import export_schema
 from db.breakdown import load_breakdown
 from db.runs import start_run
 from db.store import open_store
-from tests.conftest import make_item, write_json
+from tests.conftest import db_content, make_item, write_json
 
 
 def _build(db, items, as_of="2026-11-30T06:00:00Z"):
@@ -212,10 +212,9 @@ def test_export_before_anything_is_published_is_a_clear_error(run_cli, tmp_path,
 def test_an_export_to_a_path_it_cannot_write_changes_nothing(tmp_path, run_cli, db_path):
     run_cli("import", str(write_json(tmp_path / "i.json", _population(5))))
     run_cli("score")
-    wal = db_path.with_name(db_path.name + "-wal")
 
     def state():
-        return db_path.read_bytes(), wal.read_bytes() if wal.exists() else None
+        return db_content(db_path)
 
     before = state()
     blocker = tmp_path / "a-file"

@@ -11,7 +11,7 @@ import pytest
 from agentrank.locks import run_lock
 from leaderboard.attempt import SCHEMA_FILE, attempt_json_schema, render_schema, shipped_schema
 from tests.benchmark_attempts import ATTEMPTS, attempt
-from tests.conftest import write_json
+from tests.conftest import db_content, write_json
 
 TABLES = ("benchmark_attempts", "benchmark_entries", "benchmark_agents", "benchmark_tasks")
 
@@ -155,15 +155,14 @@ def test_each_bad_record_gets_one_line_naming_the_record_and_the_field(db, run_c
 @pytest.mark.parametrize("count", [1, 3])
 def test_a_file_without_one_valid_record_is_refused_and_changes_nothing(db_path, run_cli, tmp_path, count):
     run_cli("import-attempts", "--verified", str(write_json(tmp_path / "good.json", [good()])))
-    wal = db_path.with_name(db_path.name + "-wal")
-    before = (db_path.read_bytes(), wal.read_bytes() if wal.exists() else None)
+    before = db_content(db_path)
     path = write_json(tmp_path / "bad.json", [good(attempt=n, cost_usd=-0.5) for n in range(2, 2 + count)])
     result = run_cli("import-attempts", "--verified", str(path), expect=1)
     assert len(result.stderr.splitlines()) == 1
     first = "" if count == 1 else f", all {count} records were rejected; the first"
     assert result.stderr.startswith(f'Error: {path}: nothing imported{first}: record 1 (agent "acme/coder"')
     assert "cost_usd" in result.stderr
-    assert (db_path.read_bytes(), wal.read_bytes() if wal.exists() else None) == before  # no run, nothing stored
+    assert db_content(db_path) == before  # no run, nothing stored
 
 
 def test_a_bad_line_in_json_lines_is_one_bad_record(db, run_cli, tmp_path):

@@ -335,3 +335,18 @@ async def test_an_uncertain_category_is_shown_as_uncertain(published_db, dataset
     assert f'{uncertain[1]} <span class="agentrank-uncertain"' in row_of[uncertain[0]]
     assert "(uncertain)</span>" in row_of[uncertain[0]]
     assert "(uncertain)" not in row_of[certain[0]]
+
+
+@pytest.mark.asyncio
+async def test_an_uncertain_category_on_the_makers_page_is_one_click_from_a_correction(published_db, datasette):
+    conn = sqlite3.connect(published_db.path)
+    (uncertain,) = conn.execute("select full_name from agents where category_uncertain = 1 limit 1").fetchone()
+    (certain,) = conn.execute("select full_name from agents where category_uncertain = 0 limit 1").fetchone()
+    page = (await datasette.client.get(f"/-/agent/{uncertain}")).text
+    category = page[page.index('class="agentrank-category"') :].split("</p>", 1)[0]
+    assert "(uncertain: the classifier was not confident)" in category
+    assert 'class="agentrank-fix-category"' in category and "Ask for a correction" in category
+    assert "agentrank-fix-category" not in (await datasette.client.get(f"/-/agent/{certain}")).text
+    # Its JSON twin says the same.
+    data = (await datasette.client.get(f"/-/agent/{uncertain}.json")).json()
+    assert data["breakdown"]["category"]["uncertain"]
