@@ -27,12 +27,13 @@ import json
 import sqlite3
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs, parse_qsl, unquote
+from urllib.parse import parse_qs, parse_qsl
 
 from datasette import Response, hookimpl
 from datasette.views.base import DatasetteError
 
 from datasette_plugins.limits import limits
+from datasette_plugins.paths import table_of_path
 from db.reading import ReadTooLarge, ReadTooSlow
 
 RETRY_AFTER_S = 5
@@ -66,13 +67,8 @@ def runs_raw_sql(query_string: str) -> bool:
 
 def canned_query(path: str, canned: frozenset[tuple[str, str]]) -> bool:
     """Is ``path`` a canned query (``/DB/NAME``, ``.json``, ``.csv``) of the (database, name) pairs?"""
-    parts = [unquote(part) for part in path.split("/") if part]
-    if len(parts) != 2:
-        return False
-    name = parts[1]
-    for suffix in (".json", ".csv"):
-        name = name.removesuffix(suffix)
-    return (parts[0], name) in canned
+    found = table_of_path(path)
+    return found is not None and found in canned
 
 
 def is_heavy(scope: dict[str, Any], canned: frozenset[tuple[str, str]] = frozenset()) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
 
+from datasette_plugins.paths import table_of_path
+
 
 def default_facets(datasette: Any) -> dict[tuple[str, str], frozenset[str]]:
     """(database, table) → the column facets its metadata turns on."""
@@ -26,13 +28,8 @@ def without_duplicate_facets(path: str, query: str, defaults: dict[tuple[str, st
     """The query string without ``_facet=X`` where X is already a default facet of the table (None: unchanged)."""
     if "_facet" not in unquote(query):
         return None
-    parts = [unquote(p) for p in path.split("/") if p]
-    if len(parts) != 2:
-        return None
-    table = parts[1]
-    for suffix in (".json", ".csv"):
-        table = table.removesuffix(suffix)
-    facets = defaults.get((parts[0], table))
+    found = table_of_path(path)
+    facets = defaults.get(found) if found else None
     if not facets:
         return None
     pairs = parse_qsl(query, keep_blank_values=True)

@@ -206,3 +206,16 @@ def build_methods_db(directory: Path) -> Path:
         result = runner.invoke(cli, ["--db", str(db_path), "--config", str(config), *step], catch_exceptions=False)
         assert result.exit_code == 0, (step, result.output)
     return db_path
+
+
+# Every benchmark page of the database build_methods_db makes, one of each kind.
+BENCHMARK_PAGES = (
+    "/-/benchmark",
+    "/-/leaderboard",
+    "/-/benchmark/index",
+    "/-/benchmark/fitscore",
+    "/-/benchmark/scorecard",
+    "/-/benchmark/runs/rs9/2026-11-01",
+    "/-/benchmark/over-time/rs9",
+    "/-/benchmark/tasks/rs9/t4",
+)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.methods_helpers import build_methods_db
+from tests.methods_helpers import BENCHMARK_PAGES, build_methods_db
 from tests.publish_helpers import agentrank_serve, free_port, running
 from tests.test_publish_browser import browser, page, shot  # noqa: F401 (pytest fixtures)
 
@@ -132,17 +132,6 @@ def test_the_leaderboard_has_a_board_per_suite_and_says_why_an_entry_has_no_rank
     shot(page, "benchmark-leaderboard")
     assert page.errors == []
 
-
-BENCHMARK_PAGES = [
-    "/-/leaderboard",
-    "/-/benchmark",
-    "/-/benchmark/index",
-    "/-/benchmark/fitscore",
-    "/-/benchmark/scorecard",
-    "/-/benchmark/runs/rs9/2026-11-01",
-    "/-/benchmark/over-time/rs9",
-    "/-/benchmark/tasks/rs9/t4",
-]
 
 # Every table box wider than its room (it would scroll inside itself, clipped) and every key figure
 # (rank, agent, headline or score, cost: td.ar-key) that is off screen or hidden.

@@ -16,20 +16,10 @@ from agentrank.cli import cli
 from agentrank.config import ServeConfig
 from agentrank.serve import build_datasette
 from tests.benchmark_attempts import attempt
-from tests.methods_helpers import AWKWARD, build_methods_db
+from tests.methods_helpers import AWKWARD, BENCHMARK_PAGES, build_methods_db
 from tests.test_benchmark_methods import task
 
 SETTINGS = ServeConfig(heap_limit_mb=0)
-BENCHMARK_PAGES = (
-    "/-/benchmark",
-    "/-/leaderboard",
-    "/-/benchmark/index",
-    "/-/benchmark/fitscore",
-    "/-/benchmark/scorecard",
-    "/-/benchmark/runs/rs9/2026-11-01",
-    "/-/benchmark/over-time/rs9",
-    "/-/benchmark/tasks/rs9/t4",
-)
 
 
 @pytest.fixture(scope="module")

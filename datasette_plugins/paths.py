@@ -1,0 +1,18 @@
+"""What a request's path names, read without Datasette (the request gate and the facet filter run
+before Datasette routes the request)."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+
+def table_of_path(path: str) -> tuple[str, str] | None:
+    """``(database, name)`` for ``/DB/NAME``, ``/DB/NAME.json`` or ``/DB/NAME.csv`` (a table, a view or
+    a canned query); None for any other path."""
+    parts = [unquote(part) for part in path.split("/") if part]
+    if len(parts) != 2:
+        return None
+    name = parts[1]
+    for suffix in (".json", ".csv"):
+        name = name.removesuffix(suffix)
+    return parts[0], name
