@@ -33,7 +33,7 @@ import httpx
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from serve_load import start_server  # noqa: E402
+from serve_load import serving  # noqa: E402
 
 from agentrank.config import Config  # noqa: E402
 from agentrank.demo import build_demo  # noqa: E402
@@ -131,8 +131,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
             port = free_port("127.0.0.1", 0)
             url = f"http://127.0.0.1:{port}"
             command = [sys.executable, "-c", "from agentrank.cli import cli; cli()", "--db", str(demo.db_path)]
-            server = start_server([*command, "serve", "--port", str(port)], url)
-            try:
+            with serving([*command, "serve", "--port", str(port)], url) as server:
                 paths = visits(demo.db_path)
                 figures = first_visits(url, paths)
                 bases = bases or {name: figures[f"{name} p95"] for name in ("first", "least")}
@@ -164,9 +163,6 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
                             f"{before:.0f} MB before, {after:.0f} MB after",
                         )
                     )
-            finally:
-                server.terminate()
-                server.wait(timeout=10)
     return rows
 
 

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -138,6 +140,17 @@ def start_server(command: list[str], url: str) -> subprocess.Popen:
         server.terminate()
         raise
     return server
+
+
+@contextmanager
+def serving(command: list[str], url: str) -> Iterator[subprocess.Popen]:
+    """The server ``command`` starts, up at ``url``, stopped when the block ends."""
+    server = start_server(command, url)
+    try:
+        yield server
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def plain_datasette(path: Path, port: int, settings: Config) -> list[str]:

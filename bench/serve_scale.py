@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from score_import import _synthetic_repos  # noqa: E402
-from serve_load import WARM_UP_S, load_with_httpx, load_with_wrk, start_server  # noqa: E402
+from serve_load import WARM_UP_S, load_with_httpx, load_with_wrk, serving  # noqa: E402
 
 from agentrank import scorer  # noqa: E402
 from agentrank.serve import free_port  # noqa: E402
@@ -74,8 +74,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
             port = free_port("127.0.0.1", 0)
             url = f"http://127.0.0.1:{port}"
             command = [sys.executable, "-c", "from agentrank.cli import cli; cli()", "--db", str(path)]
-            server = start_server([*command, "serve", "--port", str(port)], url)
-            try:
+            with serving([*command, "serve", "--port", str(port)], url):
                 pages = {
                     "agents page": f"{url}/agentrank/agents",
                     "category page": f"{url}/agentrank/agents?category={quote(category)}",
@@ -96,9 +95,6 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
                             f"first render {first:.0f} ms ({ratio:.2f}x), {r['rps']:.0f} req/s, p99 {r['p99']:.0f} ms",
                         )
                     )
-            finally:
-                server.terminate()
-                server.wait(timeout=10)
     return rows
 
 
