@@ -45,7 +45,7 @@ from classify.lexicon import (
 from classify.text import MAX_DESCRIPTION, RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "7"
+CODE_VERSION = "8"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -86,6 +86,18 @@ class Settings:
     # Inference engines and local model servers are `other` (grey zone, taxonomy rule 1) unless
     # presented for agents or as a gateway/router: without either, `infrastructure` is lowered by this.
     inference_penalty: float = 1.5
+    # Code published with a paper (an "official implementation", "code for the paper", a conference
+    # tag such as "[ACL 2024]") is a research prototype, `other` by the taxonomy: what the paper
+    # studies (memory, collaboration, web agents) is its subject, not what the repo is for. Unless it
+    # is a benchmark or an environment (`evaluation`), `other`'s score is raised by this much.
+    paper_other_boost: float = 3.0
+    # "Autonomous agents" that name nothing of language models or AI (steering behaviours, robots,
+    # game characters, agent-based simulations: agents in the older sense a keyword search also
+    # finds) are `other`; their `other` score is raised by this much.
+    classic_agent_boost: float = 2.0
+    # Training or fine-tuning agents (reinforcement learning, tuning on trajectories) is not
+    # evaluation unless a benchmark, environment or test is named: `evaluation` is lowered by this.
+    training_eval_penalty: float = 2.5
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0
@@ -225,7 +237,7 @@ _NOT_AGENT_WORDS = re.compile(
 
 
 def _other_evidence(feats: Sequence[str], repo: RepoText) -> bool:
-    if not _OTHER_EVIDENCE.isdisjoint(feats) or _plain(repo):
+    if not _OTHER_EVIDENCE.isdisjoint(feats) or _plain(repo) or _classic_agents(repo) or _paper_code(repo):
         return True
     text = _all_text(repo)
     return _NOT_AGENT_WORDS.search(text) is not None
@@ -247,6 +259,69 @@ def _inference_only(repo: RepoText) -> bool:
     return _INFERENCE.search(text) is not None and _NOT_ONLY_INFERENCE.search(text) is None
 
 
+_CONFERENCES = r"acl|emnlp|naacl|eacl|coling|neurips|nips|icml|iclr|cvpr|iccv|eccv|aaai|ijcai|iros|icra|kdd|sigir|colm|eswc|www|tmlr"
+_PAPER_CODE = re.compile(
+    r"\bofficial (?:implementation|code|repo(?:sitory)?|pytorch implementation)\b"
+    r"|\b(?:code|implementation|repo(?:sitory)?)(?: and data(?:sets?)?)? (?:for|of) (?:our |the |this )?(?:\w+ ){0,3}paper\b"
+    r"|\bcode for [\"“]|\bour paper\b|\bpaper:"
+    rf"|[\[(](?:{_CONFERENCES})\W[^\])]{{0,30}}\d{{2,4}}[\])]|[\[(](?:{_CONFERENCES})[ '’]?\d{{2,4}}"
+    rf"|\b(?:{_CONFERENCES})(?: findings| main(?: conference)?)? ?'?(?:20)?[12]\d\b"
+)
+_EVALUATION_WORDS = re.compile(
+    r"benchmark|\bevals?\b|evaluat|environments?\b|\bgym\b|\barena\b|leaderboard|\btest(?:s|ing|bed)?\b|red[- ]team"
+)
+
+
+def _paper_code(repo: RepoText) -> bool:
+    """Code published with a paper, and not a benchmark or environment."""
+    text = _all_text(repo)
+    return _PAPER_CODE.search(text) is not None and _EVALUATION_WORDS.search(text) is None
+
+
+_AGENT_WORDS = re.compile(r"\bagents?\b|\bautonomous\b|\bagent-based\b")
+# What places an agent in the era of language models (or AI products generally).
+_MODERN_WORDS = re.compile(
+    r"llm|gpt|language models?|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|openai|claude|anthropic|gemini|chat"
+    r"|copilot|\bmcp\b|\brag\b|prompt|langchain|langgraph|llama|deepseek|qwen|mistral|ollama|generative|genai|\bagi\b"
+    r"|assistant|agentic|autogen|crewai|manus|smolagent|tool[- ]?(?:use|calling)|function[- ]calling|\bvlms?\b|\bapi\b"
+    r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+)
+
+
+# ... and of where such agents live: robots and vehicles, simulations and games, steering and
+# flocking, evolutionary or reinforcement learning, control architectures.
+_CLASSIC_CONTEXT = re.compile(
+    r"robot|vehicle|driving|drones?\b|\bros2?\b|carla|simulat|steering|flocking|boids|godot|\bunity\b|unreal|three\.?js|webgl"
+    r"|\bp5\b|nature of code|physics|pathfind|genetic|evolutionary|reinforcement|q-learning"
+    r"|netlogo|\bmesa\b|agent-based model|game|goal[- ]directed|\bbdi\b|jason|jade"
+)
+
+
+def _classic_agents(repo: RepoText) -> bool:
+    """Speaks of (autonomous) agents where they live outside language models (robots, simulations,
+    games, steering, evolutionary and reinforcement learning) and of nothing that places them among
+    language models or AI products."""
+    text = _all_text(repo)
+    return (
+        _AGENT_WORDS.search(text) is not None
+        and _CLASSIC_CONTEXT.search(text) is not None
+        and _MODERN_WORDS.search(text) is None
+    )
+
+
+_TRAINING = re.compile(
+    r"fine-?tun|\btrain(?:s|ing|ed)?\b|\btuning\b|reinforcement learning|\brl\b|imitation learning|\bgrpo\b|\bppo\b"
+)
+
+
+def _training_not_evaluation(repo: RepoText) -> bool:
+    text = _all_text(repo)
+    return _TRAINING.search(text) is not None and _EVALUATION_WORDS.search(text) is None
+
+
+_EVALUATION = CATEGORY_IDS.index("evaluation")
+
+
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
@@ -262,6 +337,12 @@ def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings
             out[row, _INFRASTRUCTURE] -= settings.inference_penalty
         if settings.other_penalty and not _other_evidence(feats, repo):
             out[row, _OTHER] -= settings.other_penalty
+        if settings.paper_other_boost and _paper_code(repo):
+            out[row, _OTHER] += settings.paper_other_boost
+        if settings.classic_agent_boost and _classic_agents(repo):
+            out[row, _OTHER] += settings.classic_agent_boost
+        if settings.training_eval_penalty and _training_not_evaluation(repo):
+            out[row, _EVALUATION] -= settings.training_eval_penalty
     return out
 
 

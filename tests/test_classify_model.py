@@ -338,3 +338,64 @@ def test_an_inference_engine_is_not_infrastructure_unless_for_agents(model):
     assert not classify.model._inference_only(for_agents)
     assert not classify.model._inference_only(gateway)
     assert predict(model, local.name, local.description).category == "other"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        # Code published with a paper: a research prototype, whatever the paper studies.
+        (
+            "debate-agents",
+            "Official implementation of our NAACL 2025 paper: LLM agents that debate to reach consensus",
+            (),
+        ),
+        ("mem-agents-paper", "[ICLR 2025] Episodic memory retrieval makes LLM agents better planners", ()),
+        ("collab-study", 'Code for the paper "When do teams of LLM agents beat one agent?"', ()),
+        # Agents in the older sense: robots, steering, reinforcement learning in grid worlds.
+        (
+            "maze-runner-rl",
+            "Q-learning and SARSA agents that learn to walk through grid mazes",
+            ("reinforcement-learning",),
+        ),
+        ("swarm-steer", "Autonomous agents that steer, separate and align, rendered with three.js", ()),
+        ("robo-patrol", "Goal directed control architecture for autonomous patrol robots", ()),
+        # Training agents is not evaluating them.
+        ("agent-rl-tune", "Train LLM agents with reinforcement learning on multi-step tool tasks", ("llm-agents",)),
+    ],
+)
+def test_paper_code_classic_agents_and_agent_training_are_other(model, name, description, topics):
+    assert predict(model, name, description, topics).category == "other"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        ("webshop-bench", "[ACL 2024] A benchmark of shopping tasks for web agents with an evaluation harness", ()),
+        (
+            "agent-gym-suite",
+            "Gym environments and a leaderboard for testing LLM agents trained with RL",
+            ("benchmark",),
+        ),
+    ],
+)
+def test_benchmarks_from_papers_or_for_trained_agents_stay_evaluation(model, name, description, topics):
+    assert predict(model, name, description, topics).category == "evaluation"
+
+
+def test_which_repos_the_paper_classic_and_training_rules_read_as_such():
+    paper, classic, training = (
+        classify.model._paper_code,
+        classify.model._classic_agents,
+        classify.model._training_not_evaluation,
+    )
+    assert paper(RepoText("x", "Code and data for our paper on tool learning"))
+    assert paper(RepoText("x", "Planning with language agents (EMNLP 2024 Findings)"))
+    assert paper(RepoText("x", "Agents that plan", ("acl2024",)))
+    assert not paper(RepoText("x", "[ACL 2024] A benchmark for LLM agents"))  # a benchmark: evaluation
+    assert not paper(RepoText("x", "Agents that read papers and write surveys"))
+    assert classic(RepoText("x", "Flocking autonomous agents in Godot"))
+    assert not classic(RepoText("x", "Autonomous agents for everyone"))  # nothing places them: could be LLM agents
+    assert not classic(RepoText("x", "Autonomous LLM agents in a simulated town"))
+    assert not classic(RepoText("agents", "Framework for real-time participants processing audio and video"))
+    assert training(RepoText("x", "Fine-tune LLM agents with online reinforcement learning"))
+    assert not training(RepoText("x", "Environments to train and evaluate LLM agents"))
