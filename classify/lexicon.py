@@ -470,6 +470,12 @@ _GUIDE_WORDS = re.compile(
     r"|^\W*(?:(?:an?|the|my|our)\s+)?(?:\S+\s+){0,2}?(?:repo|repository) (?:of|for) (?:\S+ ){0,3}?(?:articles|papers"
     r"|notes|links|blog posts|posts|tutorials|resources)\b"
     r"|(?:项目|博客|资源|工具|论文|网站|文章|教程)(?:列表|清单|合集|大全|导航|汇总)"
+    # an introduction, example or sample code for something, papers on something
+    r"|^\W*(?:an?\s+)?(?:(?:simple|gentle|quick|brief|practical|hands-on|short)\s+)?introduction to\b"
+    r"|^\W*(?:\w+\s+)?(?:examples?|samples?|demos?)(?: (?:scripts?|code|apps?|projects?|notebooks?))? (?:for|of|using|showing)\b"
+    r"|^\W*(?:(?!(?:agent|bot|tool|assistant|app)s?\b|that\b|which\b|who\b)\S+\s+){0,4}?(?:research )?papers"
+    r" (?:on|about|related to|in)\b"
+    r"|\bpapers?\b[^.]{0,40}\.\s*updated (?:daily|weekly|regularly)\b"
 )
 
 

@@ -382,6 +382,32 @@ def test_benchmarks_from_papers_or_for_trained_agents_stay_evaluation(model, nam
     assert predict(model, name, description, topics).category == "evaluation"
 
 
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("agents-primer", "A gentle introduction to tool-using LLM agents"),
+        ("phonebot-scripts", "Example scripts for voice agents built on a hosted voice platform"),
+        ("agent-lit", "Papers on memory for LLM agents, sorted by year"),
+        ("daily-agent-arxiv", "LLM agent research papers. Updated daily."),
+    ],
+)
+def test_an_introduction_example_scripts_or_papers_on_a_subject_are_resources(model, name, description):
+    from classify.lexicon import resources_by_name
+
+    assert resources_by_name(RepoText(name, description)) == "description"
+    assert predict(model, name, description).category == "resources"
+
+
+def test_an_agent_that_reads_papers_is_not_a_list_of_papers():
+    from classify.lexicon import resources_by_name
+
+    assert (
+        resources_by_name(RepoText("paperbot", "Agent that reads arXiv papers on a question and writes a summary"))
+        is None
+    )
+    assert resources_by_name(RepoText("intro-kit", "Introduction to agents: a CLI app that scaffolds one")) is None
+
+
 def test_which_repos_the_paper_classic_and_training_rules_read_as_such():
     paper, classic, training = (
         classify.model._paper_code,
