@@ -236,11 +236,19 @@ _NOT_AGENT_WORDS = re.compile(
 )
 
 
-def _other_evidence(feats: Sequence[str], repo: RepoText) -> bool:
-    if not _OTHER_EVIDENCE.isdisjoint(feats) or _plain(repo) or _classic_agents(repo) or _paper_code(repo):
+def _other_evidence(
+    feats: Sequence[str], repo: RepoText, *, paper: bool | None = None, classic: bool | None = None
+) -> bool:
+    """``paper`` and ``classic``: :func:`_paper_code` and :func:`_classic_agents` of the repo when
+    the caller has them already."""
+    if not _OTHER_EVIDENCE.isdisjoint(feats) or _plain(repo):
         return True
     text = _all_text(repo)
-    return _NOT_AGENT_WORDS.search(text) is not None
+    if paper is None:
+        paper = _paper_code_text(text)
+    if classic is None:
+        classic = _classic_agents_text(text)
+    return paper or classic or _NOT_AGENT_WORDS.search(text) is not None
 
 
 _INFRASTRUCTURE = CATEGORY_IDS.index("infrastructure")
@@ -272,9 +280,18 @@ _EVALUATION_WORDS = re.compile(
 )
 
 
+_CONFERENCE_NAMES = tuple(_CONFERENCES.split("|"))
+
+
 def _paper_code(repo: RepoText) -> bool:
     """Code published with a paper, and not a benchmark or environment."""
-    text = _all_text(repo)
+    return _paper_code_text(_all_text(repo))
+
+
+def _paper_code_text(text: str) -> bool:
+    # Substring checks first (a few hundred ns): most repos name neither a paper nor a conference.
+    if "paper" not in text and "official" not in text and not any(c in text for c in _CONFERENCE_NAMES):
+        return False
     return _PAPER_CODE.search(text) is not None and _EVALUATION_WORDS.search(text) is None
 
 
@@ -301,11 +318,16 @@ def _classic_agents(repo: RepoText) -> bool:
     """Speaks of (autonomous) agents where they live outside language models (robots, simulations,
     games, steering, evolutionary and reinforcement learning) and of nothing that places them among
     language models or AI products."""
-    text = _all_text(repo)
+    return _classic_agents_text(_all_text(repo))
+
+
+def _classic_agents_text(text: str) -> bool:
+    # Cheapest test first: most repos name an agent and something modern.
     return (
-        _AGENT_WORDS.search(text) is not None
-        and _CLASSIC_CONTEXT.search(text) is not None
+        ("agent" in text or "autonomous" in text)
         and _MODERN_WORDS.search(text) is None
+        and _AGENT_WORDS.search(text) is not None
+        and _CLASSIC_CONTEXT.search(text) is not None
     )
 
 
@@ -314,8 +336,16 @@ _TRAINING = re.compile(
 )
 
 
+_TRAINING_HINTS = ("tun", "train", "reinforcement", "rl", "imitation", "grpo", "ppo")
+
+
 def _training_not_evaluation(repo: RepoText) -> bool:
-    text = _all_text(repo)
+    return _training_not_evaluation_text(_all_text(repo))
+
+
+def _training_not_evaluation_text(text: str) -> bool:
+    if not any(h in text for h in _TRAINING_HINTS):
+        return False
     return _TRAINING.search(text) is not None and _EVALUATION_WORDS.search(text) is None
 
 
@@ -335,13 +365,15 @@ def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings
             out[row, _DATA] -= settings.plain_data_penalty
         if settings.inference_penalty and _inference_only(repo):
             out[row, _INFRASTRUCTURE] -= settings.inference_penalty
-        if settings.other_penalty and not _other_evidence(feats, repo):
+        text = _all_text(repo)
+        paper, classic = _paper_code_text(text), _classic_agents_text(text)
+        if settings.other_penalty and not _other_evidence(feats, repo, paper=paper, classic=classic):
             out[row, _OTHER] -= settings.other_penalty
-        if settings.paper_other_boost and _paper_code(repo):
+        if settings.paper_other_boost and paper:
             out[row, _OTHER] += settings.paper_other_boost
-        if settings.classic_agent_boost and _classic_agents(repo):
+        if settings.classic_agent_boost and classic:
             out[row, _OTHER] += settings.classic_agent_boost
-        if settings.training_eval_penalty and _training_not_evaluation(repo):
+        if settings.training_eval_penalty and _training_not_evaluation_text(text):
             out[row, _EVALUATION] -= settings.training_eval_penalty
     return out
 
