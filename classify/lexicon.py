@@ -376,7 +376,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\binvest\w*\b|\bquant\b",
         r"\bcrypto\w*\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
-        r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
+        r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
         r"\bgames?\b|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
         r"\beducation\w*\b|\btutor\w*\b|\bstudents?\b|\bteach\w*\b",
         r"\bmedic\w*\b|\bhealth\w*\b|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
@@ -384,7 +384,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bcv\b|\bcover letters?\b|\binterviews?\b",
         r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
         r"\bnovels?\b|\bstor(?:y|ies|ytelling)\b|\bmusic\b|\bart\b|\bdesign\b|\bcreative\b|\bwriting\b",
-        r"\blegal\b|\blaw\b|\breal estate\b|\btravel\b|\btrips?\b|\bmarketing\b|\bsocial media\b|\be-?commerce\b",
+        r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|\btrips?\b|\bmarketing\b|\bsocial media\b|\be-?commerce\b",
         r"\brecommend\w*\b|\bbiolog\w*\b|\bchemi\w*\b|\bgene\b|\bdrug\b",
     ),
 }

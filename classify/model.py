@@ -98,6 +98,17 @@ class Settings:
     # Training or fine-tuning agents (reinforcement learning, tuning on trajectories) is not
     # evaluation unless a benchmark, environment or test is named: `evaluation` is lowered by this.
     training_eval_penalty: float = 2.5
+    # Taxonomy rule 2: a component for coding agents (memory, a code graph, a router, guardrails, a
+    # sandbox, an MCP server, usage meters, …) and not something that runs them (a GUI, a harness,
+    # parallel sessions) has `coding`'s score lowered by this much: it is the component's category.
+    coding_component_penalty: float = 3.0
+    # Domain agents are `other` even when built as a crew of agents (rule 8 over rule 3): a repo
+    # with a domain phrase of the lexicon (finance, trading, games, education, …) has
+    # `multi-agent`'s score lowered by this much.
+    domain_multi_agent_penalty: float = 1.5
+    # Speech models and toolkits that speak of no agent, assistant, bot, call or conversation are
+    # `other` (grey zone): `voice` is lowered by this much.
+    speech_model_penalty: float = 1.5
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0
@@ -350,6 +361,55 @@ def _training_not_evaluation_text(text: str) -> bool:
 
 
 _EVALUATION = CATEGORY_IDS.index("evaluation")
+_CODING = CATEGORY_IDS.index("coding")
+
+# Taxonomy rule 2: a component made *for* coding agents (their memory, a code graph, a router or
+# proxy, guardrails, a sandbox, an MCP server, usage and cost meters, dictation, a browser, docs)
+# takes the component's category; what runs or drives coding agents (a GUI, an IDE, a harness, an
+# orchestrator of parallel sessions) is `coding`.
+_CODING_AGENTS = re.compile(
+    r"\b(?:for|to|into|with|before|lets?|gives?|runs?|helps?) (?:\w+ ){0,3}?(?:ai |cli |your |the )?"
+    r"(?:coding agents?|claude code|codex|cursor|gemini cli|copilot|aider|cline|windsurf|opencode)\b"
+)
+_COMPONENT = re.compile(
+    r"memor|context|\bgraph|\bindex|router|\bproxy|gateway|guardrail|\bblock|securit|permission|sandbox|container"
+    r"|\bmcp\b|usage|\bcosts?\b|\btokens?\b|statusline|monitor|telemetry|\btrac(?:e|es|ing)\b|dictat|\bvoice|\bspeak"
+    r"|browser|documentation|\bdocs\b|benchmark|\bevals?\b|evaluat"
+)
+_DRIVES_CODING_AGENTS = re.compile(
+    r"\bgui\b|desktop|\bide\b|orchestrat|parallel|side by side|harness|\bmanag|\bclient|alternative|worktree"
+    r"|kanban|\b(?:many|several|multiple|ten|\d+) (?:\w+ )?(?:sessions|agents)\b|\bsupervis|headless"
+)
+
+
+_MULTI_AGENT = CATEGORY_IDS.index("multi-agent")
+_VOICE = CATEGORY_IDS.index("voice")
+_DOMAIN_EVIDENCE = frozenset({"kc:other:1"})
+# Speech models and toolkits (TTS, ASR, voice cloning, diarisation) are `other` unless they speak of
+# agents, assistants, bots, calls or conversations: voice I/O *for agents* is `voice` (grey zone).
+_SPEECH = re.compile(
+    r"\btts\b|text[- ]to[- ]speech|speech[- ]to[- ]text|speech recognition|speech synthesis|\basr\b|voice[- ]clon"
+    r"|diari[sz]|transcri"
+)
+_SPEECH_FOR_AGENTS = re.compile(
+    r"agent|assistant|\bbots?\b|chatbot|\bcalls?\b|phone|telephon|conversation|\bmcp\b|\bllms?\b|voice ai"
+    r"|real[- ]?time voice|turn[- ]taking|barge|speak to|talk to"
+)
+
+
+def _speech_model_text(text: str) -> bool:
+    return _SPEECH.search(text) is not None and _SPEECH_FOR_AGENTS.search(text) is None
+
+
+def _for_coding_agents_text(text: str) -> bool:
+    """A component for coding agents (rule 2), not something that runs them."""
+    if "cod" not in text and "cursor" not in text and "copilot" not in text and "aider" not in text:
+        return False
+    return (
+        _CODING_AGENTS.search(text) is not None
+        and _COMPONENT.search(text) is not None
+        and _DRIVES_CODING_AGENTS.search(text) is None
+    )
 
 
 def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
@@ -375,6 +435,12 @@ def _rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings
             out[row, _OTHER] += settings.classic_agent_boost
         if settings.training_eval_penalty and _training_not_evaluation_text(text):
             out[row, _EVALUATION] -= settings.training_eval_penalty
+        if settings.coding_component_penalty and _for_coding_agents_text(text):
+            out[row, _CODING] -= settings.coding_component_penalty
+        if settings.domain_multi_agent_penalty and not _DOMAIN_EVIDENCE.isdisjoint(feats):
+            out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
+        if settings.speech_model_penalty and _speech_model_text(text):
+            out[row, _VOICE] -= settings.speech_model_penalty
     return out
 
 

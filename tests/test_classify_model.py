@@ -423,5 +423,30 @@ def test_which_repos_the_paper_classic_and_training_rules_read_as_such():
     assert not classic(RepoText("x", "Autonomous agents for everyone"))  # nothing places them: could be LLM agents
     assert not classic(RepoText("x", "Autonomous LLM agents in a simulated town"))
     assert not classic(RepoText("agents", "Framework for real-time participants processing audio and video"))
+    component = classify.model._for_coding_agents_text
+    assert component("memory layer for claude code sessions")
+    assert component("an mcp server that gives coding agents your design files")
+    assert not component("desktop gui for claude code sessions")  # runs coding agents: coding
+    assert not component("skills for claude code: planning and test-first habits")  # no component named
     assert training(RepoText("x", "Fine-tune LLM agents with online reinforcement learning"))
     assert not training(RepoText("x", "Environments to train and evaluate LLM agents"))
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # Taxonomy rule 2: a component for coding agents takes the component's category ...
+        (
+            "denylist-hooks",
+            "Permission rules for coding agents: which files and commands they may touch",
+            (),
+            "infrastructure",
+        ),
+        ("promptbill", "Shows what each Claude Code prompt cost you, per project and per day", (), "evaluation"),
+        # ... while what runs or drives coding agents is `coding`.
+        ("agentdeck", "Desktop GUI to supervise Claude Code and Codex sessions side by side", (), "coding"),
+        ("fleet-cc", "Run many Codex agents on separate worktrees and merge what passes", (), "coding"),
+    ],
+)
+def test_a_component_for_coding_agents_is_its_component(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category
