@@ -9,6 +9,7 @@ import re
 import pytest
 
 import classify.model
+import classify.rules
 from classify.categories import CATEGORY_IDS
 from classify.examples import load_held_out_examples, load_training_examples
 from classify.features import FASTER_RULES, lexicon_category
@@ -44,12 +45,12 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
 )
 def test_an_app_that_makes_courses_is_not_a_course(model, name, description):
     # Taxonomy rule 9: what it is (software, said first) decides, not what it talks of.
-    assert classify.model._software_first(RepoText(name, description))
+    assert classify.rules._software_first(RepoText(name, description))
     assert predict(model, name, description).category != "resources"
 
 
 def test_a_course_that_builds_an_app_is_still_a_course():
-    assert not classify.model._software_first(
+    assert not classify.rules._software_first(
         RepoText("rag-course", "Tutorial: build a self-hosted RAG app in 8 lessons")
     )
 
@@ -237,7 +238,7 @@ def test_the_faster_rule_patterns_find_exactly_what_the_rules_find():
 def test_framework_needs_positive_evidence():
     # An SDK, a library, "build agents" language or a programming language is evidence; an agent
     # that only says what it does for its user is not.
-    evidence = classify.model._framework_evidence
+    evidence = classify.rules._framework_evidence
     for description in (
         "Python SDK for agents",
         "Build reliable LLM agents with typed tools",
@@ -267,7 +268,7 @@ def test_without_framework_evidence_framework_is_less_likely():
     ],
 )
 def test_a_repo_that_names_nothing_of_ai_agents_is_other(model, name, description, topics):
-    assert not classify.model._mentions_ai(RepoText(name, description, topics))
+    assert not classify.rules._mentions_ai(RepoText(name, description, topics))
     assert predict(model, name, description, topics).category == "other"
 
 
@@ -294,9 +295,9 @@ def test_an_agent_without_domain_or_model_evidence_is_less_likely_other(model):
     agent = RepoText("tasklark", "An autonomous agent that plans your goal and finishes it on its own", ("ai-agent",))
     trader = RepoText("stock-trader-agent", "AI agent that trades stocks from market news", ())
     weights = RepoText("lark-7b", "Open weights of a 7B language model fine-tuned for dialogue", ())
-    assert not classify.model._other_evidence(featurize(agent)[0], agent)
-    assert classify.model._other_evidence(featurize(trader)[0], trader)
-    assert classify.model._other_evidence(featurize(weights)[0], weights)
+    assert not classify.rules._other_evidence(featurize(agent)[0], agent)
+    assert classify.rules._other_evidence(featurize(trader)[0], trader)
+    assert classify.rules._other_evidence(featurize(weights)[0], weights)
     without = train(load_training_examples(), classify.model.Settings(other_penalty=0.0))
     index = CATEGORY_IDS.index("other")
     assert model.probabilities([agent])[0][index] < without.probabilities([agent])[0][index]
@@ -334,9 +335,9 @@ def test_an_inference_engine_is_not_infrastructure_unless_for_agents(model):
     local = RepoText("llamaport", "Run open LLMs locally on your laptop with quantized GGUF weights", ())
     for_agents = RepoText("agentserve", "Serve local models to your AI agents with tool-call parsing", ())
     gateway = RepoText("keyrouter", "Gateway that routes LLM calls across providers with fallbacks", ())
-    assert classify.model._inference_only(local)
-    assert not classify.model._inference_only(for_agents)
-    assert not classify.model._inference_only(gateway)
+    assert classify.rules._inference_only(local)
+    assert not classify.rules._inference_only(for_agents)
+    assert not classify.rules._inference_only(gateway)
     assert predict(model, local.name, local.description).category == "other"
 
 
@@ -410,9 +411,9 @@ def test_an_agent_that_reads_papers_is_not_a_list_of_papers():
 
 def test_which_repos_the_paper_classic_and_training_rules_read_as_such():
     paper, classic, training = (
-        classify.model._paper_code,
-        classify.model._classic_agents,
-        classify.model._training_not_evaluation,
+        classify.rules._paper_code,
+        classify.rules._classic_agents,
+        classify.rules._training_not_evaluation,
     )
     assert paper(RepoText("x", "Code and data for our paper on tool learning"))
     assert paper(RepoText("x", "Planning with language agents (EMNLP 2024 Findings)"))
@@ -423,7 +424,7 @@ def test_which_repos_the_paper_classic_and_training_rules_read_as_such():
     assert not classic(RepoText("x", "Autonomous agents for everyone"))  # nothing places them: could be LLM agents
     assert not classic(RepoText("x", "Autonomous LLM agents in a simulated town"))
     assert not classic(RepoText("agents", "Framework for real-time participants processing audio and video"))
-    component = classify.model._for_coding_agents_text
+    component = classify.rules._for_coding_agents_text
     assert component("memory layer for claude code sessions")
     assert component("an mcp server that gives coding agents your design files")
     assert not component("desktop gui for claude code sessions")  # runs coding agents: coding

@@ -1,0 +1,284 @@
+"""Evidence rules: what the taxonomy says about a repo that a linear model over words learns badly
+from our examples (a `framework` needs positive evidence, papers' code and agents in the older
+sense are `other`, a component for coding agents is its component, …). Each rule reads the repo's
+name, description and topics and moves one category's score by a strength set in
+:class:`classify.settings.Settings`; docs/categories.md says why each exists and what it did to
+the figures."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from classify.categories import CATEGORY_IDS
+from classify.lexicon import settling_categories, software_first
+from classify.settings import Settings
+from classify.text import MAX_DESCRIPTION, RepoText
+
+# Taxonomy rule 9: `resources` is for repos whose main artefact is a list of links, a course,
+# tutorials or notebooks. A single loose word ("prompts", "from scratch", "guide") is not enough
+# evidence of that; without the list-of-links rule, two resources phrases, or a settling topic or
+# name, its score is cut (in cross-validation such predictions were never right).
+_RESOURCES = CATEGORY_IDS.index("resources")
+RESOURCES_PENALTY = -3.0  # on the log scale: resources probability times about 0.05
+_RESOURCES_EVIDENCE = frozenset({"r:list-of-links", "kc:resources:2"})
+# That evidence does not count for a repo that first presents itself as software (an app, engine,
+# server, CLI, platform, framework, self-hosted, "generates …") and only then talks of courses or
+# tutorials: an app that builds courses or lessons is not a course (its subject, not its artefact).
+_software_first = software_first
+
+
+def _all_text(repo: RepoText) -> str:
+    """Name, description and topics, lower-cased: what the evidence rules below read."""
+    return " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+
+
+_FRAMEWORK = CATEGORY_IDS.index("framework")
+_FRAMEWORK_EVIDENCE = frozenset({"kc:framework:1", "r:framework-first"})
+# Beyond the lexicon's framework phrases: building or creating agents in code, an abstraction or
+# API for them, a programming language or package, or a framework/SDK/library topic.
+_FRAMEWORK_WORDS = re.compile(
+    r"\b(?:build|building|builds|create|creating|develop|developing|make|making|write|compose|define)\b"
+    r"(?:\W+\w+){0,6}?\W+(?:ai |llm |autonomous )?agents?\b|\babstractions?\b|\bapis? for\b"
+    r"|\b(?:python|typescript|javascript|node(?:\.?js)?|rust|golang|go|java|kotlin|ruby|php|c#|\.net|swift|elixir)\b"
+    r"|\b(?:packages?|modules?|crates?|gems?|pip install|npm)\b|\bsdk|framework|librar(?:y|ies)\b|\btoolkit"
+)
+
+
+def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
+    if not _FRAMEWORK_EVIDENCE.isdisjoint(feats):
+        return True
+    text = _all_text(repo)
+    return _FRAMEWORK_WORDS.search(text) is not None
+
+
+_OTHER = CATEGORY_IDS.index("other")
+_DATA = CATEGORY_IDS.index("data")
+_AI_WORDS = re.compile(
+    r"agent|\bllms?\b|llm|gpt|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|language models?|\bchat|bot\b|bots\b"
+    r"|assistant|copilot|\bmcp\b|\brag\b|prompt|claude|openai|anthropic|gemini|deepseek|ollama|qwen|llama|mistral"
+    r"|model context|autonomous|automat(?:ion|es?|ed|ing)\b|workflow|智能|模型|机器人|助手|代理|エージェント"
+)
+
+
+def _mentions_ai(repo: RepoText) -> bool:
+    text = _all_text(repo)
+    return _AI_WORDS.search(text) is not None
+
+
+def _plain(repo: RepoText) -> bool:
+    """Says what it is (a description of three words or more, or topics) without naming AI: a repo
+    with nothing to read is not evidence of anything."""
+    said = len(repo.description[:MAX_DESCRIPTION].split()) >= 3 or bool(repo.topics)
+    return said and not _mentions_ai(repo)
+
+
+_OTHER_EVIDENCE = frozenset({"kc:other:1"})
+# Not an agent: models and weights, training, inference and serving, ML libraries, media generation,
+# speech, or Chinese, Japanese or Korean text (read by character pairs, with less of the lexicon).
+_NOT_AGENT_WORDS = re.compile(
+    r"\bmodels?\b|\bweights\b|\binference\b|\bserving\b|fine-?tun|\btrain(?:ing|ed|s)?\b|pre-?train"
+    r"|\bdatasets?\b|diffusion|\bimages?\b|\bvideos?\b|\bspeech\b|\btts\b|\basr\b|transformers?\b|neural"
+    r"|deep learning|machine learning|\bml\b|pytorch|tensorflow|\bgguf\b|quantiz|\bgpus?\b|\bcuda\b"
+    r"|\bvision\b|\bdetection\b|segmentation|\bembeddings?\b|tokeniz|\bmoe\b|\bpaper\b|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+)
+
+
+def _other_evidence(
+    feats: Sequence[str], repo: RepoText, *, paper: bool | None = None, classic: bool | None = None
+) -> bool:
+    """``paper`` and ``classic``: :func:`_paper_code` and :func:`_classic_agents` of the repo when
+    the caller has them already."""
+    if not _OTHER_EVIDENCE.isdisjoint(feats) or _plain(repo):
+        return True
+    text = _all_text(repo)
+    if paper is None:
+        paper = _paper_code_text(text)
+    if classic is None:
+        classic = _classic_agents_text(text)
+    return paper or classic or _NOT_AGENT_WORDS.search(text) is not None
+
+
+_INFRASTRUCTURE = CATEGORY_IDS.index("infrastructure")
+_INFERENCE = re.compile(
+    r"\binference\b|\bserving\b|\bserve[sd]? (?:\w+ )?(?:llms?|models?)\b|\brun\w* (?:\w+ ){0,4}(?:llms?|models?)\b"
+    r"|\bgguf\b|quantiz|\blocal (?:llms?|models?)\b|\bopen[- ]weights?\b"
+)
+_NOT_ONLY_INFERENCE = re.compile(
+    r"agent|\bmcp\b|tool[- ]call|sandbox|\bcode\b|gateway|router|routing|\bproxy\b|load[- ]balanc|api keys?\b|fallback"
+)
+
+
+def _inference_only(repo: RepoText) -> bool:
+    """Presents model inference or serving, and nothing for agents, no gateway or router."""
+    text = _all_text(repo)
+    return _INFERENCE.search(text) is not None and _NOT_ONLY_INFERENCE.search(text) is None
+
+
+_CONFERENCES = r"acl|emnlp|naacl|eacl|coling|neurips|nips|icml|iclr|cvpr|iccv|eccv|aaai|ijcai|iros|icra|kdd|sigir|colm|eswc|www|tmlr"
+_PAPER_CODE = re.compile(
+    r"\bofficial (?:implementation|code|repo(?:sitory)?|pytorch implementation)\b"
+    r"|\b(?:code|implementation|repo(?:sitory)?)(?: and data(?:sets?)?)? (?:for|of) (?:our |the |this )?(?:\w+ ){0,3}paper\b"
+    r"|\bcode for [\"“]|\bour paper\b|\bpaper:"
+    rf"|[\[(](?:{_CONFERENCES})\W[^\])]{{0,30}}\d{{2,4}}[\])]|[\[(](?:{_CONFERENCES})[ '’]?\d{{2,4}}"
+    rf"|\b(?:{_CONFERENCES})(?: findings| main(?: conference)?)? ?'?(?:20)?[12]\d\b"
+)
+_EVALUATION_WORDS = re.compile(
+    r"benchmark|\bevals?\b|evaluat|environments?\b|\bgym\b|\barena\b|leaderboard|\btest(?:s|ing|bed)?\b|red[- ]team"
+)
+
+
+_CONFERENCE_NAMES = tuple(_CONFERENCES.split("|"))
+
+
+def _paper_code(repo: RepoText) -> bool:
+    """Code published with a paper, and not a benchmark or environment."""
+    return _paper_code_text(_all_text(repo))
+
+
+def _paper_code_text(text: str) -> bool:
+    # Substring checks first (a few hundred ns): most repos name neither a paper nor a conference.
+    if "paper" not in text and "official" not in text and not any(c in text for c in _CONFERENCE_NAMES):
+        return False
+    return _PAPER_CODE.search(text) is not None and _EVALUATION_WORDS.search(text) is None
+
+
+_AGENT_WORDS = re.compile(r"\bagents?\b|\bautonomous\b|\bagent-based\b")
+# What places an agent in the era of language models (or AI products generally).
+_MODERN_WORDS = re.compile(
+    r"llm|gpt|language models?|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|openai|claude|anthropic|gemini|chat"
+    r"|copilot|\bmcp\b|\brag\b|prompt|langchain|langgraph|llama|deepseek|qwen|mistral|ollama|generative|genai|\bagi\b"
+    r"|assistant|agentic|autogen|crewai|manus|smolagent|tool[- ]?(?:use|calling)|function[- ]calling|\bvlms?\b|\bapi\b"
+    r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+)
+
+
+# ... and of where such agents live: robots and vehicles, simulations and games, steering and
+# flocking, evolutionary or reinforcement learning, control architectures.
+_CLASSIC_CONTEXT = re.compile(
+    r"robot|vehicle|driving|drones?\b|\bros2?\b|carla|simulat|steering|flocking|boids|godot|\bunity\b|unreal|three\.?js|webgl"
+    r"|\bp5\b|nature of code|physics|pathfind|genetic|evolutionary|reinforcement|q-learning"
+    r"|netlogo|\bmesa\b|agent-based model|game|goal[- ]directed|\bbdi\b|jason|jade"
+)
+
+
+def _classic_agents(repo: RepoText) -> bool:
+    """Speaks of (autonomous) agents where they live outside language models (robots, simulations,
+    games, steering, evolutionary and reinforcement learning) and of nothing that places them among
+    language models or AI products."""
+    return _classic_agents_text(_all_text(repo))
+
+
+def _classic_agents_text(text: str) -> bool:
+    # Cheapest test first: most repos name an agent and something modern.
+    return (
+        ("agent" in text or "autonomous" in text)
+        and _MODERN_WORDS.search(text) is None
+        and _AGENT_WORDS.search(text) is not None
+        and _CLASSIC_CONTEXT.search(text) is not None
+    )
+
+
+_TRAINING = re.compile(
+    r"fine-?tun|\btrain(?:s|ing|ed)?\b|\btuning\b|reinforcement learning|\brl\b|imitation learning|\bgrpo\b|\bppo\b"
+)
+
+
+_TRAINING_HINTS = ("tun", "train", "reinforcement", "rl", "imitation", "grpo", "ppo")
+
+
+def _training_not_evaluation(repo: RepoText) -> bool:
+    return _training_not_evaluation_text(_all_text(repo))
+
+
+def _training_not_evaluation_text(text: str) -> bool:
+    if not any(h in text for h in _TRAINING_HINTS):
+        return False
+    return _TRAINING.search(text) is not None and _EVALUATION_WORDS.search(text) is None
+
+
+_EVALUATION = CATEGORY_IDS.index("evaluation")
+_CODING = CATEGORY_IDS.index("coding")
+
+# Taxonomy rule 2: a component made *for* coding agents (their memory, a code graph, a router or
+# proxy, guardrails, a sandbox, an MCP server, usage and cost meters, dictation, a browser, docs)
+# takes the component's category; what runs or drives coding agents (a GUI, an IDE, a harness, an
+# orchestrator of parallel sessions) is `coding`.
+_CODING_AGENTS = re.compile(
+    r"\b(?:for|to|into|with|before|lets?|gives?|runs?|helps?) (?:\w+ ){0,3}?(?:ai |cli |your |the )?"
+    r"(?:coding agents?|claude code|codex|cursor|gemini cli|copilot|aider|cline|windsurf|opencode)\b"
+)
+_COMPONENT = re.compile(
+    r"memor|context|\bgraph|\bindex|router|\bproxy|gateway|guardrail|\bblock|securit|permission|sandbox|container"
+    r"|\bmcp\b|usage|\bcosts?\b|\btokens?\b|statusline|monitor|telemetry|\btrac(?:e|es|ing)\b|dictat|\bvoice|\bspeak"
+    r"|browser|documentation|\bdocs\b|benchmark|\bevals?\b|evaluat"
+)
+_DRIVES_CODING_AGENTS = re.compile(
+    r"\bgui\b|desktop|\bide\b|orchestrat|parallel|side by side|harness|\bmanag|\bclient|alternative|worktree"
+    r"|kanban|\b(?:many|several|multiple|ten|\d+) (?:\w+ )?(?:sessions|agents)\b|\bsupervis|headless"
+)
+
+
+_MULTI_AGENT = CATEGORY_IDS.index("multi-agent")
+_VOICE = CATEGORY_IDS.index("voice")
+_DOMAIN_EVIDENCE = frozenset({"kc:other:1"})
+# Speech models and toolkits (TTS, ASR, voice cloning, diarisation) are `other` unless they speak of
+# agents, assistants, bots, calls or conversations: voice I/O *for agents* is `voice` (grey zone).
+_SPEECH = re.compile(
+    r"\btts\b|text[- ]to[- ]speech|speech[- ]to[- ]text|speech recognition|speech synthesis|\basr\b|voice[- ]clon"
+    r"|diari[sz]|transcri"
+)
+_SPEECH_FOR_AGENTS = re.compile(
+    r"agent|assistant|\bbots?\b|chatbot|\bcalls?\b|phone|telephon|conversation|\bmcp\b|\bllms?\b|voice ai"
+    r"|real[- ]?time voice|turn[- ]taking|barge|speak to|talk to"
+)
+
+
+def _speech_model_text(text: str) -> bool:
+    return _SPEECH.search(text) is not None and _SPEECH_FOR_AGENTS.search(text) is None
+
+
+def _for_coding_agents_text(text: str) -> bool:
+    """A component for coding agents (rule 2), not something that runs them."""
+    if "cod" not in text and "cursor" not in text and "copilot" not in text and "aider" not in text:
+        return False
+    return (
+        _CODING_AGENTS.search(text) is not None
+        and _COMPONENT.search(text) is not None
+        and _DRIVES_CODING_AGENTS.search(text) is None
+    )
+
+
+def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
+    """Per repo and category, what the evidence rules add to the model's scores (log scale)."""
+    out = np.zeros((len(repos), len(CATEGORY_IDS)))
+    for row, (feats, repo) in enumerate(zip(docs, repos, strict=True)):
+        weak = _RESOURCES_EVIDENCE.isdisjoint(feats) or _software_first(repo)
+        if weak and "resources" not in settling_categories(repo):
+            out[row, _RESOURCES] = RESOURCES_PENALTY
+        if settings.framework_penalty and not _framework_evidence(feats, repo):
+            out[row, _FRAMEWORK] = -settings.framework_penalty
+        if _plain(repo):
+            out[row, _OTHER] += settings.plain_other_boost
+            out[row, _DATA] -= settings.plain_data_penalty
+        if settings.inference_penalty and _inference_only(repo):
+            out[row, _INFRASTRUCTURE] -= settings.inference_penalty
+        text = _all_text(repo)
+        paper, classic = _paper_code_text(text), _classic_agents_text(text)
+        if settings.other_penalty and not _other_evidence(feats, repo, paper=paper, classic=classic):
+            out[row, _OTHER] -= settings.other_penalty
+        if settings.paper_other_boost and paper:
+            out[row, _OTHER] += settings.paper_other_boost
+        if settings.classic_agent_boost and classic:
+            out[row, _OTHER] += settings.classic_agent_boost
+        if settings.training_eval_penalty and _training_not_evaluation_text(text):
+            out[row, _EVALUATION] -= settings.training_eval_penalty
+        if settings.coding_component_penalty and _for_coding_agents_text(text):
+            out[row, _CODING] -= settings.coding_component_penalty
+        if settings.domain_multi_agent_penalty and not _DOMAIN_EVIDENCE.isdisjoint(feats):
+            out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
+        if settings.speech_model_penalty and _speech_model_text(text):
+            out[row, _VOICE] -= settings.speech_model_penalty
+    return out

@@ -1,0 +1,68 @@
+"""The category model's settings: block weights, regularisation and the strengths of the evidence
+rules (:mod:`classify.rules`). Every field is part of the model's version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Hyperparameters (block weights, regularisation), chosen by cross-validation on the training set
+    and the held-out file; see docs/categories.md."""
+
+    C: float = 8.0
+    word_weight: float = 1.0
+    name_weight: float = 0.5
+    topic_weight: float = 0.6
+    keyword_weight: float = 0.7
+    topic_dropout: bool = True
+    calibrate: bool = True
+    # `framework` needs positive evidence (a framework phrase: SDK, library, "build agents", …, or
+    # the library-first rule); without it its score is lowered by this much (log scale).
+    framework_penalty: float = 2.0
+    # A repo that says what it is (three words or more, or topics) but names nothing of AI agents
+    # or language models (no "agent", "LLM", "GPT", "AI", "chat", "bot", "MCP", "RAG", …) is, in a
+    # crawl, a general library, app or list: `other`'s score is raised by this much (log scale).
+    plain_other_boost: float = 2.5
+    # `other` needs evidence too: a domain phrase of the lexicon (finance, games, security, …), a
+    # repo that names nothing of AI (above), or models, training, inference and other ML that is not
+    # an agent. A repo that speaks of agents, LLM apps or MCP without any of it has `other`'s score
+    # lowered by this much (log scale): agent lists and crawls are full of them, and they are agents.
+    other_penalty: float = 2.0
+    # `data` is for data *agents*: data-science and plotting libraries that name nothing of AI are
+    # not; for such a repo `data`'s score is lowered by this much (log scale) besides the boost above.
+    plain_data_penalty: float = 2.0
+    # Inference engines and local model servers are `other` (grey zone, taxonomy rule 1) unless
+    # presented for agents or as a gateway/router: without either, `infrastructure` is lowered by this.
+    inference_penalty: float = 1.5
+    # Code published with a paper (an "official implementation", "code for the paper", a conference
+    # tag such as "[ACL 2024]") is a research prototype, `other` by the taxonomy: what the paper
+    # studies (memory, collaboration, web agents) is its subject, not what the repo is for. Unless it
+    # is a benchmark or an environment (`evaluation`), `other`'s score is raised by this much.
+    paper_other_boost: float = 3.0
+    # "Autonomous agents" that name nothing of language models or AI (steering behaviours, robots,
+    # game characters, agent-based simulations: agents in the older sense a keyword search also
+    # finds) are `other`; their `other` score is raised by this much.
+    classic_agent_boost: float = 2.0
+    # Training or fine-tuning agents (reinforcement learning, tuning on trajectories) is not
+    # evaluation unless a benchmark, environment or test is named: `evaluation` is lowered by this.
+    training_eval_penalty: float = 2.5
+    # Taxonomy rule 2: a component for coding agents (memory, a code graph, a router, guardrails, a
+    # sandbox, an MCP server, usage meters, …) and not something that runs them (a GUI, a harness,
+    # parallel sessions) has `coding`'s score lowered by this much: it is the component's category.
+    coding_component_penalty: float = 3.0
+    # Domain agents are `other` even when built as a crew of agents (rule 8 over rule 3): a repo
+    # with a domain phrase of the lexicon (finance, trading, games, education, …) has
+    # `multi-agent`'s score lowered by this much.
+    domain_multi_agent_penalty: float = 1.5
+    # Speech models and toolkits that speak of no agent, assistant, bot, call or conversation are
+    # `other` (grey zone): `voice` is lowered by this much.
+    speech_model_penalty: float = 1.5
+    # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
+    # 0 not at all, 1 all the way (log scale).
+    crawl_prior: float = 0.0
+    # A naive Bayes model on the same features, added to the logistic regression's scores with this
+    # weight (both are linear in the features, so the sum is one linear model); 0 turns it off.
+    nb_weight: float = 0.5
+    nb_alpha: float = 0.1
