@@ -522,10 +522,49 @@ def _final(repo: RepoText, category: str) -> bool:
     return resources_by_name(repo) is not None or not software_first(repo)
 
 
+# A repo whose artefact is a model (weights, a checkpoint, "a 7B code model", "X: a foundation model
+# for …") is `other` whatever its topics say it is good at (grey zone: model weights and training
+# are left out of the taxonomy): a code model tagged `code-generation` is not a coding agent, a
+# text-to-SQL model is not a data agent. Anywhere in the text: a size ("7B", "1.5B", "82M"), open
+# weights (not "any open-weight model"), model weights or checkpoints, "fine-tuned from/on" …
+_MODEL_ANYWHERE = re.compile(
+    r"(?:^|[\s(])\d+(?:\.\d+)?[bm]\b(?! ?(?:stars|users|downloads|rows|records|cap))"
+    r"|(?<!any )(?<!with )(?<!for )(?<!of )(?<!local )\bopen[- ]weights?\b"
+    r"|\b(?:model|pretrained|pre-trained) (?:weights|checkpoints)\b|\bweights (?:and|&) (?:inference|training|code|tokenizer)"
+    r"|\bmodels? (?:trained|fine-?tuned|pre-?trained|distilled) (?:on|from)\b|\bfine-?tuned (?:from|version of)\b"
+)
+# ... or a description that opens by presenting a model ("Chat language model that …", "[CVPR 2025]
+# Lumen: A Foundation Model for …"), not one that uses models ("Evaluate language models …",
+# "A large language model powered agent …").
+_MODEL_OPENING = re.compile(
+    r"^\W*(?:\[[^\]]*\]\s*)?(?:[\w.-]+(?::| -| —)\s+)?(?:an? |the |our )?"
+    r"(?:(?:new|open|open-source|small|lightweight|family of|series of|collection of)\s+)*"
+    r"(?:(?!evaluat|serv|run|train|fine|quantiz|deploy|build|empower|use |call|connect|chat with|compar|benchmark|test"
+    r"|power|lightweight|let |lets |make|help|enabl|give|allow|teach|turn|orchestrat|driv|control|operat|with |for )"
+    r"[\w-]+ ){0,3}?"
+    r"(?:language|foundation|multimodal|vision[- ]language(?:[- ]action)?|code|coding|speech|speech-text|embedding"
+    r"|reward|chat|instruct|reasoning|action|tool[- ]calling|function[- ]calling|agent|agentic|gui|omni|base) models?\b"
+    r"(?! ?(?:powered|based|-based|driven|automation|agents?|apps?|applications?|framework|evaluation|gateway|router"
+    r"|serving|inference|api))"
+)
+
+
+def presents_a_model(repo: RepoText) -> bool:
+    """Is the repo's artefact a model (weights, a checkpoint, a model family)?"""
+    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+    return (
+        _MODEL_ANYWHERE.search(text) is not None
+        or _MODEL_OPENING.search(repo.description[:MAX_DESCRIPTION].lower()) is not None
+    )
+
+
 def boosts(repo: RepoText) -> np.ndarray | None:
     """Factors (in ``CATEGORY_IDS`` order) that multiply the model's probabilities, or None when
-    no topic or name settles anything."""
+    no topic or name settles anything. A model's topics say what it is good at, not what it is: for
+    a repo that presents a model only a resources topic or name counts."""
     settled = settling_categories(repo)
+    if settled and presents_a_model(repo):
+        settled = tuple(c for c in settled if c in FINAL_CATEGORIES)
     if not settled:
         return None
     factors = np.ones(len(CATEGORY_IDS))
@@ -549,6 +588,8 @@ def lexicon_fingerprint() -> str:
                 _LISTISH.pattern,
                 _ONE_THING.pattern,
                 _GUIDE_WORDS.pattern,
+                _MODEL_ANYWHERE.pattern,
+                _MODEL_OPENING.pattern,
             )
         ),
         repr(sorted(KEYWORDS.items())),

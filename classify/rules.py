@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from classify.categories import CATEGORY_IDS
-from classify.lexicon import settling_categories, software_first
+from classify.lexicon import presents_a_model, settling_categories, software_first
 from classify.settings import Settings
 from classify.text import MAX_DESCRIPTION, RepoText
 
@@ -281,4 +281,6 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
         if settings.speech_model_penalty and _speech_model_text(text):
             out[row, _VOICE] -= settings.speech_model_penalty
+        if settings.model_other_boost and presents_a_model(repo):
+            out[row, _OTHER] += settings.model_other_boost
     return out

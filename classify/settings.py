@@ -59,6 +59,10 @@ class Settings:
     # Speech models and toolkits that speak of no agent, assistant, bot, call or conversation are
     # `other` (grey zone): `voice` is lowered by this much.
     speech_model_penalty: float = 1.5
+    # A repo whose artefact is a model (weights, a checkpoint, "a 7B code model"; see
+    # classify.lexicon.presents_a_model) is `other` (grey zone): `other` is raised by this much, and
+    # its functional topics settle nothing.
+    model_other_boost: float = 3.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

@@ -451,3 +451,26 @@ def test_which_repos_the_paper_classic_and_training_rules_read_as_such():
 )
 def test_a_component_for_coding_agents_is_its_component(model, name, description, topics, category):
     assert predict(model, name, description, topics).category == category
+
+
+def test_a_model_is_other_whatever_its_topics_say_it_is_good_at(model):
+    from classify.lexicon import boosts, presents_a_model
+
+    code_model = RepoText(
+        "coder-7b", "Open-weight 7B code model trained on 2T tokens of source code", ("code-generation",)
+    )
+    sql_model = RepoText("sql-coder", "Text-to-SQL model fine-tuned from an open LLM", ("text-to-sql", "llm"))
+    for repo in (code_model, sql_model):
+        assert presents_a_model(repo)
+        assert boosts(repo) is None  # its functional topic settles nothing
+        assert predict(model, repo.name, repo.description, repo.topics).category == "other"
+    # Using models is not being one.
+    for description in (
+        "A coding agent that works with any open-weight model",
+        "Evaluate language models on 200 tasks",
+        "A large language model powered agent for chip design",
+        "Accepting investment at a $135M cap",
+        "Let vision models click through your desktop apps",
+    ):
+        assert not presents_a_model(RepoText("x", description)), description
+    assert presents_a_model(RepoText("lumen", "[ICCV 2025] Lumen: A Foundation Model for Embodied Home Robots"))
