@@ -549,13 +549,22 @@ _MODEL_OPENING = re.compile(
 )
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def presents_a_model(repo: RepoText) -> bool:
-    """Is the repo's artefact a model (weights, a checkpoint, a model family)?"""
-    text = " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
-    return (
-        _MODEL_ANYWHERE.search(text) is not None
-        or _MODEL_OPENING.search(repo.description[:MAX_DESCRIPTION].lower()) is not None
-    )
+    """Is the repo's artefact a model (weights, a checkpoint, a model family)? (Asked twice per repo
+    while classifying: answered once.)"""
+    return _presents_a_model(repo.name, repo.description[:MAX_DESCRIPTION], repo.topics)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _presents_a_model(name: str, description: str, topics: tuple[str, ...]) -> bool:
+    text = " ".join((name, description, " ".join(topics))).lower()
+    # Every pattern needs one of these words or a digit: most repos are answered by these checks.
+    if not any(word in text for word in ("model", "weight", "checkpoint", "fine")) and _DIGIT.search(text) is None:
+        return False
+    return _MODEL_ANYWHERE.search(text) is not None or _MODEL_OPENING.search(description.lower()) is not None
 
 
 def boosts(repo: RepoText) -> np.ndarray | None:
