@@ -21,7 +21,7 @@ import re
 import numpy as np
 
 from classify.categories import CATEGORY_IDS
-from classify.text import MAX_DESCRIPTION, RepoText
+from classify.text import MAX_DESCRIPTION, RepoText, rule_text
 
 # Topic → category. Only topics that say on their own what a repo is belong here. Not here: speech
 # topics (`tts`, `speech-recognition`, …: speech models and toolkits are `other`, voice I/O for
@@ -555,16 +555,17 @@ _DIGIT = re.compile(r"\d")
 def presents_a_model(repo: RepoText) -> bool:
     """Is the repo's artefact a model (weights, a checkpoint, a model family)? (Asked twice per repo
     while classifying: answered once.)"""
-    return _presents_a_model(repo.name, repo.description[:MAX_DESCRIPTION], repo.topics)
+    return _presents_a_model(repo)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _presents_a_model(name: str, description: str, topics: tuple[str, ...]) -> bool:
-    text = " ".join((name, description, " ".join(topics))).lower()
+def _presents_a_model(repo: RepoText) -> bool:
+    text = rule_text(repo)
     # Every pattern needs one of these words or a digit: most repos are answered by these checks.
     if not any(word in text for word in ("model", "weight", "checkpoint", "fine")) and _DIGIT.search(text) is None:
         return False
-    return _MODEL_ANYWHERE.search(text) is not None or _MODEL_OPENING.search(description.lower()) is not None
+    opening = repo.description[:MAX_DESCRIPTION].lower()
+    return _MODEL_ANYWHERE.search(text) is not None or _MODEL_OPENING.search(opening) is not None
 
 
 def boosts(repo: RepoText) -> np.ndarray | None:

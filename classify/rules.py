@@ -15,7 +15,7 @@ import numpy as np
 from classify.categories import CATEGORY_IDS
 from classify.lexicon import presents_a_model, settling_categories, software_first
 from classify.settings import Settings
-from classify.text import MAX_DESCRIPTION, RepoText
+from classify.text import MAX_DESCRIPTION, RepoText, rule_text
 
 # Taxonomy rule 9: `resources` is for repos whose main artefact is a list of links, a course,
 # tutorials or notebooks. A single loose word ("prompts", "from scratch", "guide") is not enough
@@ -30,9 +30,7 @@ _RESOURCES_EVIDENCE = frozenset({"r:list-of-links", "kc:resources:2"})
 _software_first = software_first
 
 
-def _all_text(repo: RepoText) -> str:
-    """Name, description and topics, lower-cased: what the evidence rules below read."""
-    return " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+_all_text = rule_text
 
 
 _FRAMEWORK = CATEGORY_IDS.index("framework")
@@ -56,10 +54,14 @@ def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
 
 _OTHER = CATEGORY_IDS.index("other")
 _DATA = CATEGORY_IDS.index("data")
+# Words of language models and AI products, read by two rules below (each adds its own).
+_LANGUAGE_MODEL_WORDS = (
+    r"llm|gpt|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|language models?|assistant|copilot|\bmcp\b|\brag\b"
+    r"|prompt|claude|openai|anthropic|gemini|deepseek|ollama|qwen|llama|mistral"
+)
 _AI_WORDS = re.compile(
-    r"agent|\bllms?\b|llm|gpt|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|language models?|\bchat|bot\b|bots\b"
-    r"|assistant|copilot|\bmcp\b|\brag\b|prompt|claude|openai|anthropic|gemini|deepseek|ollama|qwen|llama|mistral"
-    r"|model context|autonomous|automat(?:ion|es?|ed|ing)\b|workflow|智能|模型|机器人|助手|代理|エージェント"
+    r"agent|\bchat|bot\b|bots\b|model context|autonomous|automat(?:ion|es?|ed|ing)\b|workflow"
+    r"|智能|模型|机器人|助手|代理|エージェント|" + _LANGUAGE_MODEL_WORDS
 )
 
 
@@ -148,10 +150,8 @@ def _paper_code_text(text: str) -> bool:
 _AGENT_WORDS = re.compile(r"\bagents?\b|\bautonomous\b|\bagent-based\b")
 # What places an agent in the era of language models (or AI products generally).
 _MODERN_WORDS = re.compile(
-    r"llm|gpt|language models?|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|openai|claude|anthropic|gemini|chat"
-    r"|copilot|\bmcp\b|\brag\b|prompt|langchain|langgraph|llama|deepseek|qwen|mistral|ollama|generative|genai|\bagi\b"
-    r"|assistant|agentic|autogen|crewai|manus|smolagent|tool[- ]?(?:use|calling)|function[- ]calling|\bvlms?\b|\bapi\b"
-    r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+    r"chat|langchain|langgraph|generative|genai|\bagi\b|agentic|autogen|crewai|manus|smolagent|tool[- ]?(?:use|calling)"
+    r"|function[- ]calling|\bvlms?\b|\bapi\b|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|" + _LANGUAGE_MODEL_WORDS
 )
 
 

@@ -65,6 +65,11 @@ def topic_words(topics: tuple[str, ...]) -> str:
     return " ".join(split_name(t) for t in topics)
 
 
+def rule_text(repo: RepoText) -> str:
+    """Name, description and topics as written, lower-cased: what the evidence rules read."""
+    return " ".join((repo.name, repo.description[:MAX_DESCRIPTION], " ".join(repo.topics))).lower()
+
+
 def full_text(repo: RepoText, *, with_topics: bool = True) -> str:
     """Name words, description and (optionally) topic words as one lower-case string."""
     parts = [split_name(repo.name), repo.description[:MAX_DESCRIPTION].lower()]
