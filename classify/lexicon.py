@@ -376,7 +376,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\binvest\w*\b|\bquant\b",
         r"\bcrypto\w*\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
-        r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
+        r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon|able|er ?news)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
         r"\bgames?\b|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
         r"\beducation\w*\b|\btutor\w*\b|\bstudents?\b|\bteach\w*\b",
         r"\bmedic\w*\b|\bhealth\w*\b|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
@@ -384,7 +384,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bcv\b|\bcover letters?\b|\binterviews?\b",
         r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
         r"\bnovels?\b|\bstor(?:y|ies|ytelling)\b|\bmusic\b|\bart\b|\bdesign\b|\bcreative\b|\bwriting\b",
-        r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|\btrips?\b|\bmarketing\b|\bsocial media\b|\be-?commerce\b",
+        r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|\btrips?\b|\bmarketing\b|\bseo\b|\bcopywrit\w*\b|\bsocial media\b|\be-?commerce\b",
         r"\brecommend\w*\b|\bbiolog\w*\b|\bchemi\w*\b|\bgene\b|\bdrug\b",
     ),
 }
@@ -470,12 +470,17 @@ _GUIDE_WORDS = re.compile(
     r"|^\W*(?:(?:an?|the|my|our)\s+)?(?:\S+\s+){0,2}?(?:repo|repository) (?:of|for) (?:\S+ ){0,3}?(?:articles|papers"
     r"|notes|links|blog posts|posts|tutorials|resources)\b"
     r"|(?:项目|博客|资源|工具|论文|网站|文章|教程)(?:列表|清单|合集|大全|导航|汇总)"
+    r"|在线阅读|(?:全栈|入门|学习|实战)(?:指南|教程)"
     # an introduction, example or sample code for something, papers on something
     r"|^\W*(?:an?\s+)?(?:(?:simple|gentle|quick|brief|practical|hands-on|short)\s+)?introduction to\b"
     r"|^\W*(?:\w+\s+)?(?:examples?|samples?|demos?)(?: (?:scripts?|code|apps?|projects?|notebooks?))? (?:for|of|using|showing)\b"
     r"|^\W*(?:(?!(?:agent|bot|tool|assistant|app)s?\b|that\b|which\b|who\b)\S+\s+){0,4}?(?:research )?papers"
     r" (?:on|about|related to|in)\b"
     r"|\bpapers?\b[^.]{0,40}\.\s*updated (?:daily|weekly|regularly)\b"
+    # a course (in a few languages) or the code that goes with a book
+    r"|^\W*(?:\S+\s+){0,2}?(?:course|curso|cours|kurs|bootcamp)s? (?:to|on|for|about|in|para|de|sur|zu)\b"
+    r"|\b(?:code|notebooks?|examples?|exercises|materials?) (?:for|from|of|accompanying|to accompany)"
+    r" (?:the |my |our |a )?(?:\S+ ){0,6}?book\b"
 )
 
 
@@ -527,9 +532,14 @@ def _final(repo: RepoText, category: str) -> bool:
 # are left out of the taxonomy): a code model tagged `code-generation` is not a coding agent, a
 # text-to-SQL model is not a data agent. Anywhere in the text: a size ("7B", "1.5B", "82M"), open
 # weights (not "any open-weight model"), model weights or checkpoints, "fine-tuned from/on" …
+_MODEL_SIZE = re.compile(r"(?:^|[\s(])\d+(?:\.\d+)?[bm]\b(?! ?(?:stars|users|downloads|rows|records|cap))")
+# ... but a size named as what an app is built with or runs ("built with Llama 3.1 405B", "powered by
+# a 7B model", "runs Qwen 32B locally") is the model it uses, not its artefact.
+_USES_A_MODEL = re.compile(
+    r"\b(?:built (?:with|on)|powered by|using|uses|based on|runs?|running|via|with|supports?)(?:\s+\S+){0,3}\s*$"
+)
 _MODEL_ANYWHERE = re.compile(
-    r"(?:^|[\s(])\d+(?:\.\d+)?[bm]\b(?! ?(?:stars|users|downloads|rows|records|cap))"
-    r"|(?<!any )(?<!with )(?<!for )(?<!of )(?<!local )\bopen[- ]weights?\b"
+    r"(?<!any )(?<!with )(?<!for )(?<!of )(?<!local )\bopen[- ]weights?\b"
     r"|\b(?:model|pretrained|pre-trained) (?:weights|checkpoints)\b|\bweights (?:and|&) (?:inference|training|code|tokenizer)"
     r"|\bmodels? (?:trained|fine-?tuned|pre-?trained|distilled) (?:on|from)\b|\bfine-?tuned (?:from|version of)\b"
 )
@@ -541,7 +551,7 @@ _MODEL_OPENING = re.compile(
     r"(?:(?:new|open|open-source|small|lightweight|family of|series of|collection of)\s+)*"
     r"(?:(?!evaluat|serv|run|train|fine|quantiz|deploy|build|empower|use |call|connect|chat with|compar|benchmark|test"
     r"|power|lightweight|let |lets |make|help|enabl|give|allow|teach|turn|orchestrat|driv|control|operat|with |for )"
-    r"[\w-]+ ){0,3}?"
+    r"\(?[\w-]+\)?,? ){0,5}?"
     r"(?:language|foundation|multimodal|vision[- ]language(?:[- ]action)?|code|coding|speech|speech-text|embedding"
     r"|reward|chat|instruct|reasoning|action|tool[- ]calling|function[- ]calling|agent|agentic|gui|omni|base) models?\b"
     r"(?! ?(?:powered|based|-based|driven|automation|agents?|apps?|applications?|framework|evaluation|gateway|router"
@@ -565,7 +575,11 @@ def _presents_a_model(repo: RepoText) -> bool:
     if not any(word in text for word in ("model", "weight", "checkpoint", "fine")) and _DIGIT.search(text) is None:
         return False
     opening = repo.description[:MAX_DESCRIPTION].lower()
-    return _MODEL_ANYWHERE.search(text) is not None or _MODEL_OPENING.search(opening) is not None
+    if _MODEL_ANYWHERE.search(text) is not None or _MODEL_OPENING.search(opening) is not None:
+        return True
+    return any(
+        _USES_A_MODEL.search(text, max(0, m.start() - 60), m.start()) is None for m in _MODEL_SIZE.finditer(text)
+    )
 
 
 def boosts(repo: RepoText) -> np.ndarray | None:
@@ -598,6 +612,8 @@ def lexicon_fingerprint() -> str:
                 _LISTISH.pattern,
                 _ONE_THING.pattern,
                 _GUIDE_WORDS.pattern,
+                _MODEL_SIZE.pattern,
+                _USES_A_MODEL.pattern,
                 _MODEL_ANYWHERE.pattern,
                 _MODEL_OPENING.pattern,
             )

@@ -240,6 +240,29 @@ def _speech_model_text(text: str) -> bool:
     return _SPEECH.search(text) is not None and _SPEECH_FOR_AGENTS.search(text) is None
 
 
+# ... and a pack of skills, plugins or subagents for coding agents that adds a domain's know-how
+# (marketing, SEO, security research, finance, job search, academic research, …) is that domain's,
+# by the same rule: it makes the agent a marketer or a pentester, not a better coder.
+_SKILL_PACK = re.compile(r"\bskills?\b|\bplugins?\b|\bsub-?agents?\b|\bslash commands\b|\bpersonas?\b")
+_SKILL_DOMAIN = re.compile(
+    r"marketing|\bseo\b|\bgeo\b|copywrit|\bsales\b|\bgrowth\b|pentest|penetration|security research"
+    r"|reverse engineering|\bctf\b|financ|\btrading\b|\blegal\b|\bjob (?:search|application)|\bresumes?\b"
+    r"|\bacademic\b|scientific|research papers?"
+)
+_NAMES_CODING_AGENTS = re.compile(
+    r"coding agents?|claude code|\bcodex\b|\bcursor\b|gemini cli|opencode|\bcopilot\b|windsurf|\bcline\b"
+)
+
+
+def _domain_skills_for_coding_agents(text: str) -> bool:
+    return (
+        _SKILL_DOMAIN.search(text) is not None
+        and _SKILL_PACK.search(text) is not None
+        and _NAMES_CODING_AGENTS.search(text) is not None
+        and _DRIVES_CODING_AGENTS.search(text) is None
+    )
+
+
 def _for_coding_agents_text(text: str) -> bool:
     """A component for coding agents (rule 2), not something that runs them."""
     if "cod" not in text and "cursor" not in text and "copilot" not in text and "aider" not in text:
@@ -263,8 +286,9 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
         if _plain(repo):
             out[row, _OTHER] += settings.plain_other_boost
             out[row, _DATA] -= settings.plain_data_penalty
-        if settings.inference_penalty and _inference_only(repo):
+        if _inference_only(repo):
             out[row, _INFRASTRUCTURE] -= settings.inference_penalty
+            out[row, _OTHER] += settings.inference_other_boost
         text = _all_text(repo)
         paper, classic = _paper_code_text(text), _classic_agents_text(text)
         if settings.other_penalty and not _other_evidence(feats, repo, paper=paper, classic=classic):
@@ -275,7 +299,9 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _OTHER] += settings.classic_agent_boost
         if settings.training_eval_penalty and _training_not_evaluation_text(text):
             out[row, _EVALUATION] -= settings.training_eval_penalty
-        if settings.coding_component_penalty and _for_coding_agents_text(text):
+        if settings.coding_component_penalty and (
+            _for_coding_agents_text(text) or _domain_skills_for_coding_agents(text)
+        ):
             out[row, _CODING] -= settings.coding_component_penalty
         if settings.domain_multi_agent_penalty and not _DOMAIN_EVIDENCE.isdisjoint(feats):
             out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty

@@ -36,6 +36,9 @@ class Settings:
     # Inference engines and local model servers are `other` (grey zone, taxonomy rule 1) unless
     # presented for agents or as a gateway/router: without either, `infrastructure` is lowered by this.
     inference_penalty: float = 1.5
+    # ... and such a repo is `other`: its score is raised by this much, so that what an engine is
+    # good at ("memory-efficient", "chat completions") does not make it an agent category.
+    inference_other_boost: float = 2.0
     # Code published with a paper (an "official implementation", "code for the paper", a conference
     # tag such as "[ACL 2024]") is a research prototype, `other` by the taxonomy: what the paper
     # studies (memory, collaboration, web agents) is its subject, not what the repo is for. Unless it

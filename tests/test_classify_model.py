@@ -474,3 +474,63 @@ def test_a_model_is_other_whatever_its_topics_say_it_is_good_at(model):
     ):
         assert not presents_a_model(RepoText("x", description)), description
     assert presents_a_model(RepoText("lumen", "[ICCV 2025] Lumen: A Foundation Model for Embodied Home Robots"))
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # What an engine is good at ("memory-efficient") does not make it an agent category.
+        (
+            "pagedserve",
+            "A memory-efficient inference and serving engine for large language models with paged caching",
+            (),
+            "other",
+        ),
+        # "Hackable" is not hacking: no security domain.
+        ("chatkit-next", "A hackable Next.js AI chatbot template you can deploy in a minute", (), "chat"),
+        # A pack of domain skills for coding agents is the domain's (taxonomy rule 2) ...
+        (
+            "rankwriter-skills",
+            "SEO and copywriting skills for Claude Code and Codex: meta tags, landing-page copy and blog outlines",
+            (),
+            "other",
+        ),
+        # ... a pack of coding skills stays `coding`.
+        (
+            "tidy-diffs",
+            "Skills for Claude Code that keep diffs small and run the tests before every commit",
+            ("skills",),
+            "coding",
+        ),
+        # A course in another language, the code that goes with a book.
+        (
+            "aprende-ia",
+            "Curso para aprender inteligencia artificial desde cero, con ejercicios y proyectos",
+            (),
+            "resources",
+        ),
+        (
+            "practical-agents-code",
+            "Jupyter notebooks for the Practical Language Agents book, one per chapter",
+            (),
+            "resources",
+        ),
+        # A model family presented with a list of what it is good at.
+        ("orca-3", "Orca-3: Agentic, Reasoning, and Coding (ARC) Foundation Models", (), "other"),
+    ],
+)
+def test_engines_hackable_apps_domain_skill_packs_courses_and_model_families(
+    model, name, description, topics, category
+):
+    assert predict(model, name, description, topics).category == category
+
+
+def test_a_model_size_an_app_is_built_with_is_not_its_artefact():
+    from classify.lexicon import presents_a_model
+
+    for description in (
+        "Describe an app and get a full-stack codebase, built with Llama 3.1 405B",
+        "Chat with your notes, powered by a 7B model on your laptop",
+    ):
+        assert not presents_a_model(RepoText("x", description)), description
+    assert presents_a_model(RepoText("x", "Our 1.5B model beats larger ones at tool calling"))
