@@ -98,15 +98,76 @@ def _prefix(branch: str) -> str:
     return literal.replace("-", " ")
 
 
+# The word-by-word index below finds a phrase by the literal text an alternative starts with, in a
+# window that starts at that word. An alternative that starts with a group of words ("(?:your|whole)
+# repo") is indexed under each of them. A phrase that looks around itself ("(?<!scaling )law",
+# "health(?! checks)") cannot be found that way: it is searched in the whole text of the name,
+# description or topic instead, where one of the literal texts it needs occurs.
+_LOOKAROUND = re.compile(r"\(\?<?[!=]")
+_LOOKBEHINDS = re.compile(r"^(?:\\b|\^|\(\?<[!=][^)]*\))+")
+_WORD_GROUP = re.compile(r"^(?:\\b)*\(\?:([a-z0-9 |-]+)\)")
+
+
+def _prefixes(branch: str) -> list[str]:
+    """The literal texts a match of one alternative can start with ('' when it has none)."""
+    group = _WORD_GROUP.match(branch)
+    if group is None:
+        return [_prefix(branch)]
+    rest = branch[group.end() :]
+    return [_prefix(word + rest) for word in group.group(1).split("|")]
+
+
+_GROUPS = re.compile(r"\([^()]*\)|\[[^\]]*\]|\\.")
+_OPTIONAL = re.compile(r"[a-z0-9][?*]|\{[^}]*\}")
+
+
+def _inner_literal(branch: str) -> str:
+    """The longest run of three letters or more after a space that every match of one alternative
+    contains (a word's start), outside its groups, classes and optional letters ('' when none)."""
+    previous = None
+    while previous != branch:
+        previous, branch = branch, _GROUPS.sub("\0", branch)
+    runs = re.findall(r"(?<= )[a-z0-9]{3,}", _OPTIONAL.sub("\0", branch))
+    return max(runs, key=len, default="")
+
+
+def _needles(pattern: str) -> tuple[str, ...] | None:
+    """Literal texts one of which every match contains, or None when some alternative has none."""
+    found: list[str] = []
+    for branch in alternatives(pattern):
+        starts = _prefixes(_LOOKBEHINDS.sub("", branch))
+        found += [_inner_literal(branch)] if "" in starts else starts
+    return None if "" in found else tuple(dict.fromkeys(found))
+
+
+IN_CONTEXT: dict[int, tuple[str, ...] | None] = {
+    p.id: _needles(p.pattern.pattern) for p in PHRASES if _LOOKAROUND.search(p.pattern.pattern)
+}
+_ALWAYS_SEARCHED = tuple(
+    p.id for p in PHRASES if p.id not in IN_CONTEXT and any("" in _prefixes(b) for b in alternatives(p.pattern.pattern))
+)
+for _pid in _ALWAYS_SEARCHED:
+    IN_CONTEXT[_pid] = None
+# A phrase searched in context is searched only in a text with a word that starts one of its literal
+# texts (every alternative starts a word with one, after the lookbehinds): the word index says so.
+_CONTEXT_STARTS: dict[str, tuple[tuple[str, int], ...]] = {}
+for _pid, _needles_of in IN_CONTEXT.items():
+    for _needle in _needles_of or ():
+        _CONTEXT_STARTS[_needle[:1]] = (*_CONTEXT_STARTS.get(_needle[:1], ()), (_needle, _pid))
+_SEARCHED_ALWAYS = frozenset(pid for pid, needles in IN_CONTEXT.items() if needles is None)
+
 _STARTS: dict[str, tuple[tuple[str, int], ...]] = {}
 for _phrase in PHRASES:
+    if _phrase.id in IN_CONTEXT:
+        continue
     for _branch in alternatives(_phrase.pattern.pattern):
-        _start = _prefix(_branch)
-        _STARTS[_start[:1]] = (*_STARTS.get(_start[:1], ()), (_start, _phrase.id))
+        for _start in _prefixes(_branch):
+            _STARTS[_start[:1]] = (*_STARTS.get(_start[:1], ()), (_start, _phrase.id))
 
 # raw word → (its ``w:`` feature and folded form unless a stop word, its ``n:`` feature (as a name
 # word), its ``c:`` features (Chinese/Japanese/Korean text), the phrases found in the word alone as
-# (feature, text), the phrases that may start at it and need the following words to tell)
+# (feature, text), the phrases that may start at it and need the following words to tell, the
+# phrases searched in context that it may start)
 _Entry = tuple[
     str | None,
     str | None,
@@ -114,6 +175,7 @@ _Entry = tuple[
     tuple[str, ...],
     tuple[tuple[str, str], ...],
     tuple[tuple[int, tuple[str, ...]], ...],
+    tuple[int, ...],
 ]
 _WORD_CACHE: dict[str, _Entry] = {}
 
@@ -121,7 +183,7 @@ _WORD_CACHE: dict[str, _Entry] = {}
 def _word(raw: str) -> _Entry:
     if raw[0] >= _CJK_START:
         cjk = tuple("c:" + raw[j : j + 2] for j in range(max(1, len(raw) - 1)))
-        found: _Entry = (None, None, None, cjk, (), ())
+        found: _Entry = (None, None, None, cjk, (), (), ())
     else:
         folded = singular(raw)
         prefixes: dict[int, list[str]] = {}
@@ -133,9 +195,20 @@ def _word(raw: str) -> _Entry:
         # A phrase that needs the following words can only match a window that starts with the
         # literal text of one of its alternatives: that test is far cheaper than the expression.
         longer = tuple((pid, tuple(prefixes[pid])) for pid, m in alone.items() if not m)
+        context = tuple(
+            sorted(
+                {
+                    pid
+                    for needle, pid in _CONTEXT_STARTS.get(raw[0], ())
+                    if raw.startswith(needle) or (needle.startswith(raw) and needle[len(raw)] == " ")
+                }
+            )
+        )
         stop = folded in STOP_WORDS or raw in STOP_WORDS
         found = (
-            (None, None, None, (), hits, longer) if stop else ("w:" + folded, folded, "n:" + folded, (), hits, longer)
+            (None, None, None, (), hits, longer, context)
+            if stop
+            else ("w:" + folded, folded, "n:" + folded, (), hits, longer, context)
         )
     if len(_WORD_CACHE) >= _CACHE_LIMIT:
         _WORD_CACHE.clear()
@@ -157,7 +230,10 @@ def _segment(raws: list[str], entries: list[_Entry], feats: list[str], surfaces:
     folded words (stop words left out), for the bigrams."""
     words: list[str] = []
     add_feature, add_word = feats.append, words.append
-    for i, (feat, folded, _, cjk, hits, longer) in enumerate(entries):
+    wanted: set[int] = set()
+    for i, (feat, folded, _, cjk, hits, longer, context) in enumerate(entries):
+        if context:
+            wanted.update(context)
         if folded:
             add_feature(feat)  # type: ignore[arg-type]
             add_word(folded)
@@ -180,6 +256,15 @@ def _segment(raws: list[str], entries: list[_Entry], feats: list[str], surfaces:
                     key = _PHRASE_KEY[pid]
                     if key not in surfaces:
                         surfaces[key] = match.group(0).strip()
+    wanted.update(_SEARCHED_ALWAYS)
+    if wanted and raws:
+        joined = " ".join(raws)
+        for pid in wanted:
+            match = PHRASES[pid].pattern.search(joined)
+            if match:
+                key = _PHRASE_KEY[pid]
+                if key not in surfaces:
+                    surfaces[key] = match.group(0).strip()
     return words
 
 

@@ -373,19 +373,22 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\buse cases\b|\bprojects\b|\bideas\b",
     ),
     "other": (
-        r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\binvest\w*\b|\bquant\b",
-        r"\bcrypto\w*\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
+        r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\binvest(?:ing|ors?|ments?|s|ed)?\b|\bquant\b",
+        r"\bcrypto(?:s|currenc(?:y|ies))?\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
         r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon|able|er ?news)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
-        r"\bgames?\b|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
-        r"\beducation\w*\b|\btutor\w*\b|\bstudents?\b|\bteach\w*\b",
-        r"\bmedic\w*\b|\bhealth\w*\b|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
-        r"\bjobs?\b|\bresumes?\b|\bcareers?\b|\brecruit\w*\b",
+        r"\bgames?\b(?![- ]chang)|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
+        r"\beducation\w*\b|\btutor(?:s|ing|ed)?\b|\bstudents?\b|\bteach(?:ers?|ing)\b",
+        r"\bmedic\w*\b|\bhealth(?:care|y)?\b(?![- ]?checks?)|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
+        r"\bjob[- ](?:search\w*|hunt\w*|seekers?|applications?|applier|postings?|boards?|offers?|market|listings?|agents?|matching)\b"
+        r"|\bfind (?:\w+ )?jobs?\b|\bappl(?:y|ies|ying) (?:to|for) (?:\w+ )?jobs?\b|\bsearch(?:ing)? for (?:\w+ )?jobs?\b"
+        r"|\bresumes?\b(?= (?:and|&) cover|[- ](?:builder|writer|parser|screen|review|optimi|tailor|match))"
+        r"|\b(?:your|tailor\w*|optimi[sz]\w*|pars\w*|screen\w*|build\w*|craft\w*|rewrit\w*) resumes?\b|\bcareers?\b|\brecruit\w*\b",
         r"\bcv\b|\bcover letters?\b|\binterviews?\b",
         r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
-        r"\bnovels?\b|\bstor(?:y|ies|ytelling)\b|\bmusic\b|\bart\b|\bdesign\b|\bcreative\b|\bwriting\b",
-        r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|\btrips?\b|\bmarketing\b|\bseo\b|\bcopywrit\w*\b|\bsocial media\b|\be-?commerce\b",
-        r"\brecommend\w*\b|\bbiolog\w*\b|\bchemi\w*\b|\bgene\b|\bdrug\b",
+        r"\bnovels?\b|(?<!user )\bstor(?:y|ies|ytelling)\b|\bmusic\b|(?<!the )(?<!the-)\bart\b|\b(?:graphic|ui|ux|interior|logo|fashion|visual|poster|brand) design\b|\bdesigners?\b|\bfigma\b|\bcreative\b|\bwriting\b(?! (?:code|tests?|software|programs?|sql|queries|scripts?|functions?|docs|documentation|commits?))",
+        r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|(?<!round )(?<!round-)\btrips?\b|\bmarketing\b|\bseo\b|\bcopywrit\w*\b|\bsocial media\b|\binstagram\b|\btwitter\b|\bfacebook\b|\becommerce\b|\be-commerce\b",
+        r"\brecommender\b|\brecommendation (?:system|engine|model)s?\b|\bbiolog\w*\b|\bchemi\w*\b|\bgene\b|\bdrug\b",
     ),
 }
 

@@ -534,3 +534,67 @@ def test_a_model_size_an_app_is_built_with_is_not_its_artefact():
     ):
         assert not presents_a_model(RepoText("x", description)), description
     assert presents_a_model(RepoText("x", "Our 1.5B model beats larger ones at tool calling"))
+
+
+def _phrases_by_search(repo: RepoText) -> set[str]:
+    """Every keyword phrase the plain regular expressions find in the name's and the description's
+    words: what the word-by-word index must find too."""
+    from classify.features import _RAW, PHRASES
+    from classify.text import MAX_DESCRIPTION
+
+    segments = [
+        " ".join(_RAW.findall(split_name(repo.name))),
+        " ".join(_RAW.findall(repo.description[:MAX_DESCRIPTION].lower())),
+    ]
+    return {f"k:{p.id}" for p in PHRASES if any(p.pattern.search(s) for s in segments)}
+
+
+def test_the_keyword_index_finds_every_phrase_a_plain_search_finds():
+    from classify.features import IN_CONTEXT, featurize
+
+    # Phrases that need the words around them (a lookbehind, a lookahead, an alternative with no
+    # literal start) exist, and are found in context.
+    assert IN_CONTEXT
+    edge_cases = [
+        "Scaling law for agents, and a law firm assistant",
+        "Edits files across your whole repo",
+        "Summaries of Hacker News stories, and a hacking CTF agent",
+        "Health checks for your agents, and a healthcare triage bot",
+        "A state-of-the-art framework; an AI art bot; the art of prompting",
+        "Round trips to the API, and a trip planner",
+        "Agent that applies to jobs and tailors your resume; resume interrupted runs; background jobs",
+    ]
+    repos = [RepoText("x", text) for text in edge_cases]
+    repos += [e.repo for e in load_training_examples() + load_held_out_examples()]
+    for repo in repos:
+        feats, _ = featurize(RepoText(repo.name, repo.description))
+        assert {f for f in feats if f.startswith("k:")} == _phrases_by_search(repo), repo
+
+
+@pytest.mark.parametrize(
+    ("description", "domain"),
+    [
+        ("Automated design of agentic systems", False),
+        ("Cryptographic receipts for agent actions", False),
+        ("A research agent that runs an investigation", False),
+        ("A state-of-the-art agent framework", False),
+        ("Host agents with queues and health checks", False),
+        ("Pause and resume workflows, run background jobs", False),
+        ("An agent for writing code and writing tests", False),
+        ("Turns user stories into pull requests", False),
+        ("Scaling law experiments for LLM agents", False),
+        ("Summaries of Hacker News in your inbox", False),
+        ("Graphic design assistant for posters", True),
+        ("A crypto trading agent", True),
+        ("Tailors your resume to each job posting", True),
+        ("Healthcare triage assistant", True),
+        ("AI agent that posts to Twitter", True),
+        ("Generates bedtime stories and AI art", True),
+        ("A legal assistant that knows case law", True),
+    ],
+)
+def test_what_the_domain_phrases_read_as_a_domain(description, domain):
+    from classify.features import featurize
+
+    feats, _ = featurize(RepoText("x", description))
+    assert ("kc:other:1" in feats) is domain
