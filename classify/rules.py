@@ -88,6 +88,14 @@ _NOT_AGENT_WORDS = re.compile(
 )
 
 
+# ... but not models an agent or app uses: the Model Context Protocol, "model-agnostic", "any
+# model", "100+ models", "multiple LLM models".
+_USING_MODELS = re.compile(
+    r"\bmodel context protocol\b|\bmodel[- ]agnostic\b|\b(?:any|every|your|all|multiple|many|different|various|\d+\+?)"
+    r" (?:\w+ ){0,2}?models?\b"
+)
+
+
 def _other_evidence(
     feats: Sequence[str], repo: RepoText, *, paper: bool | None = None, classic: bool | None = None
 ) -> bool:
@@ -100,7 +108,7 @@ def _other_evidence(
         paper = _paper_code_text(text)
     if classic is None:
         classic = _classic_agents_text(text)
-    return paper or classic or _NOT_AGENT_WORDS.search(text) is not None
+    return paper or classic or _NOT_AGENT_WORDS.search(_USING_MODELS.sub(" ", text)) is not None
 
 
 _INFRASTRUCTURE = CATEGORY_IDS.index("infrastructure")

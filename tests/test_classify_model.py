@@ -598,3 +598,17 @@ def test_what_the_domain_phrases_read_as_a_domain(description, domain):
 
     feats, _ = featurize(RepoText("x", description))
     assert ("kc:other:1" in feats) is domain
+
+
+def test_models_an_agent_uses_are_not_evidence_that_it_is_other():
+    from classify.features import featurize
+
+    def other_evidence(description: str) -> bool:
+        repo = RepoText("x", description)
+        return classify.rules._other_evidence(featurize(repo)[0], repo)
+
+    assert not other_evidence("Agents and automations for your back office, model-agnostic")
+    assert not other_evidence("An MCP server (Model Context Protocol) that lets agents file tickets")
+    assert not other_evidence("A coding agent that works with 100+ models")
+    assert other_evidence("Fine-tuned models for tool calling")
+    assert other_evidence("A 3B model that plans tool calls")
