@@ -480,6 +480,8 @@ _GUIDE_WORDS = re.compile(
     r"|^\W*(?:(?!(?:agent|bot|tool|assistant|app)s?\b|that\b|which\b|who\b)\S+\s+){0,4}?(?:research )?papers"
     r" (?:on|about|related to|in)\b"
     r"|\bpapers?\b[^.]{0,40}\.\s*updated (?:daily|weekly|regularly)\b"
+    # leaked or extracted system prompts (a prompt collection, taxonomy rule 9)
+    r"|^\W*(?:\S+\s+){0,2}?(?:leaked|extracted|collected)\s+(?:\S+\s+){0,2}?prompts\b"
     # a course (in a few languages) or the code that goes with a book
     r"|^\W*(?:\S+\s+){0,2}?(?:course|curso|cours|kurs|bootcamp)s? (?:to|on|for|about|in|para|de|sur|zu)\b"
     r"|\b(?:code|notebooks?|examples?|exercises|materials?) (?:for|from|of|accompanying|to accompany)"

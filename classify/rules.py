@@ -282,6 +282,16 @@ def _for_coding_agents_text(text: str) -> bool:
     )
 
 
+# Security testing of language models and agents (grey zone: red-teaming kits are `evaluation`,
+# runtime guards `infrastructure`), told apart from agents that do security work (pentest agents).
+_AI_SECURITY_TESTING = re.compile(r"red[- ]?team|jailbreak|prompt[- ]?injection")
+_SECURITY_WORK = re.compile(r"pentest|penetration|\bctf\b|bug bount|exploit|offensive|\brecon\b|\bsoc\b|threat")
+
+
+def _ai_security_testing_text(text: str) -> bool:
+    return _AI_SECURITY_TESTING.search(text) is not None and _SECURITY_WORK.search(text) is None
+
+
 def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     """Per repo and category, what the evidence rules add to the model's scores (log scale)."""
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
@@ -315,6 +325,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
         if settings.speech_model_penalty and _speech_model_text(text):
             out[row, _VOICE] -= settings.speech_model_penalty
+        if settings.ai_security_other_penalty and _ai_security_testing_text(text):
+            out[row, _OTHER] -= settings.ai_security_other_penalty
         if settings.model_other_boost and presents_a_model(repo):
             out[row, _OTHER] += settings.model_other_boost
     return out

@@ -66,6 +66,10 @@ class Settings:
     # classify.lexicon.presents_a_model) is `other` (grey zone): `other` is raised by this much, and
     # its functional topics settle nothing.
     model_other_boost: float = 3.0
+    # Security testing *of* AI (red-teaming, jailbreaks, prompt injection) is `evaluation` or a
+    # guardrail (`infrastructure`), not a security-domain app: without pentest, CTF, exploit or recon
+    # words, `other`'s score is lowered by this much.
+    ai_security_other_penalty: float = 3.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

@@ -612,3 +612,28 @@ def test_models_an_agent_uses_are_not_evidence_that_it_is_other():
     assert not other_evidence("A coding agent that works with 100+ models")
     assert other_evidence("Fine-tuned models for tool calling")
     assert other_evidence("A 3B model that plans tool calls")
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "categories"),
+    [
+        # Security testing of language models and agents is evaluation (or a guardrail), not a
+        # security-domain app ...
+        (
+            "llm-vulnscan",
+            "Open-source vulnerability scanner that probes your chatbot for jailbreaks and prompt injection",
+            {"evaluation", "infrastructure"},
+        ),
+        ("jb-arena", "Jailbreak attacks against LLM agents, scored on 300 vulnerability scenarios", {"evaluation"}),
+        # ... while an agent that does security work is a domain agent.
+        (
+            "hexhunter",
+            "Autonomous pentest agent that finds vulnerabilities and tests prompt injection in web apps",
+            {"other"},
+        ),
+        # Leaked or extracted system prompts are a prompt collection.
+        ("sysprompts", "Extracted system prompts of popular AI coding assistants and chatbots", {"resources"}),
+    ],
+)
+def test_red_teaming_ai_is_not_a_security_app_and_leaked_prompts_are_resources(model, name, description, categories):
+    assert predict(model, name, description).category in categories
