@@ -113,11 +113,15 @@ def _other_evidence(
 
 _INFRASTRUCTURE = CATEGORY_IDS.index("infrastructure")
 _INFERENCE = re.compile(
-    r"\binference\b|\bserving\b|\bserve[sd]? (?:\w+ )?(?:llms?|models?)\b|\brun\w* (?:\w+ ){0,4}(?:llms?|models?)\b"
+    r"\binference\b|\bserving\b|\bserve[sd]? (?:\w+ )?(?:llms?|models?)\b"
+    r"|\brun\w* (?:\w+ ){0,4}(?:llms?|models?|llama\w*|qwen\w*|mistral|gemma\w*|deepseek\w*|phi-?\d\w*)\b"
+    r"|\bopenai[- ]compatible (?:api |rest )?(?:server|endpoint)s?\b"
     r"|\bgguf\b|quantiz|\blocal (?:llms?|models?)\b|\bopen[- ]weights?\b"
 )
 _NOT_ONLY_INFERENCE = re.compile(
     r"agent|\bmcp\b|tool[- ]call|sandbox|\bcode\b|gateway|router|routing|\bproxy\b|load[- ]balanc|api keys?\b|fallback"
+    # a chat app or assistant that runs a local model is a chat app (rule 7), not an engine
+    r"|\bchat (?:window|app|ui|client)|\bchat with\b|\bask\b|questions|assistant|\bbots?\b|\bweb ?ui\b|\bdesktop app"
 )
 
 
@@ -292,6 +296,18 @@ def _ai_security_testing_text(text: str) -> bool:
     return _AI_SECURITY_TESTING.search(text) is not None and _SECURITY_WORK.search(text) is None
 
 
+# Media generation (images, video, music: diffusion models and their UIs) is out of the taxonomy
+# (`other`) unless it speaks of agents.
+_MEDIA_GENERATION = re.compile(
+    r"stable[- ]diffusion|\bdiffusion models?\b|text[- ]to[- ](?:image|video|music)|\b(?:image|video|music|art) generat"
+    r"|\bcomfyui\b|\bflux\b|midjourney|\bsdxl\b|\bupscal"
+)
+
+
+def _media_generation_text(text: str) -> bool:
+    return _MEDIA_GENERATION.search(text) is not None and "agent" not in text
+
+
 def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     """Per repo and category, what the evidence rules add to the model's scores (log scale)."""
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
@@ -325,6 +341,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
         if settings.speech_model_penalty and _speech_model_text(text):
             out[row, _VOICE] -= settings.speech_model_penalty
+        if settings.media_other_boost and _media_generation_text(text):
+            out[row, _OTHER] += settings.media_other_boost
         if settings.ai_security_other_penalty and _ai_security_testing_text(text):
             out[row, _OTHER] -= settings.ai_security_other_penalty
         if settings.model_other_boost and presents_a_model(repo):

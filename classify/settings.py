@@ -70,6 +70,9 @@ class Settings:
     # guardrail (`infrastructure`), not a security-domain app: without pentest, CTF, exploit or recon
     # words, `other`'s score is lowered by this much.
     ai_security_other_penalty: float = 3.0
+    # Media generation (images, video, music with diffusion models, their web UIs and node graphs)
+    # that speaks of no agent is `other` (out of the taxonomy): its score is raised by this much.
+    media_other_boost: float = 2.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

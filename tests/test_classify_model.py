@@ -637,3 +637,20 @@ def test_models_an_agent_uses_are_not_evidence_that_it_is_other():
 )
 def test_red_teaming_ai_is_not_a_security_app_and_leaked_prompts_are_resources(model, name, description, categories):
     assert predict(model, name, description).category in categories
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "category"),
+    [
+        # An engine that runs named model families behind an OpenAI-compatible server is `other` ...
+        ("localserve", "Run Llama and Qwen locally behind an OpenAI-compatible server", "other"),
+        # ... a chat app that runs a local model is `chat` (rule 7), not an engine.
+        ("notes-qa", "Ask questions about your notes in a small chat window, with a local model", "chat"),
+        # Media generation that speaks of no agent is out of the taxonomy.
+        ("imgsaas", "Self-hosted AI image generator web app with Stable Diffusion and Flux", "other"),
+    ],
+)
+def test_engines_for_model_families_chat_apps_with_local_models_and_media_generators(
+    model, name, description, category
+):
+    assert predict(model, name, description).category == category
