@@ -308,6 +308,21 @@ def _media_generation_text(text: str) -> bool:
     return _MEDIA_GENERATION.search(text) is not None and "agent" not in text
 
 
+_COMPUTER_USE = CATEGORY_IDS.index("computer-use")
+# Taxonomy rule 4: scrapers, crawlers and search APIs are `infrastructure`, even when they drive a
+# headless browser (and are tagged `browser-automation`); what operates a browser, desktop or phone
+# for an agent (clicks, types, fills forms, navigates, reads the screen) is `computer-use`.
+_SCRAPER = re.compile(r"\bscrap(?:e|er|ers|es|ing)\b|\bcrawl(?:er|ers|ing|s)?\b|\bsearch api\b")
+_OPERATES = re.compile(
+    r"\bclick|\btyp(?:e|es|ing)\b|\bfill|\bforms?\b|operat|\bcontrol|navigat|\bmouse\b|keyboard|screenshot|\bgui\b"
+    r"|desktop|\bphones?\b|android|\bios\b|computer[- ]use|\bactions?\b|\binteract"
+)
+
+
+def _scraper_text(text: str) -> bool:
+    return _SCRAPER.search(text) is not None and _OPERATES.search(text) is None
+
+
 def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     """Per repo and category, what the evidence rules add to the model's scores (log scale)."""
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
@@ -341,6 +356,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
         if settings.speech_model_penalty and _speech_model_text(text):
             out[row, _VOICE] -= settings.speech_model_penalty
+        if settings.scraper_computer_use_penalty and _scraper_text(text):
+            out[row, _COMPUTER_USE] -= settings.scraper_computer_use_penalty
         if settings.media_other_boost and _media_generation_text(text):
             out[row, _OTHER] += settings.media_other_boost
         if settings.ai_security_other_penalty and _ai_security_testing_text(text):

@@ -73,6 +73,10 @@ class Settings:
     # Media generation (images, video, music with diffusion models, their web UIs and node graphs)
     # that speaks of no agent is `other` (out of the taxonomy): its score is raised by this much.
     media_other_boost: float = 2.0
+    # Taxonomy rule 4: a scraper, crawler or search API that speaks of no clicking, typing, forms,
+    # navigation, screens or desktops is `infrastructure`, even with a browser-automation topic:
+    # `computer-use` is lowered by this much.
+    scraper_computer_use_penalty: float = 2.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

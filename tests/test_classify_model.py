@@ -654,3 +654,26 @@ def test_engines_for_model_families_chat_apps_with_local_models_and_media_genera
     model, name, description, category
 ):
     assert predict(model, name, description).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # Taxonomy rule 4: a scraper is infrastructure even when it drives a headless browser ...
+        (
+            "pagegrab",
+            "Scraping API for AI agents: fetch pages, render JavaScript and return clean text",
+            ("web-scraping", "browser-automation"),
+            "infrastructure",
+        ),
+        # ... what operates a browser for an agent is computer-use.
+        (
+            "clickpilot",
+            "An agent that operates your browser: clicks, types and fills forms from a plain-English goal",
+            ("browser-automation", "ai-agent"),
+            "computer-use",
+        ),
+    ],
+)
+def test_scrapers_are_infrastructure_and_browser_operators_computer_use(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category
