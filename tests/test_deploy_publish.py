@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -121,8 +122,16 @@ def test_the_documented_deploy_installs_in_a_fresh_virtualenv_and_serves_the_mak
     serve = re.sub(r"^datasette ", f"{python} -m datasette ", cmd).replace("$PORT", str(port))
     env_lines = dict(re.findall(r"^ENV (\w+) '?([^'\n]*)'?$", dockerfile, re.M))
     log = (tmp_path / "serve.log").open("w")
+    # Its own process group: the shell may fork datasette rather than exec it, and terminating the
+    # shell alone would leave the server running after the test.
     server = subprocess.Popen(
-        serve, shell=True, cwd=captured, env={**run_env, **env_lines}, stdout=log, stderr=subprocess.STDOUT
+        serve,
+        shell=True,
+        cwd=captured,
+        env={**run_env, **env_lines},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -142,7 +151,7 @@ def test_the_documented_deploy_installs_in_a_fresh_virtualenv_and_serves_the_mak
         data = httpx.get(f"{url}/-/agent/{published_db.top_name}.json", timeout=10)
         assert data.status_code == 200 and data.headers["access-control-allow-origin"] == "*"
     finally:
-        server.terminate()
+        os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=10)
         log.close()
         shutil.rmtree(captured, ignore_errors=True)
