@@ -576,12 +576,15 @@ def presents_a_model(repo: RepoText) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def _presents_a_model(repo: RepoText) -> bool:
     text = rule_text(repo)
-    # Every pattern needs one of these words or a digit: most repos are answered by these checks.
-    if not any(word in text for word in ("model", "weight", "checkpoint", "fine")) and _DIGIT.search(text) is None:
-        return False
-    opening = repo.description[:MAX_DESCRIPTION].lower()
-    if _MODEL_ANYWHERE.search(text) is not None or _MODEL_OPENING.search(opening) is not None:
+    # Every match of _MODEL_ANYWHERE contains one of these words, every match of _MODEL_OPENING
+    # "model", every size a digit: most repos are answered by these substring checks.
+    if any(word in text for word in ("model", "weight", "checkpoint", "fine")) and _MODEL_ANYWHERE.search(text):
         return True
+    opening = repo.description[:MAX_DESCRIPTION].lower()
+    if "model" in opening and _MODEL_OPENING.search(opening) is not None:
+        return True
+    if _DIGIT.search(text) is None:
+        return False
     return any(
         _USES_A_MODEL.search(text, max(0, m.start() - 60), m.start()) is None for m in _MODEL_SIZE.finditer(text)
     )

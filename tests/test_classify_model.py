@@ -10,6 +10,7 @@ import pytest
 
 import classify.model
 import classify.rules
+import classify.text
 from classify.categories import CATEGORY_IDS
 from classify.examples import load_held_out_examples, load_training_examples
 from classify.features import FASTER_RULES, lexicon_category
@@ -677,3 +678,23 @@ def test_engines_for_model_families_chat_apps_with_local_models_and_media_genera
 )
 def test_scrapers_are_infrastructure_and_browser_operators_computer_use(model, name, description, topics, category):
     assert predict(model, name, description, topics).category == category
+
+
+def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
+    rng = random.Random(2027)
+    pieces = [
+        "model", "models", "modelling", "weights", "inference", "serving", "train", "trains", "trainer",
+        "fine-tune", "finetuned", "pre-trained", "dataset", "diffusion", "image", "imagery", "video",
+        "speech", "tts", "asr", "transformer", "transformers", "xtransformers", "neural", "deep learning",
+        "machine", "learning", "ml", "mlops", "pytorch", "gguf", "quantized", "gpu", "gpus", "cuda",
+        "vision", "detection", "segmentation", "embeddings", "tokenizer", "moe", "paper", "papers",
+        "agent", "chat", "é", "_", "3", "模型", "a",
+    ]  # fmt: skip
+    texts = [
+        "".join(rng.choice(pieces) + rng.choice([" ", "", "-", ", ", "_", "é", "."]) for _ in range(rng.randint(0, 6)))
+        for _ in range(20_000)
+    ]
+    texts += [classify.text.rule_text(e.repo) for e in load_training_examples()]
+    found = [classify.rules._NOT_AGENT_WORDS.search(t) is not None for t in texts]
+    assert 1000 < sum(found) < len(texts) - 1000  # the texts test both ways
+    assert [classify.rules._names_not_agent_words(t) for t in texts] == found
