@@ -140,14 +140,15 @@ def _needles(pattern: str) -> tuple[str, ...] | None:
     return None if "" in found else tuple(dict.fromkeys(found))
 
 
+def _needs_context(pattern: str) -> bool:
+    """Does the phrase look around itself, or has it an alternative the index cannot start?"""
+    return _LOOKAROUND.search(pattern) is not None or any("" in _prefixes(b) for b in alternatives(pattern))
+
+
+# phrase → the literal texts one of which it needs (None: searched in every text)
 IN_CONTEXT: dict[int, tuple[str, ...] | None] = {
-    p.id: _needles(p.pattern.pattern) for p in PHRASES if _LOOKAROUND.search(p.pattern.pattern)
+    p.id: _needles(p.pattern.pattern) for p in PHRASES if _needs_context(p.pattern.pattern)
 }
-_ALWAYS_SEARCHED = tuple(
-    p.id for p in PHRASES if p.id not in IN_CONTEXT and any("" in _prefixes(b) for b in alternatives(p.pattern.pattern))
-)
-for _pid in _ALWAYS_SEARCHED:
-    IN_CONTEXT[_pid] = None
 # A phrase searched in context is searched only in a text with a word that starts one of its literal
 # texts (every alternative starts a word with one, after the lookbehinds): the word index says so.
 _CONTEXT_STARTS: dict[str, tuple[tuple[str, int], ...]] = {}

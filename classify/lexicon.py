@@ -541,7 +541,7 @@ _MODEL_SIZE = re.compile(r"(?:^|[\s(])\d+(?:\.\d+)?[bm]\b(?! ?(?:stars|users|dow
 # ... but a size named as what an app is built with or runs ("built with Llama 3.1 405B", "powered by
 # a 7B model", "runs Qwen 32B locally") is the model it uses, not its artefact.
 _USES_A_MODEL = re.compile(
-    r"\b(?:built (?:with|on)|powered by|using|uses|based on|runs?|running|via|with|supports?)(?:\s+\S+){0,3}\s*$"
+    r"\b(?:built (?:with|on)|powered by|using|uses|based on|runs?|running|via|supports?)(?:\s+\S+){0,3}\s*$"
 )
 _MODEL_ANYWHERE = re.compile(
     r"(?<!any )(?<!with )(?<!for )(?<!of )(?<!local )\bopen[- ]weights?\b"

@@ -535,6 +535,7 @@ def test_a_model_size_an_app_is_built_with_is_not_its_artefact():
     ):
         assert not presents_a_model(RepoText("x", description)), description
     assert presents_a_model(RepoText("x", "Our 1.5B model beats larger ones at tool calling"))
+    assert presents_a_model(RepoText("x", "A code LLM with 7B and 34B variants"))
 
 
 def _phrases_by_search(repo: RepoText) -> set[str]:
