@@ -88,54 +88,15 @@ _NOT_AGENT_WORDS = re.compile(
 )
 # The same test, faster (the expression above is its definition; tests/test_classify_model.py
 # checks that both agree): whole words looked up in a set, the rest as substrings.
-_NOT_AGENT_WHOLE_WORDS = frozenset(
-    [
-        "model",
-        "models",
-        "weights",
-        "inference",
-        "serving",
-        "train",
-        "training",
-        "trained",
-        "trains",
-        "dataset",
-        "datasets",
-        "image",
-        "images",
-        "video",
-        "videos",
-        "speech",
-        "tts",
-        "asr",
-        "ml",
-        "gguf",
-        "gpu",
-        "gpus",
-        "cuda",
-        "vision",
-        "detection",
-        "embedding",
-        "embeddings",
-        "moe",
-        "paper",
-    ]
-)
+_NOT_AGENT_WHOLE_WORDS = frozenset((
+    "model", "models", "weights", "inference", "serving", "train", "training", "trained", "trains", "dataset",
+    "datasets", "image", "images", "video", "videos", "speech", "tts", "asr", "ml", "gguf", "gpu", "gpus", "cuda",
+    "vision", "detection", "embedding", "embeddings", "moe", "paper",
+))  # fmt: skip
 _NOT_AGENT_SUBSTRINGS = (
-    "fine-tun",
-    "finetun",
-    "pre-train",
-    "pretrain",
-    "diffusion",
-    "neural",
-    "deep learning",
-    "machine learning",
-    "pytorch",
-    "tensorflow",
-    "quantiz",
-    "segmentation",
-    "tokeniz",
-)
+    "fine-tun", "finetun", "pre-train", "pretrain", "diffusion", "neural", "deep learning", "machine learning",
+    "pytorch", "tensorflow", "quantiz", "segmentation", "tokeniz",
+)  # fmt: skip
 _WORD = re.compile(r"\w+")
 _TRANSFORMER = re.compile(r"transformers?\b")
 _CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -374,23 +335,11 @@ _MEDIA_GENERATION = re.compile(
     r"stable[- ]diffusion|\bdiffusion models?\b|text[- ]to[- ](?:image|video|music)|\b(?:image|video|music|art) generat"
     r"|\bcomfyui\b|\bflux\b|midjourney|\bsdxl\b|\bupscal"
 )
-
-
+# (every match of _MEDIA_GENERATION contains one of these: a cheap test first)
 _MEDIA_WORDS = (
-    "diffusion",
-    "to-image",
-    "to image",
-    "to-video",
-    "to video",
-    "to-music",
-    "to music",
-    "generat",
-    "comfyui",
-    "flux",
-    "midjourney",
-    "sdxl",
-    "upscal",
-)  # every match of _MEDIA_GENERATION contains one of these
+    "diffusion", "to-image", "to image", "to-video", "to video", "to-music", "to music", "generat", "comfyui",
+    "flux", "midjourney", "sdxl", "upscal",
+)  # fmt: skip
 
 
 def _media_generation_text(text: str) -> bool:
