@@ -121,6 +121,16 @@ _USING_MODELS = re.compile(
 )
 
 
+# ... or an AI app that names nothing agents are made of or do (no agent, assistant, bot, chat,
+# MCP, RAG, tools, prompts, LLM, workflow, memory, evals, code, …): "an AI workspace for docs".
+_AGENTISH = re.compile(
+    r"agent|autonom|assistant|copilot|\bbots?\b|chat|\bmcp\b|model context|\brag\b|retriev|tool|function[- ]call"
+    r"|prompt|\bllms?\b|gpt|claude|openai|anthropic|gemini|deepseek|ollama|langchain|llama|workflow|memory|sandbox"
+    r"|\bevals?\b|evaluat|benchmark|\bcode\b|coding|develop|search|browser|voice|sql|automat(?:ion|es?|ed|ing)\b"
+    r"|\btasks?\b"
+)
+
+
 def _other_evidence(
     feats: Sequence[str], repo: RepoText, *, paper: bool | None = None, classic: bool | None = None
 ) -> bool:
@@ -134,6 +144,8 @@ def _other_evidence(
     if classic is None:
         classic = _classic_agents_text(text)
     if paper or classic:
+        return True
+    if _AGENTISH.search(text) is None:
         return True
     if "model" in text:
         text = _USING_MODELS.sub(" ", text)

@@ -699,3 +699,17 @@ def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
     found = [classify.rules._NOT_AGENT_WORDS.search(t) is not None for t in texts]
     assert 1000 < sum(found) < len(texts) - 1000  # the texts test both ways
     assert [classify.rules._names_not_agent_words(t) for t in texts] == found
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "category"),
+    [
+        # An AI app that names nothing agents are made of or do is `other` (a crawl's general AI apps) ...
+        ("notesws", "AI collaborative workspace for docs, wikis and projects", "other"),
+        ("slidegen", "AI turns documents into native PowerPoint decks", "other"),
+        # ... an app that automates tasks with AI is not.
+        ("webtasker-lite", "Automate repetitive browser tasks by describing them in plain English", "computer-use"),
+    ],
+)
+def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, description, category):
+    assert predict(model, name, description).category == category
