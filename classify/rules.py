@@ -127,7 +127,8 @@ _AGENTISH = re.compile(
     r"agent|autonom|assistant|copilot|\bbots?\b|chat|\bmcp\b|model context|\brag\b|retriev|tool|function[- ]call"
     r"|prompt|\bllms?\b|gpt|claude|openai|anthropic|gemini|deepseek|ollama|langchain|llama|workflow|memory|sandbox"
     r"|\bevals?\b|evaluat|benchmark|\bcode\b|coding|develop|search|browser|voice|sql|automat(?:ion|es?|ed|ing)\b"
-    r"|\btasks?\b"
+    r"|\btasks?\b|e-?mail|inbox|calendar|meeting|schedul|research|papers?\b|literature|phone|\bcalls?\b|pull request"
+    r"|\bcommits?\b|\btests?\b|\brepo|spreadsheet|dashboard|analy|customer|support|knowledge"
 )
 
 

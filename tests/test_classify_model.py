@@ -709,6 +709,8 @@ def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
         ("slidegen", "AI turns documents into native PowerPoint decks", "other"),
         # ... an app that automates tasks with AI is not.
         ("webtasker-lite", "Automate repetitive browser tasks by describing them in plain English", "computer-use"),
+        ("ai-inbox", "AI sorts your inbox, drafts replies and schedules meetings", "assistant"),
+        ("prbot-ai", "AI that reviews every pull request and leaves line comments", "coding"),
     ],
 )
 def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, description, category):
