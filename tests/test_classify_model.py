@@ -13,10 +13,10 @@ import classify.rules
 import classify.text
 from classify.categories import CATEGORY_IDS
 from classify.examples import load_held_out_examples, load_training_examples
-from classify.features import FASTER_RULES, lexicon_category
-from classify.lexicon import settling_categories
+from classify.features import _RAW, FASTER_RULES, IN_CONTEXT, PHRASES, featurize, lexicon_category
+from classify.lexicon import boosts, presents_a_model, resources_by_name, settling_categories
 from classify.model import train
-from classify.text import RepoText, normalise_topics, split_name
+from classify.text import MAX_DESCRIPTION, RepoText, normalise_topics, split_name
 from tests.classify_helpers import predict
 
 
@@ -291,8 +291,6 @@ def test_grey_zone_decisions(model, name, description, topics, category):
 def test_an_agent_without_domain_or_model_evidence_is_less_likely_other(model):
     """Agent lists and crawls are full of agents that say nothing of a domain: `other` needs
     evidence (a domain, models or ML, or naming nothing of AI at all)."""
-    from classify.features import featurize
-
     agent = RepoText("tasklark", "An autonomous agent that plans your goal and finishes it on its own", ("ai-agent",))
     trader = RepoText("stock-trader-agent", "AI agent that trades stocks from market news", ())
     weights = RepoText("lark-7b", "Open weights of a 7B language model fine-tuned for dialogue", ())
@@ -315,7 +313,6 @@ def test_an_agent_without_domain_or_model_evidence_is_less_likely_other(model):
     ],
 )
 def test_workshops_cheat_sheets_and_chinese_lists_are_resources(model, name, description):
-    from classify.features import featurize
 
     assert "r:list-of-links" in featurize(RepoText(name, description))[0]
     assert predict(model, name, description).category == "resources"
@@ -394,14 +391,12 @@ def test_benchmarks_from_papers_or_for_trained_agents_stay_evaluation(model, nam
     ],
 )
 def test_an_introduction_example_scripts_or_papers_on_a_subject_are_resources(model, name, description):
-    from classify.lexicon import resources_by_name
 
     assert resources_by_name(RepoText(name, description)) == "description"
     assert predict(model, name, description).category == "resources"
 
 
 def test_an_agent_that_reads_papers_is_not_a_list_of_papers():
-    from classify.lexicon import resources_by_name
 
     assert (
         resources_by_name(RepoText("paperbot", "Agent that reads arXiv papers on a question and writes a summary"))
@@ -455,7 +450,6 @@ def test_a_component_for_coding_agents_is_its_component(model, name, description
 
 
 def test_a_model_is_other_whatever_its_topics_say_it_is_good_at(model):
-    from classify.lexicon import boosts, presents_a_model
 
     code_model = RepoText(
         "coder-7b", "Open-weight 7B code model trained on 2T tokens of source code", ("code-generation",)
@@ -527,8 +521,6 @@ def test_engines_hackable_apps_domain_skill_packs_courses_and_model_families(
 
 
 def test_a_model_size_an_app_is_built_with_is_not_its_artefact():
-    from classify.lexicon import presents_a_model
-
     for description in (
         "Describe an app and get a full-stack codebase, built with Llama 3.1 405B",
         "Chat with your notes, powered by a 7B model on your laptop",
@@ -541,9 +533,6 @@ def test_a_model_size_an_app_is_built_with_is_not_its_artefact():
 def _phrases_by_search(repo: RepoText) -> set[str]:
     """Every keyword phrase the plain regular expressions find in the name's and the description's
     words: what the word-by-word index must find too."""
-    from classify.features import _RAW, PHRASES
-    from classify.text import MAX_DESCRIPTION
-
     segments = [
         " ".join(_RAW.findall(split_name(repo.name))),
         " ".join(_RAW.findall(repo.description[:MAX_DESCRIPTION].lower())),
@@ -552,8 +541,6 @@ def _phrases_by_search(repo: RepoText) -> set[str]:
 
 
 def test_the_keyword_index_finds_every_phrase_a_plain_search_finds():
-    from classify.features import IN_CONTEXT, featurize
-
     # Phrases that need the words around them (a lookbehind, a lookahead, an alternative with no
     # literal start) exist, and are found in context.
     assert IN_CONTEXT
@@ -596,15 +583,11 @@ def test_the_keyword_index_finds_every_phrase_a_plain_search_finds():
     ],
 )
 def test_what_the_domain_phrases_read_as_a_domain(description, domain):
-    from classify.features import featurize
-
     feats, _ = featurize(RepoText("x", description))
     assert ("kc:other:1" in feats) is domain
 
 
 def test_models_an_agent_uses_are_not_evidence_that_it_is_other():
-    from classify.features import featurize
-
     def other_evidence(description: str) -> bool:
         repo = RepoText("x", description)
         return classify.rules._other_evidence(featurize(repo)[0], repo)
