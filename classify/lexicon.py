@@ -358,6 +358,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bmeasur\w*\b|\bscor(?:e|es|ing)\b|\bassess",
         r"\bregression\b|\bexperiments?\b|\breplay\b",
         r"\brl\b|\breinforcement learning\b|\brewards?\b",
+        # a benchmark named as one word: "AgentBench", "SWEBench" (a workbench is a tool, not one)
+        r"\b(?!work)[a-z]{2,}bench\b",
     ),
     "resources": (
         r"\bawesome\b",
@@ -373,7 +375,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\buse cases\b|\bprojects\b|\bideas\b",
     ),
     "other": (
-        r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\binvest(?:ing|ors?|ments?|s|ed)?\b|\bquant\b",
+        r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\bportfolio (?:manag\w*|optimi[sz]\w*|rebalanc\w*)\b|\binvest(?:ing|ors?|ments?|s|ed)?\b|\bquant\b",
         r"\bcrypto(?:s|currenc(?:y|ies))?\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
         r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon|able|er ?news)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
@@ -383,7 +385,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bjob[- ](?:search\w*|hunt\w*|seekers?|applications?|applier|postings?|boards?|offers?|market|listings?|agents?|matching)\b"
         r"|\bfind (?:\w+ )?jobs?\b|\bappl(?:y|ies|ying) (?:to|for) (?:\w+ )?jobs?\b|\bsearch(?:ing)? for (?:\w+ )?jobs?\b"
         r"|\bresumes?\b(?= (?:and|&) cover|[- ](?:builder|writer|parser|screen|review|optimi|tailor|match))"
-        r"|\b(?:your|tailor\w*|optimi[sz]\w*|pars\w*|screen\w*|build\w*|craft\w*|rewrit\w*) resumes?\b|\bcareers?\b|\brecruit\w*\b",
+        r"|\b(?:your|tailor\w*|optimi[sz]\w*|pars\w*|screen\w*|build\w*|craft\w*|rewrit\w*) resumes?\b|\bcareers?\b|\brecruit\w*\b"
+        r"|\bhuman resources\b|\bhr (?:teams?|departments?|processes|tasks|professionals|agents?|assistants?|tools?)\b",
         r"\bcv\b|\bcover letters?\b|\binterviews?\b",
         r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
         r"\bnovels?\b|(?<!user )\bstor(?:y|ies|ytelling)\b|\bmusic\b|(?<!the )(?<!the-)\bart\b|\b(?:graphic|ui|ux|interior|logo|fashion|visual|poster|brand) design\b|\bdesigners?\b|\bfigma\b|\bcreative\b|\bwriting\b(?! (?:code|tests?|software|programs?|sql|queries|scripts?|functions?|docs|documentation|commits?))",
@@ -421,7 +424,7 @@ def alternatives(pattern: str) -> list[str]:
 _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
-    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles)(?:$|[-_. ])",
+    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles|best-?practices?|system-?prompts|prompts)(?:$|[-_. ])",
     re.I,
 )
 # ... and from the description's first words: "A curated list of …", "Collection of papers …".
@@ -476,7 +479,7 @@ _GUIDE_WORDS = re.compile(
     r"|在线阅读|(?:全栈|入门|学习|实战)(?:指南|教程)"
     # an introduction, example or sample code for something, papers on something
     r"|^\W*(?:an?\s+)?(?:(?:simple|gentle|quick|brief|practical|hands-on|short)\s+)?introduction to\b"
-    r"|^\W*(?:\w+\s+)?(?:examples?|samples?|demos?)(?: (?:scripts?|code|apps?|projects?|notebooks?))? (?:for|of|using|showing)\b"
+    r"|^\W*(?:\w+\s+)?(?:examples?|samples?|demos?)(?: (?:scripts?|code|apps?|projects?|notebooks?))? (?:for|of|using|showing|showcasing|demonstrating)\b"
     r"|^\W*(?:(?!(?:agent|bot|tool|assistant|app)s?\b|that\b|which\b|who\b)\S+\s+){0,4}?(?:research )?papers"
     r" (?:on|about|related to|in)\b"
     r"|\bpapers?\b[^.]{0,40}\.\s*updated (?:daily|weekly|regularly)\b"
@@ -486,6 +489,11 @@ _GUIDE_WORDS = re.compile(
     r"|^\W*(?:\S+\s+){0,2}?(?:course|curso|cours|kurs|bootcamp)s? (?:to|on|for|about|in|para|de|sur|zu)\b"
     r"|\b(?:code|notebooks?|examples?|exercises|materials?) (?:for|from|of|accompanying|to accompany)"
     r" (?:the |my |our |a )?(?:\S+ ){0,6}?book\b"
+    r"|\bcompanion (?:code|repo(?:sitory)?|notebooks?) (?:for|to|of)\b"
+    r"|^\W*code (?:for|from|of|accompanying) [^.]{0,80}\b(?:o'reilly|manning|packt|apress|\d(?:st|nd|rd|th) edition|second edition)\b"
+    # a jailbreak prompt collection; a walk through a project's source code (Chinese); a compilation
+    r"|\bjailbreak\w* prompts?\b"
+    r"|源码(?:解读|解析|分析|剖析|阅读|导读)|(?:汇总|彙整|匯總)了"
 )
 
 

@@ -580,6 +580,9 @@ def test_the_keyword_index_finds_every_phrase_a_plain_search_finds():
         ("AI agent that posts to Twitter", True),
         ("Generates bedtime stories and AI art", True),
         ("A legal assistant that knows case law", True),
+        ("Agents that rebalance your portfolio management strategy", True),
+        ("An assistant for HR teams that screens candidates", True),
+        ("A portfolio site template for developers", False),
     ],
 )
 def test_what_the_domain_phrases_read_as_a_domain(description, domain):
@@ -697,4 +700,24 @@ def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
     ],
 )
 def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, description, category):
+    assert predict(model, name, description).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "category"),
+    [
+        # A benchmark named as one word is a benchmark, whatever it measures (rule 1) ...
+        ("crewbench", "MultiCrewBench: evaluating collaboration among multiple LLM agents", "evaluation"),
+        # ... a workbench is not one.
+        ("agent-workbench", "A workbench for building and debugging agents in Python", "framework"),
+        # A book's code, a jailbreak prompt collection and a source-code walkthrough are resources (rule 9).
+        ("ml-pipelines-code", "Code for Practical Agent Engineering, Manning 2025, Second Edition", "resources"),
+        ("dan-prompts", "Jailbreak prompts for chat models, kept up to date", "resources"),
+        ("ai-tool-system-prompts", "Full prompts of popular AI coding tools and assistants", "resources"),
+        ("torch-agents-deep", "源码解读：一个多智能体框架的实现细节，包含记忆、工具调用和规划", "resources"),
+        # An app for prompts is software, not a collection of them.
+        ("prompts-cli", "A command-line app to version and test your team's prompts", "evaluation"),
+    ],
+)
+def test_one_word_benchmarks_book_code_and_prompt_collections(model, name, description, category):
     assert predict(model, name, description).category == category
