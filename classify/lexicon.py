@@ -424,7 +424,9 @@ def alternatives(pattern: str) -> list[str]:
 _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
-    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles|best-?practices?|system-?prompts|prompts)(?:$|[-_. ])",
+    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles|best-?practices?|system-?prompts|prompts)(?:$|[-_. ])"
+    # a product's documentation site ("x-docs"), not a tool for docs ("docs-agent")
+    r"|[-_.](?:docs|documentation)$",
     re.I,
 )
 # ... and from the description's first words: "A curated list of …", "Collection of papers …".
@@ -446,7 +448,7 @@ _SOFTWARE = re.compile(
 _LISTISH = re.compile(
     r"\b(?:awesome|curated|lists?|collection|collected|compilation|tutorials?|courses?|lessons?|curriculum"
     r"|guides?|handbook|books?|cookbooks?|recipes?|examples?|notebooks?|survey|reading|prompts|learn\w*"
-    r"|beginners?|educational|resources|roadmaps?|cheat ?sheets?|workshop|class)\b"
+    r"|beginners?|educational|resources|roadmaps?|cheat ?sheets?|workshop|class|documentation)\b"
 )
 
 
@@ -468,7 +470,7 @@ _ONE_THING = re.compile(r"\b(?:agent|bot|chatbot|assistant|copilot|tool)\b")
 # for …", "a resource repository", "this repo contains … examples", "shows how to build", "guidance
 # on setting up".
 _GUIDE_WORDS = re.compile(
-    r"^\W*(?:(?:an?|the|my|our)\s+)?resources? (?:for|on|about|repo(?:sitory)?|hub|list|collection|page)\b"
+    r"^\W*(?:(?:an?|the|my|our)\s+)?resources? (?:(?:and|&) (?:experiments|examples|notes|code|exercises) )?(?:for|on|about|repo(?:sitory)?|hub|list|collection|page)\b"
     r"|\b(?:this|the|my|our) (?:repo|repository|project) contains (?:\S+ ){0,3}?(?:examples|notebooks|projects"
     r"|tutorials|materials|exercises|demos|lessons|recipes)\b"
     r"|\b(?:repo|repository|project|code|notebooks?)(?: that)? (?:shows?|demonstrates?|teach(?:es)?) (?:you )?how to\b"
@@ -493,6 +495,7 @@ _GUIDE_WORDS = re.compile(
     r"|^\W*code (?:for|from|of|accompanying) [^.]{0,80}\b(?:o'reilly|manning|packt|apress|\d(?:st|nd|rd|th) edition|second edition)\b"
     # a jailbreak prompt collection; a walk through a project's source code (Chinese); a compilation
     r"|\bjailbreak\w* prompts?\b"
+    r"|^\W*(?:the )?(?:official )?(?:docs|documentation) (?:of|for)\b"
     r"|源码(?:解读|解析|分析|剖析|阅读|导读)|(?:汇总|彙整|匯總)了"
 )
 

@@ -715,9 +715,14 @@ def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, descr
         ("dan-prompts", "Jailbreak prompts for chat models, kept up to date", "resources"),
         ("ai-tool-system-prompts", "Full prompts of popular AI coding tools and assistants", "resources"),
         ("torch-agents-deep", "源码解读：一个多智能体框架的实现细节，包含记忆、工具调用和规划", "resources"),
+        # Resources and notes on a subject, and a product's documentation, are resources ...
+        ("agent-notes", "Resources & notes on agent memory and retrieval", "resources"),
+        ("deskmind-docs", "Documentation of DeskMind, the desktop agent app", "resources"),
+        # ... an agent for your docs is not.
+        ("docs-agent", "An agent that answers questions about your docs", "chat"),
         # An app for prompts is software, not a collection of them.
         ("prompts-cli", "A command-line app to version and test your team's prompts", "evaluation"),
     ],
 )
-def test_one_word_benchmarks_book_code_and_prompt_collections(model, name, description, category):
+def test_one_word_benchmarks_book_code_prompt_collections_and_docs(model, name, description, category):
     assert predict(model, name, description).category == category
