@@ -342,6 +342,15 @@ def _ai_security_testing_text(text: str) -> bool:
     return _AI_SECURITY_TESTING.search(text) is not None and _SECURITY_WORK.search(text) is None
 
 
+# ... and of those, the ones that test rather than guard: attacks, red-teaming, jailbreaking studied
+# or measured, with no guard, firewall, filter, shield or runtime defence offered.
+_GUARDS = re.compile(r"guard|firewall|filter|shield|sanitiz|protect|block|detect|runtime|middleware|proxy")
+
+
+def _ai_attack_testing_text(text: str) -> bool:
+    return _ai_security_testing_text(text) and _GUARDS.search(text) is None
+
+
 # Media generation (images, video, music: diffusion models and their UIs) is out of the taxonomy
 # (`other`) unless it speaks of agents.
 _MEDIA_GENERATION = re.compile(
@@ -417,6 +426,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _OTHER] += settings.media_other_boost
         if settings.ai_security_other_penalty and _ai_security_testing_text(text):
             out[row, _OTHER] -= settings.ai_security_other_penalty
+        if settings.ai_attack_evaluation_boost and _ai_attack_testing_text(text):
+            out[row, _EVALUATION] += settings.ai_attack_evaluation_boost
         if settings.model_other_boost and presents_a_model(repo):
             out[row, _OTHER] += settings.model_other_boost
     return out

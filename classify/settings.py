@@ -70,6 +70,10 @@ class Settings:
     # guardrail (`infrastructure`), not a security-domain app: without pentest, CTF, exploit or recon
     # words, `other`'s score is lowered by this much.
     ai_security_other_penalty: float = 3.0
+    # ... and red-teaming, jailbreaking or prompt-injection attacks on models and agents that offer no
+    # guard (filter, firewall, shield, runtime defence) are `evaluation` whatever part of an agent
+    # they attack (its memory, its tools, its browser): `evaluation`'s score is raised by this much.
+    ai_attack_evaluation_boost: float = 3.0
     # Media generation (images, video, music with diffusion models, their web UIs and node graphs)
     # that speaks of no agent is `other` (out of the taxonomy): its score is raised by this much.
     media_other_boost: float = 2.0

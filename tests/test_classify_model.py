@@ -613,6 +613,8 @@ def test_models_an_agent_uses_are_not_evidence_that_it_is_other():
             {"evaluation", "infrastructure"},
         ),
         ("jb-arena", "Jailbreak attacks against LLM agents, scored on 300 vulnerability scenarios", {"evaluation"}),
+        # ... whatever part of an agent the attack goes through (its memory here) ...
+        ("memtrap", "Red-teaming LLM agents by poisoning their memory and knowledge base", {"evaluation"}),
         # ... while an agent that does security work is a domain agent.
         (
             "hexhunter",
