@@ -155,7 +155,25 @@ _CONTEXT_STARTS: dict[str, tuple[tuple[str, int], ...]] = {}
 for _pid, _needles_of in IN_CONTEXT.items():
     for _needle in _needles_of or ():
         _CONTEXT_STARTS[_needle[:1]] = (*_CONTEXT_STARTS.get(_needle[:1], ()), (_needle, _pid))
-_SEARCHED_ALWAYS = frozenset(pid for pid, needles in IN_CONTEXT.items() if needles is None)
+
+
+def _inside_literal(pattern: str) -> str:
+    """The longest run of three letters or more that every match of the phrase contains somewhere
+    (not only at a word's start), outside groups, classes and optional letters ('' when none)."""
+    found = []
+    for branch in alternatives(pattern):
+        previous = None
+        while previous != branch:
+            previous, branch = branch, _GROUPS.sub("\0", branch)
+        found.append(max(re.findall(r"[a-z0-9]{3,}", _OPTIONAL.sub("\0", branch)), key=len, default=""))
+    return "" if "" in found or len(set(found)) > 1 else found[0]
+
+
+# A phrase no word start can find ("…bench" inside one word) is searched in every text that
+# contains its literal core, if it has one (a substring test first: most texts do not).
+_SEARCHED_ALWAYS = tuple(
+    (pid, _inside_literal(PHRASES[pid].pattern.pattern)) for pid, needles in IN_CONTEXT.items() if needles is None
+)
 
 _STARTS: dict[str, tuple[tuple[str, int], ...]] = {}
 for _phrase in PHRASES:
@@ -257,9 +275,11 @@ def _segment(raws: list[str], entries: list[_Entry], feats: list[str], surfaces:
                     key = _PHRASE_KEY[pid]
                     if key not in surfaces:
                         surfaces[key] = match.group(0).strip()
-    wanted.update(_SEARCHED_ALWAYS)
+    joined = " ".join(raws) if raws else ""
+    for pid, core in _SEARCHED_ALWAYS:
+        if core in joined:
+            wanted.add(pid)
     if wanted and raws:
-        joined = " ".join(raws)
         for pid in wanted:
             match = PHRASES[pid].pattern.search(joined)
             if match:

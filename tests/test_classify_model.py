@@ -552,6 +552,7 @@ def test_the_keyword_index_finds_every_phrase_a_plain_search_finds():
         "A state-of-the-art framework; an AI art bot; the art of prompting",
         "Round trips to the API, and a trip planner",
         "Agent that applies to jobs and tailors your resume; resume interrupted runs; background jobs",
+        "Scores on MultiAgentBench and SWE-bench, run from a workbench",
     ]
     repos = [RepoText("x", text) for text in edge_cases]
     repos += [e.repo for e in load_training_examples() + load_held_out_examples()]
