@@ -45,6 +45,16 @@ _FRAMEWORK_WORDS = re.compile(
 )
 
 
+# What a framework in the taxonomy's sense is for: agents, LLM apps, prompts, chat, RAG, tools for
+# models. A machine-learning, NLP, data or scientific framework that names none of these is not one.
+_LLM_APP_WORDS = re.compile(
+    r"agent|llm|gpt|language models?|foundation models?|generative|genai|prompt|chat|assistant|copilot|\brag\b"
+    r"|retrieval[- ]augmented|\bmcp\b|model context|tool[- ]?(?:use|calling)|function[- ]calling|claude|openai"
+    r"|anthropic|gemini|deepseek|ollama|qwen|llama|mistral|langchain|autonomous|\bbots?\b|\bagi\b|conversational"
+    r"|[\u3400-\u9fff]"
+)
+
+
 def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
     if not _FRAMEWORK_EVIDENCE.isdisjoint(feats):
         return True
@@ -396,6 +406,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _RESOURCES] = RESOURCES_PENALTY
         if settings.framework_penalty and not _framework_evidence(feats, repo):
             out[row, _FRAMEWORK] = -settings.framework_penalty
+        if settings.ml_framework_penalty and _LLM_APP_WORDS.search(_all_text(repo)) is None:
+            out[row, _FRAMEWORK] -= settings.ml_framework_penalty
         if _plain(repo):
             out[row, _OTHER] += settings.plain_other_boost
             out[row, _DATA] -= settings.plain_data_penalty

@@ -21,6 +21,10 @@ class Settings:
     # `framework` needs positive evidence (a framework phrase: SDK, library, "build agents", …, or
     # the library-first rule); without it its score is lowered by this much (log scale).
     framework_penalty: float = 2.0
+    # ... and a framework for agents or LLM apps: a machine-learning, NLP, data or science framework
+    # that names no agent, LLM, prompt, chat, RAG, tool use or model vendor has it lowered by this
+    # much more (it is `other`, like the libraries a keyword search also finds).
+    ml_framework_penalty: float = 2.0
     # A repo that says what it is (three words or more, or topics) but names nothing of AI agents
     # or language models (no "agent", "LLM", "GPT", "AI", "chat", "bot", "MCP", "RAG", …) is, in a
     # crawl, a general library, app or list: `other`'s score is raised by this much (log scale).

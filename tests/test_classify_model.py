@@ -729,3 +729,18 @@ def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, descr
 )
 def test_one_word_benchmarks_book_code_prompt_collections_and_docs(model, name, description, category):
     assert predict(model, name, description).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "category"),
+    [
+        # A machine-learning framework that names no agent, LLM, prompt or chat is not an agent
+        # framework: it is one of the libraries a keyword search also finds ...
+        ("tabular-al", "A modular active learning framework for Python", "other"),
+        ("graphkit", "A simple framework for state-of-the-art graph neural networks in PyTorch", "other"),
+        # ... a framework for LLM apps is one.
+        ("promptloom", "A lightweight framework for composing LLM prompts and tools in Python", "framework"),
+    ],
+)
+def test_a_framework_that_names_nothing_of_llms_or_agents_is_other(model, name, description, category):
+    assert predict(model, name, description).category == category
