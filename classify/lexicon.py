@@ -310,7 +310,9 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bsmart speaker\b|\bwake word\b",
     ),
     "memory": (
-        r"\bmemor(?:y|ies)\b|\bremember",
+        # memory as what agents remember, not a computer's (usage, efficiency, leaks, GPU memory)
+        r"(?<!gpu )(?<!cpu )\bmemor(?:y|ies)\b(?![- ](?:usage|efficient|efficiency|footprint|leaks?|profil"
+        r"|safe|safety|bandwidth|allocat|consumption|limits?\b|bound|intensive|mapped|pressure))|\bremember",
         r"\bknowledge (?:graphs?|bases?)\b",
         r"\brag\b|\bretrieval\b|\bgraphrag\b",
         r"\bvector (?:database|db|store|search|index)\b|\bembeddings?\b|\bsemantic search\b|\bsimilarity search\b",

@@ -744,3 +744,16 @@ def test_one_word_benchmarks_book_code_prompt_collections_and_docs(model, name, 
 )
 def test_a_framework_that_names_nothing_of_llms_or_agents_is_other(model, name, description, category):
     assert predict(model, name, description).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # A computer's memory (usage, efficiency, leaks) is not what agents remember ...
+        ("annx", "Approximate nearest neighbours in C++ optimised for memory usage", (), "other"),
+        # ... an agent's memory is, however it is written.
+        ("memstore", "Persistent agent-memory and long-term-memory store for chatbots", ("ai-memory",), "memory"),
+    ],
+)
+def test_memory_usage_is_not_agent_memory(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category
