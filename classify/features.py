@@ -104,7 +104,8 @@ def _prefix(branch: str) -> str:
 # "health(?! checks)") cannot be found that way: it is searched in the whole text of the name,
 # description or topic instead, where one of the literal texts it needs occurs.
 _LOOKAROUND = re.compile(r"\(\?<?[!=]")
-_LOOKBEHINDS = re.compile(r"^(?:\\b|\^|\(\?<[!=][^)]*\))+")
+# (a lookbehind may hold escaped characters, "\)" among them: they do not close it)
+_LOOKBEHINDS = re.compile(r"^(?:\\b|\^|\(\?<[!=](?:\\.|[^)\\])*\))+")
 _WORD_GROUP = re.compile(r"^(?:\\b)*\(\?:([a-z0-9 |-]+)\)")
 
 

@@ -13,7 +13,7 @@ import classify.rules
 import classify.text
 from classify.categories import CATEGORY_IDS
 from classify.examples import load_held_out_examples, load_training_examples
-from classify.features import _RAW, FASTER_RULES, IN_CONTEXT, PHRASES, featurize, lexicon_category
+from classify.features import _RAW, FASTER_RULES, IN_CONTEXT, PHRASES, _needles, featurize, lexicon_category
 from classify.lexicon import boosts, presents_a_model, resources_by_name, settling_categories
 from classify.model import train
 from classify.text import MAX_DESCRIPTION, RepoText, normalise_topics, split_name
@@ -559,6 +559,13 @@ def test_the_keyword_index_finds_every_phrase_a_plain_search_finds():
     for repo in repos:
         feats, _ = featurize(RepoText(repo.name, repo.description))
         assert {f for f in feats if f.startswith("k:")} == _phrases_by_search(repo), repo
+
+
+def test_a_phrase_after_a_lookbehind_is_looked_for_by_the_word_it_starts_with():
+    # A lookbehind may hold an escaped parenthesis; it does not end the lookbehind, so the phrase is
+    # still looked for where "memor…" starts a word (it had been looked for nowhere).
+    assert _needles(r"(?<!\)-)(?<!gpu )\bmemor(?:y|ies)\b|\bremember") == ("memor", "remember")
+    assert _needles(r"(?<!scaling )\blaw\b") == ("law",)
 
 
 @pytest.mark.parametrize(
