@@ -499,6 +499,8 @@ _GUIDE_WORDS = re.compile(
     r"|\bjailbreak\w* prompts?\b"
     r"|^\W*(?:the )?(?:official )?(?:docs|documentation) (?:of|for)\b"
     r"|源码(?:解读|解析|分析|剖析|阅读|导读)|(?:汇总|彙整|匯總)了"
+    # a book (Chinese): its full text, its companion code, an e-book, reading notes
+    r"|全书|随书(?:代码|源码)|(?:按章|章节)?配套(?:代码|源码)|电子书|读书笔记"
 )
 
 
@@ -516,11 +518,15 @@ def resources_by_name(repo: RepoText) -> str | None:
     return _resources_by_name(repo.name, repo.description[:MAX_DESCRIPTION])
 
 
+# "GenerativeAIExamples", "LLMCookbook": a camel-case name's words are read like hyphenated ones.
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _resources_by_name(name: str, description: str) -> str | None:
     if _AWESOME_NAME.match(name):
         return "name"
-    if _RESOURCES_NAME.search(name) and not _presents_a_thing(description):
+    if _RESOURCES_NAME.search(_CAMEL_HUMP.sub("-", name)) and not _presents_a_thing(description):
         return "name"
     if _LIST_OPENING.match(description) or _GUIDE_WORDS.search(description.lower()):
         return None if software_first(RepoText(name, description)) else "description"

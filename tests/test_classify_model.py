@@ -730,6 +730,13 @@ def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, descr
         ("deskmind-docs", "Documentation of DeskMind, the desktop agent app", "resources"),
         # ... an agent for your docs is not.
         ("docs-agent", "An agent that answers questions about your docs", "chat"),
+        # A camel-case name is read word by word; a book in Chinese (its full text, its companion code).
+        (
+            "GenAIExamples",
+            "Reference pipelines optimised for accelerated inference and microservice deployment",
+            "resources",
+        ),
+        ("agent-engineering-zh", "《AI 智能体工程》配套代码：多智能体框架、工具调用与记忆模块的实现", "resources"),
         # An app for prompts is software, not a collection of them.
         ("prompts-cli", "A command-line app to version and test your team's prompts", "evaluation"),
     ],
