@@ -392,7 +392,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bcv\b|\bcover letters?\b|\binterviews?\b",
         r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
         r"\bnovels?\b|(?<!user )\bstor(?:y|ies|ytelling)\b|\bmusic\b|(?<!the )(?<!the-)\bart\b|\b(?:graphic|ui|ux|interior|logo|fashion|visual|poster|brand) design\b|\bdesigners?\b|\bfigma\b|\bcreative\b|\bwriting\b(?! (?:code|tests?|software|programs?|sql|queries|scripts?|functions?|docs|documentation|commits?))",
-        r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|(?<!round )(?<!round-)\btrips?\b|\bmarketing\b|\bseo\b|\bcopywrit\w*\b|\bsocial media\b|\binstagram\b|\btwitter\b|\bfacebook\b|\becommerce\b|\be-commerce\b",
+        r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|(?<!round )(?<!round-)\btrips?\b|\bmarketing\b|\bseo\b|\b(?:generative|answer) engine optimi[sz]ation\b|\bcopywrit\w*\b|\bsocial media\b|\binstagram\b|\btwitter\b|\bfacebook\b|\becommerce\b|\be-commerce\b",
         r"\brecommender\b|\brecommendation (?:system|engine|model)s?\b|\bbiolog\w*\b|\bchemi\w*\b|\bgene\b|\bdrug\b",
     ),
 }
@@ -426,7 +426,7 @@ def alternatives(pattern: str) -> list[str]:
 _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
-    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles|best-?practices?|system-?prompts|prompts)(?:$|[-_. ])"
+    r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles|best-?practices?|system-?prompts|prompts|timelines?)(?:$|[-_. ])"
     # a product's documentation site ("x-docs"), not a tool for docs ("docs-agent")
     r"|[-_.](?:docs|documentation)$",
     re.I,

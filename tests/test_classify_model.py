@@ -737,6 +737,9 @@ def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, descr
             "resources",
         ),
         ("agent-engineering-zh", "《AI 智能体工程》配套代码：多智能体框架、工具调用与记忆模块的实现", "resources"),
+        ("agents_timeline", "LLM agents and their releases, 2023 to today", "resources"),
+        # A pack of marketing skills for a coding agent is a marketing tool (rule 2, domain skill packs).
+        ("geo-skills", "Claude Code skill for generative engine optimization of your landing pages", "other"),
         # An app for prompts is software, not a collection of them.
         ("prompts-cli", "A command-line app to version and test your team's prompts", "evaluation"),
     ],
