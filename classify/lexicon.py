@@ -427,6 +427,7 @@ _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
     r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles|best-?practices?|system-?prompts|prompts|timelines?)(?:$|[-_. ])"
+    r"|^learn[-_]"
     # a product's documentation site ("x-docs"), not a tool for docs ("docs-agent")
     r"|[-_.](?:docs|documentation)$",
     re.I,
@@ -491,6 +492,7 @@ _GUIDE_WORDS = re.compile(
     r"|^\W*(?:\S+\s+){0,2}?(?:leaked|extracted|collected)\s+(?:\S+\s+){0,2}?prompts\b"
     # a course (in a few languages) or the code that goes with a book
     r"|^\W*(?:\S+\s+){0,2}?(?:course|curso|cours|kurs|bootcamp)s? (?:to|on|for|about|in|para|de|sur|zu)\b"
+    r"|^\W*(?:course|curso|cours|kurs|bootcamp)s?\s*[:\"“«]"
     r"|\b(?:code|notebooks?|examples?|exercises|materials?) (?:for|from|of|accompanying|to accompany)"
     r" (?:the |my |our |a )?(?:\S+ ){0,6}?book\b"
     r"|\bcompanion (?:code|repo(?:sitory)?|notebooks?) (?:for|to|of)\b"
@@ -498,7 +500,8 @@ _GUIDE_WORDS = re.compile(
     # a jailbreak prompt collection; a walk through a project's source code (Chinese); a compilation
     r"|\bjailbreak\w* prompts?\b"
     r"|^\W*(?:the )?(?:official )?(?:docs|documentation) (?:of|for)\b"
-    r"|源码(?:解读|解析|分析|剖析|阅读|导读)|(?:汇总|彙整|匯總)了"
+    r"|源码(?:解读|解析|分析|剖析|阅读|导读)|(?:汇总|彙整|匯總)(?:了|那些|各种|各类|常见|主流|开源|整理)"
+    r"|^\W*(?:(?:an?|the)\s+)?(?:essential |ultimate |complete )?checklists? (?:for|of)\b"
     # a book (Chinese): its full text, its companion code, an e-book, reading notes
     r"|全书|随书(?:代码|源码)|(?:按章|章节)?配套(?:代码|源码)|电子书|读书笔记"
 )

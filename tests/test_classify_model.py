@@ -740,6 +740,14 @@ def test_general_ai_apps_are_other_and_task_automation_is_not(model, name, descr
         ("agents_timeline", "LLM agents and their releases, 2023 to today", "resources"),
         # A pack of marketing skills for a coding agent is a marketing tool (rule 2, domain skill packs).
         ("geo-skills", "Claude Code skill for generative engine optimization of your landing pages", "other"),
+        ("web-checklist", "The essential checklist for modern web development, for humans and AI agents", "resources"),
+        ("find-open-llms", "本项目旨在汇总那些开源的大模型平替，包括文本和多模态模型", "resources"),
+        ("agentes-curso", 'Curso "De chatbots a agentes com IA" para iniciantes', "resources"),
+        (
+            "learn-agentic-ai",
+            "Learn applied agentic AI engineering using OpenAI, Streamlit, containers and Kubernetes",
+            "resources",
+        ),
         # An app for prompts is software, not a collection of them.
         ("prompts-cli", "A command-line app to version and test your team's prompts", "evaluation"),
     ],
