@@ -377,7 +377,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\buse cases\b|\bprojects\b|\bideas\b",
     ),
     "other": (
-        r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\bportfolio (?:manag\w*|optimi[sz]\w*|rebalanc\w*)\b|\binvest(?:ing|ors?|ments?|s|ed)?\b|\bquant\b",
+        r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\bportfolio (?:manag\w*|optimi[sz]\w*|rebalanc\w*)\b|\binvest(?:ing|ors?|ments?|s|ed)?\b|\bquants?\b",
         r"\bcrypto(?:s|currenc(?:y|ies))?\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
         r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon|able|er ?news)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",

@@ -77,7 +77,13 @@ _AI_WORDS = re.compile(
 
 def _mentions_ai(repo: RepoText) -> bool:
     text = _all_text(repo)
+    if "home" in text:
+        # Home Assistant, the home-automation platform, is not an AI assistant
+        text = _HOME_ASSISTANT.sub(" ", text)
     return _AI_WORDS.search(text) is not None
+
+
+_HOME_ASSISTANT = re.compile(r"\bhome[- ]?assistant\b")
 
 
 def _plain(repo: RepoText) -> bool:

@@ -782,3 +782,23 @@ def test_a_framework_that_names_nothing_of_llms_or_agents_is_other(model, name, 
 )
 def test_memory_usage_is_not_agent_memory(model, name, description, topics, category):
     assert predict(model, name, description, topics).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # Home Assistant, the home-automation platform, is not an AI assistant ...
+        (
+            "thermo-fw",
+            "Open source firmware for Wi-Fi thermostats with Home Assistant auto discovery",
+            ("esp8266",),
+            "other",
+        ),
+        # ... an LLM agent that works through it is one.
+        ("ha-llm", "Let an LLM agent control your lights and heating through Home Assistant", ("llm",), "assistant"),
+        # Quants are finance.
+        ("quantdesk", "Open data platform for analysts, quants and AI agents", (), "other"),
+    ],
+)
+def test_home_assistant_the_platform_and_quants(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category
