@@ -55,6 +55,14 @@ _LLM_APP_WORDS = re.compile(
 )
 
 
+# Work on models themselves (training, tuning, serving, weights, sizes): a framework for that is ML.
+_MODEL_WORK = re.compile(
+    r"train|fine-?tun|\binference\b|\bserv(?:e|es|ing)\b|quantiz|weights|checkpoint|(?:^|[\s(])\d+(?:\.\d+)?[bm]\b"
+    r"|pytorch|tensorflow|\bjax\b|neural|deep learning|machine learning|reinforcement learning|computer vision|diffusion"
+    r"|\bimages?\b|\bvideos?\b|speech|building transformers|transformer (?:models|architectures?|layers)"
+)
+
+
 def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
     if not _FRAMEWORK_EVIDENCE.isdisjoint(feats):
         return True
@@ -414,6 +422,13 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _FRAMEWORK] = -settings.framework_penalty
         if settings.ml_framework_penalty and _LLM_APP_WORDS.search(_all_text(repo)) is None:
             out[row, _FRAMEWORK] -= settings.ml_framework_penalty
+        if (
+            settings.llm_framework_other_penalty
+            and "r:framework-first" in feats
+            and _LLM_APP_WORDS.search(_all_text(repo)) is not None
+            and _MODEL_WORK.search(_all_text(repo)) is None
+        ):
+            out[row, _OTHER] -= settings.llm_framework_other_penalty
         if _plain(repo):
             out[row, _OTHER] += settings.plain_other_boost
             out[row, _DATA] -= settings.plain_data_penalty

@@ -25,6 +25,9 @@ class Settings:
     # that names no agent, LLM, prompt, chat, RAG, tool use or model vendor has it lowered by this
     # much more (it is `other`, like the libraries a keyword search also finds).
     ml_framework_penalty: float = 2.0
+    # A repo that presents itself as a framework, library or SDK for LLM apps (and not for training,
+    # tuning or serving models) is not `other` because it speaks of "models": `other` is lowered.
+    llm_framework_other_penalty: float = 2.0
     # A repo that says what it is (three words or more, or topics) but names nothing of AI agents
     # or language models (no "agent", "LLM", "GPT", "AI", "chat", "bot", "MCP", "RAG", …) is, in a
     # crawl, a general library, app or list: `other`'s score is raised by this much (log scale).

@@ -765,6 +765,10 @@ def test_one_word_benchmarks_book_code_prompt_collections_and_docs(model, name, 
         ("graphkit", "A simple framework for state-of-the-art graph neural networks in PyTorch", "other"),
         # ... a framework for LLM apps is one.
         ("promptloom", "A lightweight framework for composing LLM prompts and tools in Python", "framework"),
+        # ... even when it speaks of the models it programs (not of training or serving them) ...
+        ("progra", "The framework for programming, not prompting, foundation models", "framework"),
+        # ... while a framework for tuning models is machine learning.
+        ("tunekit", "A framework for fine-tuning large language models on your own data", "other"),
     ],
 )
 def test_a_framework_that_names_nothing_of_llms_or_agents_is_other(model, name, description, category):
