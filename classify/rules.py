@@ -362,6 +362,25 @@ _AI_SECURITY_TESTING = re.compile(r"red[- ]?team|jailbreak|prompt[- ]?injection"
 _SECURITY_WORK = re.compile(r"pentest|penetration|\bctf\b|bug bount|exploit|offensive|\brecon\b|\bsoc\b|threat")
 
 
+# A repo that says it measures agents or models (a benchmark for …, "for testing and benchmarking",
+# "evaluating LLM agents on …") is a benchmark whatever it measures them on (rule 1 and the grey
+# zone for evaluation harnesses): the web, phones, collaboration, memory.
+_MEASURES_AGENTS = re.compile(
+    r"\bbenchmarks? (?:for|of|suite|to)\b|\bbenchmark(?:ing)? (?:\w+ ){0,2}(?:agents?|llms?|models?)\b"
+    r"|\bfor (?:testing and |the )?(?:benchmarking|evaluating|measuring)\b"
+    r"|\bevaluat(?:e|es|ing|ion of) (?:the )?(?:\w+ ){0,3}(?:agents?|llms?|language models?|models?)\b"
+)
+
+
+def _measures_agents_text(text: str) -> bool:
+    """Says it measures agents or models, and does not also train or serve them (a platform that
+    trains, serves and evaluates models is a model platform)."""
+    return _MEASURES_AGENTS.search(text) is not None and _TRAINS_OR_SERVES.search(text) is None
+
+
+_TRAINS_OR_SERVES = re.compile(r"\btrain|fine-?tun|\bserv(?:e|es|ing)\b|\binference\b")
+
+
 def _ai_security_testing_text(text: str) -> bool:
     return _AI_SECURITY_TESTING.search(text) is not None and _SECURITY_WORK.search(text) is None
 
@@ -459,6 +478,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _OTHER] += settings.media_other_boost
         if settings.ai_security_other_penalty and _ai_security_testing_text(text):
             out[row, _OTHER] -= settings.ai_security_other_penalty
+        if settings.benchmark_evaluation_boost and _measures_agents_text(text):
+            out[row, _EVALUATION] += settings.benchmark_evaluation_boost
         if settings.ai_attack_evaluation_boost and _ai_attack_testing_text(text):
             out[row, _EVALUATION] += settings.ai_attack_evaluation_boost
         if settings.model_other_boost and presents_a_model(repo):

@@ -81,6 +81,10 @@ class Settings:
     # guard (filter, firewall, shield, runtime defence) are `evaluation` whatever part of an agent
     # they attack (its memory, its tools, its browser): `evaluation`'s score is raised by this much.
     ai_attack_evaluation_boost: float = 3.0
+    # A repo that says it measures agents or models ("a benchmark for …", "for testing and
+    # benchmarking …", "evaluating LLM agents on …") is `evaluation` whatever it measures them on:
+    # its score is raised by this much.
+    benchmark_evaluation_boost: float = 1.5
     # Media generation (images, video, music with diffusion models, their web UIs and node graphs)
     # that speaks of no agent is `other` (out of the taxonomy): its score is raised by this much.
     media_other_boost: float = 2.0

@@ -806,3 +806,22 @@ def test_memory_usage_is_not_agent_memory(model, name, description, topics, cate
 )
 def test_home_assistant_the_platform_and_quants(model, name, description, topics, category):
     assert predict(model, name, description, topics).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # What says it measures agents or models is a benchmark, whatever it measures them on ...
+        (
+            "desk-arena",
+            "A scalable OS platform for testing and benchmarking multimodal desktop agents",
+            ("computer-use", "desktop-agent"),
+            "evaluation",
+        ),
+        ("evalkit", "A library for easily evaluating machine learning models and datasets", (), "evaluation"),
+        # ... unless it trains and serves them too.
+        ("servebench", "An open platform for training, serving and evaluating large language models", (), "other"),
+    ],
+)
+def test_what_measures_agents_or_models_is_evaluation(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category
