@@ -825,14 +825,8 @@ def test_home_assistant_the_platform_and_quants(model, name, description, topics
             (),
             "evaluation",
         ),
-        # ... an agent that tests code, or runs tests with a model, is not.
+        # ... an agent that tests code is not.
         ("testpilot", "An AI agent that writes tests for your code", (), "coding"),
-        (
-            "shellmate",
-            "An extensible AI agent that goes beyond suggestions: install, execute, edit and test with any LLM",
-            (),
-            "coding",
-        ),
         # ... unless it trains and serves them too.
         ("servebench", "An open platform for training, serving and evaluating large language models", (), "other"),
     ],
