@@ -825,6 +825,12 @@ def test_home_assistant_the_platform_and_quants(model, name, description, topics
             (),
             "evaluation",
         ),
+        (
+            "promptcheck",
+            "Test your prompts, agents and chatbots. Compare GPT, Claude and Llama side by side in CI",
+            (),
+            "evaluation",
+        ),
         # ... an agent that tests code is not.
         ("testpilot", "An AI agent that writes tests for your code", (), "coding"),
         # ... unless it trains and serves them too.
