@@ -440,13 +440,15 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _RESOURCES] = RESOURCES_PENALTY
         if settings.framework_penalty and not _framework_evidence(feats, repo):
             out[row, _FRAMEWORK] = -settings.framework_penalty
-        if settings.ml_framework_penalty and _LLM_APP_WORDS.search(_all_text(repo)) is None:
+        text = _all_text(repo)
+        llm_app = _LLM_APP_WORDS.search(text) is not None
+        if settings.ml_framework_penalty and not llm_app:
             out[row, _FRAMEWORK] -= settings.ml_framework_penalty
         if (
             settings.llm_framework_other_penalty
+            and llm_app
             and "r:framework-first" in feats
-            and _LLM_APP_WORDS.search(_all_text(repo)) is not None
-            and _MODEL_WORK.search(_all_text(repo)) is None
+            and _MODEL_WORK.search(text) is None
         ):
             out[row, _OTHER] -= settings.llm_framework_other_penalty
         if _plain(repo):
@@ -455,7 +457,6 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
         if _inference_only(repo):
             out[row, _INFRASTRUCTURE] -= settings.inference_penalty
             out[row, _OTHER] += settings.inference_other_boost
-        text = _all_text(repo)
         paper, classic = _paper_code_text(text), _classic_agents_text(text)
         if settings.other_penalty and not _other_evidence(feats, repo, paper=paper, classic=classic):
             out[row, _OTHER] -= settings.other_penalty
