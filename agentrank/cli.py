@@ -551,6 +551,13 @@ def import_assessments(state: State, file: str) -> None:
     default=None,
     help="Classify unlabelled repos (search-items JSON or CSV): category mix and share uncertain; no database",
 )
+@click.option(
+    "--source",
+    "survey_source",
+    metavar="PREFIX",
+    default=None,
+    help="With --survey: only the CSV rows whose source column starts with PREFIX (each repo once)",
+)
 @click.option("--cross-validate", is_flag=True, help="k-fold cross-validation on the bundled training set")
 @click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Folds for --cross-validate")
 @click.option(
@@ -563,6 +570,7 @@ def classify(
     evaluate_path: str | None,
     repos_path: str | None,
     survey_path: str | None,
+    survey_source: str | None,
     cross_validate: bool,
     folds: int,
     held_out: bool,
@@ -570,6 +578,8 @@ def classify(
     "Assign a category to every listed repo, or evaluate the classifier"
     if repos_path and not evaluate_path:
         raise click.UsageError("--repos goes with --evaluate")
+    if survey_source is not None and not survey_path:
+        raise click.UsageError("--source goes with --survey")
     if evaluate_path or cross_validate or held_out or survey_path:
         from classify import evaluate as ev
 
@@ -579,7 +589,7 @@ def classify(
         if survey_path:
             if evaluate_path:
                 click.echo("")
-            click.echo(ev.survey_report(survey_path, uncertain_below=uncertain_below))
+            click.echo(ev.survey_report(survey_path, uncertain_below=uncertain_below, source=survey_source))
         if held_out:
             if evaluate_path or survey_path:
                 click.echo("")

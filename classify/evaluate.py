@@ -13,6 +13,7 @@ from sklearn.model_selection import StratifiedKFold
 from classify.categories import CATEGORY_IDS
 from classify.examples import (
     HELD_OUT_FILE,
+    ClassifyError,
     Example,
     RepoTexts,
     load_held_out_examples,
@@ -226,11 +227,19 @@ def evaluation_report(
     return _report(examples, title or f"evaluation on {path}", uncertain_below=uncertain_below)
 
 
-def survey_report(path: str | Path, *, uncertain_below: float) -> str:
+def survey_report(path: str | Path, *, uncertain_below: float, source: str | None = None) -> str:
     """Classify an unlabelled set of repos (a saved crawl: search items, or a CSV with full_name and
-    description): the predicted category mix, the share marked uncertain, and the probabilities."""
+    description): the predicted category mix, the share marked uncertain, and the probabilities.
+    ``source``: only the CSV rows whose ``source`` column starts with it (each repo once)."""
     texts = read_repo_texts(path)
-    repos = [t for key, t in texts.items() if isinstance(key, str)]
+    if source is None:
+        repos = [t for key, t in texts.items() if isinstance(key, str)]
+    else:
+        names = {key[0] for key in texts if isinstance(key, tuple) and key[1].startswith(source)}
+        if not names:
+            raise ClassifyError(f"{path}: no rows whose source starts with {source!r}")
+        repos = [texts[name] for name in sorted(names)]
+        path = f"{path} (source {source}…)"
     model = trained(load_training_examples())
     predictions = model.predict(repos, reasons=False)
     n = len(predictions)

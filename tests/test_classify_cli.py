@@ -194,3 +194,26 @@ def test_survey_reports_the_category_mix_and_share_uncertain_of_an_unlabelled_cr
     assert sum(int(line.split()[1]) for line in mix) == 6
     assert any(line.split()[0] == "resources" for line in mix)
     assert not db_path.exists()
+
+
+def test_survey_of_one_source_of_a_csv_counts_each_of_its_repos_once(run_cli, tmp_path, db_path):
+    rows = write_csv(
+        tmp_path / "real.csv",
+        [
+            ("a/one", "An autonomous coding agent for your terminal", "lists:2026-08-15"),
+            ("a/one", "An autonomous coding agent for your terminal", "lists:2026-08-22"),
+            ("b/two", "A curated list of agent frameworks", "lists:2026-08-22"),
+            ("c/three", "A gradient boosting library", "ml:2025-06-26"),
+        ],
+        header=("full_name", "description", "source"),
+    )
+    out = run_cli("classify", "--survey", str(rows), "--source", "lists:").output
+    assert f"survey of {rows} (source lists:…): 2 repos (unlabelled)" in out
+    everything = run_cli("classify", "--survey", str(rows)).output
+    assert f"survey of {rows}: 3 repos (unlabelled)" in everything
+    # A source no row has, or --source without --survey: one clear line, nothing written.
+    refused = run_cli("classify", "--survey", str(rows), "--source", "nope:", expect=1)
+    assert refused.output.strip().splitlines()[-1] == f"Error: {rows}: no rows whose source starts with 'nope:'"
+    assert "Error: --source goes with --survey" in run_cli("classify", "--source", "lists:", expect=2).output
+    assert not db_path.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
