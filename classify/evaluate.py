@@ -232,6 +232,7 @@ def survey_report(path: str | Path, *, uncertain_below: float, source: str | Non
     description): the predicted category mix, the share marked uncertain, and the probabilities.
     ``source``: only the CSV rows whose ``source`` column starts with it (each repo once)."""
     texts = read_repo_texts(path)
+    surveyed = str(path)
     if source is None:
         repos = [t for key, t in texts.items() if isinstance(key, str)]
     else:
@@ -239,7 +240,7 @@ def survey_report(path: str | Path, *, uncertain_below: float, source: str | Non
         if not names:
             raise ClassifyError(f"{path}: no rows whose source starts with {source!r}")
         repos = [texts[name] for name in sorted(names)]
-        path = f"{path} (source {source}…)"
+        surveyed = f"{path} (source {source}…)"
     model = trained(load_training_examples())
     predictions = model.predict(repos, reasons=False)
     n = len(predictions)
@@ -248,7 +249,7 @@ def survey_report(path: str | Path, *, uncertain_below: float, source: str | Non
         counts[p.category] = counts.get(p.category, 0) + 1
     unsure = sum(p.probability < uncertain_below for p in predictions)
     lines = [
-        f"survey of {path}: {n} repos (unlabelled); model {model.version} trained on {model.examples} examples",
+        f"survey of {surveyed}: {n} repos (unlabelled); model {model.version} trained on {model.examples} examples",
         f"share uncertain (< {uncertain_below:g})  {unsure / n:.3f}  ({unsure} repos)",
         "",
         f"{'category':<15} {'repos':>6} {'share':>6} {'uncertain':>9}",

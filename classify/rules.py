@@ -47,17 +47,19 @@ _FRAMEWORK_WORDS = re.compile(
 
 # What a framework in the taxonomy's sense is for: agents, LLM apps, prompts, chat, RAG, tools for
 # models. A machine-learning, NLP, data or scientific framework that names none of these is not one.
+# Model vendors and families, read as naming language models by the rules below.
+_MODEL_VENDORS = r"claude|openai|anthropic|gemini|deepseek|ollama|qwen|llama|mistral"
 _LLM_APP_WORDS = re.compile(
     r"agent|llm|gpt|language models?|foundation models?|generative|genai|prompt|chat|assistant|copilot|\brag\b"
-    r"|retrieval[- ]augmented|\bmcp\b|model context|tool[- ]?(?:use|calling)|function[- ]calling|claude|openai"
-    r"|anthropic|gemini|deepseek|ollama|qwen|llama|mistral|langchain|autonomous|\bbots?\b|\bagi\b|conversational"
-    r"|[\u3400-\u9fff]"
+    r"|retrieval[- ]augmented|\bmcp\b|model context|tool[- ]?(?:use|calling)|function[- ]calling"
+    r"|langchain|autonomous|\bbots?\b|\bagi\b|conversational|[\u3400-\u9fff]|" + _MODEL_VENDORS
 )
 
 
 # Work on models themselves (training, tuning, serving, weights, sizes): a framework for that is ML.
+_TUNING_OR_SERVING = r"fine-?tun|\binference\b|\bserv(?:e|es|ing)\b"
 _MODEL_WORK = re.compile(
-    r"train|fine-?tun|\binference\b|\bserv(?:e|es|ing)\b|quantiz|weights|checkpoint|(?:^|[\s(])\d+(?:\.\d+)?[bm]\b"
+    r"train|" + _TUNING_OR_SERVING + r"|quantiz|weights|checkpoint|(?:^|[\s(])\d+(?:\.\d+)?[bm]\b"
     r"|pytorch|tensorflow|\bjax\b|neural|deep learning|machine learning|reinforcement learning|computer vision|diffusion"
     r"|\bimages?\b|\bvideos?\b|speech|building transformers|transformer (?:models|architectures?|layers)"
 )
@@ -75,7 +77,7 @@ _DATA = CATEGORY_IDS.index("data")
 # Words of language models and AI products, read by two rules below (each adds its own).
 _LANGUAGE_MODEL_WORDS = (
     r"llm|gpt|\bai\b|\bai[-_ ]|[a-z]ai\b|artificial intelligence|language models?|assistant|copilot|\bmcp\b|\brag\b"
-    r"|prompt|claude|openai|anthropic|gemini|deepseek|ollama|qwen|llama|mistral"
+    r"|prompt|" + _MODEL_VENDORS
 )
 _AI_WORDS = re.compile(
     r"agent|\bchat|bot\b|bots\b|model context|autonomous|automat(?:ion|es?|ed|ing)\b|workflow"
@@ -379,7 +381,7 @@ def _measures_agents_text(text: str) -> bool:
     return _MEASURES_AGENTS.search(text) is not None and _TRAINS_OR_SERVES.search(text) is None
 
 
-_TRAINS_OR_SERVES = re.compile(r"\btrain|fine-?tun|\bserv(?:e|es|ing)\b|\binference\b")
+_TRAINS_OR_SERVES = re.compile(r"\btrain|" + _TUNING_OR_SERVING)
 
 
 def _ai_security_testing_text(text: str) -> bool:
