@@ -212,9 +212,11 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     ),
     "computer-use": (
         r"\bbrowsers?\b",
-        r"\bweb (?:automation|agents?|browsing|navigation|interaction|pages?)\b",
+        r"\bweb (?:automation|(?:ai |llm )?agents?|browsing|navigation|interaction|pages?)\b",
         r"\bcomputer[- ]use\b|\bcomputer control\b"
-        r"|\boperat\w* (?:a |the |your )?(?:computer|desktop|phone|smartphone|os)\b",
+        r"|\b(?:operat\w*|uses?|using|control\w*) (?:a |the |your )?(?:computers?|desktops?|phones?|smartphones?|os)\b",
+        # OpenAI's Operator is a browser agent; "an open-source Operator" names the category.
+        r"\bopenai(?:'s)? operator\b|\boperator (?:alternative|clone)\b",
         r"\bgui\b|\bui automation\b|\bscreens?(?:hots?)?\b",
         r"\bmouse\b|\bkeyboard\b|\bclicks?\b",
         r"\bplaywright\b|\bpuppeteer\b|\bselenium\b|\bchrome\b|\bcdp\b|\bdom\b|\bheadless\b",
