@@ -682,6 +682,18 @@ def test_scrapers_are_infrastructure_and_browser_operators_computer_use(model, n
     assert predict(model, name, description, topics).category == category
 
 
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        # An agent that mends failing tests codes, even when tagged `autogpt` (which settles assistant)
+        ("greenbar", "Agent which automatically repairs your failing tests. LLM-powered TDD.", ("autogpt", "tdd")),
+        ("redgreen", "An autonomous agent that keeps the build green by fixing broken tests", ("llm", "agent")),
+    ],
+)
+def test_an_agent_that_fixes_tests_is_a_coding_agent(model, name, description, topics):
+    assert predict(model, name, description, topics).category == "coding"
+
+
 def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
     rng = random.Random(2027)
     pieces = [
