@@ -588,6 +588,20 @@ _MODEL_OPENING = re.compile(
     r"|serving|inference|api))"
 )
 
+# ... or a repo named only by a model family and its variants ("deepseek-coder-v2", "qwen2.5-coder",
+# "glm-4.5", "deepseek-vl2"): the model's own repo, often with a description that names no model
+# ("Let the Code Write Itself"). A family alone ("llama") or with a word that is not a variant
+# ("qwen-agent", "deepseek-harness", "llamacoder", "deepseek-chat") is not enough, nor is such a name
+# on software that runs a model ("llama-coder: a self-hosted Copilot replacement for VS Code").
+_MODEL_FAMILY_NAME = re.compile(
+    r"^(?:deepseek|qwen|llama|codellama|mistral|mixtral|gemma|phi|chatglm|glm|baichuan|internlm|starcoder"
+    r"|wizardcoder|wizardlm|kimi|minimax|falcon|vicuna|olmo|smollm)"
+    r"(?=[\d.]*[-_.]|\d)(?:[\d.]+|[-_.](?:v?\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)?[bmk]|coder|llm|instruct|math|vl\d*"
+    r"|[kmr]\d+|moe|base|prover|ocr|omni|audio|vision|lite))+$"
+)
+_RUNS_A_MODEL = re.compile(
+    _SOFTWARE.pattern + r"|\b(?:replacement|alternative|vs ?code|copilot|ui|client|wrapper|bot|assistant|agent|tool)\b"
+)
 
 _DIGIT = re.compile(r"\d")
 
@@ -600,6 +614,10 @@ def presents_a_model(repo: RepoText) -> bool:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _presents_a_model(repo: RepoText) -> bool:
+    if _MODEL_FAMILY_NAME.match(repo.name.lower()) is not None and not _RUNS_A_MODEL.search(
+        repo.description[:MAX_DESCRIPTION].lower()
+    ):
+        return True
     text = rule_text(repo)
     # Every match of _MODEL_ANYWHERE contains one of these words, every match of _MODEL_OPENING
     # "model", every size a digit: most repos are answered by these substring checks.
@@ -649,6 +667,8 @@ def lexicon_fingerprint() -> str:
                 _USES_A_MODEL.pattern,
                 _MODEL_ANYWHERE.pattern,
                 _MODEL_OPENING.pattern,
+                _MODEL_FAMILY_NAME.pattern,
+                _RUNS_A_MODEL.pattern,
             )
         ),
         repr(sorted(KEYWORDS.items())),

@@ -471,6 +471,23 @@ def test_a_model_is_other_whatever_its_topics_say_it_is_good_at(model):
     assert presents_a_model(RepoText("lumen", "[ICCV 2025] Lumen: A Foundation Model for Embodied Home Robots"))
 
 
+def test_a_repo_named_by_a_model_family_and_its_variants_is_the_model(model):
+    # The model's own repo often names no model in its description.
+    for name in ("qwen9-coder-v7", "glm-9.5", "deepseek-vl9", "gemma-9-27b", "kimi-k9"):
+        repo = RepoText(name, "Breaking the barriers of closed models in code intelligence", ("code-generation",))
+        assert presents_a_model(repo), name
+    assert predict(model, "deepseek-coder-v9", "Closing the gap to closed models in code intelligence", ()).category == "other"
+    # A family with a word that is not a variant, or software that runs the model, is not the model.
+    for name, description in (
+        ("qwen-agent", "Let the code write itself"),
+        ("llamacoder", "Let the code write itself"),
+        ("deepseek-chat", "Let there be answers"),
+        ("mistral-coder", "Self-hosted Copilot replacement for VS Code running on a local model"),
+    ):
+        assert not presents_a_model(RepoText(name, description)), name
+    assert predict(model, "mistral-coder", "Self-hosted Copilot replacement for VS Code", ("vscode",)).category == "coding"
+
+
 @pytest.mark.parametrize(
     ("name", "description", "topics", "category"),
     [
