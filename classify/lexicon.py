@@ -161,7 +161,13 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bgithub issues?\b",
         r"\bdevin\b|\bcursor\b|\bclaude code\b|\bcodex\b",
         r"\bfull[- ]stack\b|\bweb apps?\b",
-        r"\bwrites? (?:the )?code\b|\bcode for you\b|\bgenerates? code\b",
+        r"\bwrites? (?:the )?code\b|\bcode for you\b|\bgenerates? code\b"
+        r"|\b(?:writes?|writing|generates?|generating) (?:\w+ ){1,3}code\b",
+        # what an app developer works on: "React Native apps", "Next.js pages", "a Rails app",
+        # designs turned into code, docstrings
+        r"\b(?:react(?: native)?|next\.?js|vue(?:\.?js)?|svelte|angular|flutter|django|rails|laravel|spring boot)"
+        r" (?:apps?|applications?|pages?|components?|projects?|codebases?)\b",
+        r"\bfigma\b|\b(?:designs?|mockups?|screenshots?|ui) (?:in)?to code\b|\bdocstrings?\b",
         r"\bdevelopers?\b",
         r"\bprogrammer\b",
         r"\bswe\b|\bprogramming\b",

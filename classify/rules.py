@@ -371,7 +371,8 @@ _MEASURES_AGENTS = re.compile(
     r"\bbenchmarks? (?:for|of|suite|to)\b|\bbenchmark(?:ing)? (?:\w+ ){0,2}(?:agents?|llms?|models?)\b"
     r"|\bfor (?:testing and |the )?(?:benchmarking|evaluating|measuring)\b"
     r"|\bevaluat(?:e|es|ing|ion of) (?:the )?(?:\w+ ){0,3}(?:agents?|llms?|language models?|models?)\b"
-    r"|\btest(?:s|ing)? (?:your |the )?(?:\w+, ){0,2}(?:prompts?|agents?|llms?|llm apps?|ai apps?|chatbots?)\b"
+    r"|\btest(?:s|ing)? (?:your |the |our )?(?:team'?s |company'?s |app'?s )?(?:\w+, ){0,2}"
+    r"(?:prompts?|agents?|llms?|llm apps?|ai apps?|chatbots?)\b"
 )
 
 

@@ -711,6 +711,20 @@ def test_an_agent_that_fixes_tests_is_a_coding_agent(model, name, description, t
     assert predict(model, name, description, topics).category == "coding"
 
 
+@pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        # Agents that do an app developer's work, named by what they work on
+        ("rn-maker", "AI agent for building React Native apps", ("agents", "ai", "llm")),
+        ("shipit", "An agent that turns Figma designs into working Next.js pages", ("ai-agent",)),
+        ("docstringer", "Writes docstrings and API docs for your Python project with an LLM", ("llm", "documentation")),
+        ("apimock", "AI agent that writes API integration code from an OpenAPI spec", ("openapi", "codegen")),
+    ],
+)
+def test_agents_that_build_apps_pages_and_docs_from_code_are_coding_agents(model, name, description, topics):
+    assert predict(model, name, description, topics).category == "coding"
+
+
 def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
     rng = random.Random(2027)
     pieces = [
