@@ -384,6 +384,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bprinciples\b|\bbest practices\b|\bpatterns\b",
         r"\bfrom scratch\b|\bstep by step\b",
         r"\buse cases\b|\bprojects\b|\bideas\b",
+        r"\bbootcamps?\b|\b(?:course|teaching|learning|study) (?:materials?|notes)\b|\binterview questions\b"
+        r"|\bquestions and answers\b|\breference implementations?\b|^\W*(?:my |our )?experiments (?:with|on|in)\b",
     ),
     "other": (
         r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\bportfolio (?:manag\w*|optimi[sz]\w*|rebalanc\w*)\b|\binvest(?:ing|ors?|ments?|s|ed)?\b|\bquants?\b",

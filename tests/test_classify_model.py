@@ -725,6 +725,17 @@ def test_agents_that_build_apps_pages_and_docs_from_code_are_coding_agents(model
     assert predict(model, name, description, topics).category == "coding"
 
 
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("bootcamp", "12-week LLM engineering bootcamp material"),
+        ("agent-patterns", "Reference implementations of common agentic design patterns: reflection, planning, tool use"),
+    ],
+)
+def test_bootcamps_and_reference_implementations_are_resources(model, name, description):
+    assert predict(model, name, description).category == "resources"
+
+
 def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
     rng = random.Random(2027)
     pieces = [
