@@ -231,7 +231,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\brpa\b",
         r"\bwebsites?\b",
         r"\bvision[- ](?:based|driven|first|language)\b",
-        r"\bdesktop (?:apps?|automation|agents?)\b",
+        r"\bdesktop (?:apps?|automation|agents?)\b|\b(?:mac|macos|windows) (?:apps?|applications)\b",
     ),
     "research": (
         r"\bdeep[- ]?research\b",

@@ -693,6 +693,7 @@ def test_engines_for_model_families_chat_apps_with_local_models_and_media_genera
         ("pilot-z", "An open agentic framework that uses computers the way a person does", (), "computer-use"),
         ("orbit-webagent", "An open suite for VLM-based web-agent applications", (), "computer-use"),
         ("skyhand", "Open source alternative to OpenAI Operator", (), "computer-use"),
+        ("macpilot", "Make Mac apps usable by AI agents", (), "computer-use"),
     ],
 )
 def test_scrapers_are_infrastructure_and_browser_operators_computer_use(model, name, description, topics, category):
