@@ -347,6 +347,17 @@ def _domain_skills_for_coding_agents(text: str) -> bool:
     )
 
 
+# Coding agents by name (not "copilot": a copilot for sales is no coding agent).
+_CODING_AGENT_NAMES = re.compile(
+    r"coding agents?|claude code|\bcodex\b|\bcursor\b|gemini cli|opencode|windsurf|\bcline\b|\baider\b"
+)
+
+
+def _runs_coding_agents_text(text: str) -> bool:
+    """Runs, orchestrates or manages coding agents (a harness, a GUI, parallel sessions), by name."""
+    return _CODING_AGENT_NAMES.search(text) is not None and _DRIVES_CODING_AGENTS.search(text) is not None
+
+
 def _for_coding_agents_text(text: str) -> bool:
     """A component for coding agents (rule 2), not something that runs them."""
     if "cod" not in text and "cursor" not in text and "copilot" not in text and "aider" not in text:
@@ -473,6 +484,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             _for_coding_agents_text(text) or _domain_skills_for_coding_agents(text)
         ):
             out[row, _CODING] -= settings.coding_component_penalty
+        if settings.coding_team_multi_agent_penalty and _runs_coding_agents_text(text):
+            out[row, _MULTI_AGENT] -= settings.coding_team_multi_agent_penalty
         if settings.domain_multi_agent_penalty and not _DOMAIN_EVIDENCE.isdisjoint(feats):
             out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
         if settings.speech_model_penalty and _speech_model_text(text):

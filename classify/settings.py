@@ -92,6 +92,10 @@ class Settings:
     # navigation, screens or desktops is `infrastructure`, even with a browser-automation topic:
     # `computer-use` is lowered by this much.
     scraper_computer_use_penalty: float = 2.0
+    # Grey zone "components for coding agents": what runs coding agents as a team (orchestrates
+    # several Claude Code or Codex sessions in parallel) is `coding`, not `multi-agent`: a repo that
+    # names coding agents and runs or orchestrates them has `multi-agent` lowered by this much.
+    coding_team_multi_agent_penalty: float = 3.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

@@ -443,6 +443,13 @@ def test_which_repos_the_paper_classic_and_training_rules_read_as_such():
         # ... while what runs or drives coding agents is `coding`.
         ("agentdeck", "Desktop GUI to supervise Claude Code and Codex sessions side by side", (), "coding"),
         ("fleet-cc", "Run many Codex agents on separate worktrees and merge what passes", (), "coding"),
+        # ... even when it calls itself multi-agent orchestration.
+        (
+            "swarm-cc",
+            "Multi-agent orchestration for Claude Code: run a team of coding agents in parallel",
+            ("claude-code",),
+            "coding",
+        ),
     ],
 )
 def test_a_component_for_coding_agents_is_its_component(model, name, description, topics, category):
