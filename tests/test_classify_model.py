@@ -483,7 +483,10 @@ def test_a_repo_named_by_a_model_family_and_its_variants_is_the_model(model):
     for name in ("qwen9-coder-v7", "glm-9.5", "deepseek-vl9", "gemma-9-27b", "kimi-k9"):
         repo = RepoText(name, "Breaking the barriers of closed models in code intelligence", ("code-generation",))
         assert presents_a_model(repo), name
-    assert predict(model, "deepseek-coder-v9", "Closing the gap to closed models in code intelligence", ()).category == "other"
+    assert (
+        predict(model, "deepseek-coder-v9", "Closing the gap to closed models in code intelligence", ()).category
+        == "other"
+    )
     # A family with a word that is not a variant, or software that runs the model, is not the model.
     for name, description in (
         ("qwen-agent", "Let the code write itself"),
@@ -492,7 +495,9 @@ def test_a_repo_named_by_a_model_family_and_its_variants_is_the_model(model):
         ("mistral-coder", "Self-hosted Copilot replacement for VS Code running on a local model"),
     ):
         assert not presents_a_model(RepoText(name, description)), name
-    assert predict(model, "mistral-coder", "Self-hosted Copilot replacement for VS Code", ("vscode",)).category == "coding"
+    assert (
+        predict(model, "mistral-coder", "Self-hosted Copilot replacement for VS Code", ("vscode",)).category == "coding"
+    )
 
 
 @pytest.mark.parametrize(
@@ -737,7 +742,10 @@ def test_agents_that_build_apps_pages_and_docs_from_code_are_coding_agents(model
     ("name", "description"),
     [
         ("bootcamp", "12-week LLM engineering bootcamp material"),
-        ("agent-patterns", "Reference implementations of common agentic design patterns: reflection, planning, tool use"),
+        (
+            "agent-patterns",
+            "Reference implementations of common agentic design patterns: reflection, planning, tool use",
+        ),
     ],
 )
 def test_bootcamps_and_reference_implementations_are_resources(model, name, description):
