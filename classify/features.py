@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from classify.categories import CATEGORY_IDS
-from classify.lexicon import KEYWORDS, alternatives, settling_categories
+from classify.lexicon import CJK_KEYWORDS, KEYWORDS, alternatives, settling_categories
 from classify.text import MAX_DESCRIPTION, RepoText, singular, split_name
 
 _RAW = re.compile(r"[a-z0-9]+(?:[+#][a-z0-9+#]*)?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
@@ -79,12 +79,18 @@ class Phrase:
     id: int
     category: str
     pattern: re.Pattern[str]
+    cjk: str = ""  # a Chinese phrase's text: found inside a run of Chinese characters, not indexed
 
 
-PHRASES: tuple[Phrase, ...] = tuple(
+_LATIN_PHRASES: tuple[Phrase, ...] = tuple(
     Phrase(i, category, re.compile(pattern))
     for i, (category, pattern) in enumerate((c, p) for c in CATEGORY_IDS for p in KEYWORDS[c])
 )
+PHRASES: tuple[Phrase, ...] = _LATIN_PHRASES + tuple(
+    Phrase(len(_LATIN_PHRASES) + j, category, re.compile(re.escape(text)), text)
+    for j, (category, text) in enumerate((c, t) for c in CATEGORY_IDS for t in CJK_KEYWORDS[c])
+)
+_CJK_PHRASES = tuple((f"k:{p.id}", p.cjk) for p in PHRASES if p.cjk)
 
 
 def _prefix(branch: str) -> str:
@@ -148,7 +154,7 @@ def _needs_context(pattern: str) -> bool:
 
 # phrase → the literal texts one of which it needs (None: searched in every text)
 IN_CONTEXT: dict[int, tuple[str, ...] | None] = {
-    p.id: _needles(p.pattern.pattern) for p in PHRASES if _needs_context(p.pattern.pattern)
+    p.id: _needles(p.pattern.pattern) for p in _LATIN_PHRASES if _needs_context(p.pattern.pattern)
 }
 # A phrase searched in context is searched only in a text with a word that starts one of its literal
 # texts (every alternative starts a word with one, after the lookbehinds): the word index says so.
@@ -177,7 +183,7 @@ _SEARCHED_ALWAYS = tuple(
 )
 
 _STARTS: dict[str, tuple[tuple[str, int], ...]] = {}
-for _phrase in PHRASES:
+for _phrase in _LATIN_PHRASES:
     if _phrase.id in IN_CONTEXT:
         continue
     for _branch in alternatives(_phrase.pattern.pattern):
@@ -203,7 +209,8 @@ _WORD_CACHE: dict[str, _Entry] = {}
 def _word(raw: str) -> _Entry:
     if raw[0] >= _CJK_START:
         cjk = tuple("c:" + raw[j : j + 2] for j in range(max(1, len(raw) - 1)))
-        found: _Entry = (None, None, None, cjk, (), (), ())
+        in_run = tuple((key, text) for key, text in _CJK_PHRASES if text in raw)
+        found: _Entry = (None, None, None, cjk, in_run, (), ())
     else:
         folded = singular(raw)
         prefixes: dict[int, list[str]] = {}

@@ -170,7 +170,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bfigma\b|\b(?:designs?|mockups?|screenshots?|ui) (?:in)?to code\b|\bdocstrings?\b",
         r"\bdevelopers?\b",
         r"\bprogrammer\b",
-        r"\bswe\b|\bprogramming\b",
+        # (not "programming LLMs", "programming, not prompting, foundation models": a framework's)
+        r"\bswe\b|\bprogramming\b(?! (?:not \w+ )?(?:llms?|language models?|foundation models?|models?)\b)",
         r"\bterminal\b|\btui\b",
         r"\bcode interpreters?\b",
         r"\bdevops\b|\bsre\b",
@@ -434,6 +435,36 @@ def alternatives(pattern: str) -> list[str]:
 # Taxonomy rule 9 read from the name: a repo named for a survey, a course, tutorials, a cookbook, a
 # handbook, a paper or reading list, a workshop, lessons, examples or a roadmap is such a thing (an
 # app that makes courses says it is an app first: see ``software_first``).
+# Category → the same kind of phrases in Chinese, as plain text (no expressions): Chinese has no
+# spaces between words, so these are found inside a run of Chinese characters, and they feed the
+# same per-category counts as the phrases above — what the model learned from English phrases
+# carries over to a description written in Chinese. Only Chinese characters (a run is what the
+# feature pass reads as one "word").
+# fmt: off
+CJK_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "coding": ("编程", "写代码", "代码生成", "代码审查", "程序员", "软件开发", "编码助手", "代码助手", "代码库"),
+    "framework": ("框架", "开发库", "工具包", "快速构建", "构建智能体", "搭建智能体", "智能体开发"),
+    "multi-agent": ("多智能体", "多代理", "多个智能体", "多角色", "多个角色", "协作"),
+    "computer-use": ("浏览器", "操作电脑", "操作手机", "电脑操作", "手机操作", "自动操作", "网页自动化", "图形界面",
+                     "鼠标", "键盘", "截图", "屏幕", "桌面"),
+    "research": ("深度研究", "研究报告", "文献", "联网搜索", "学术"),
+    "assistant": ("个人助理", "个人助手", "私人助理", "全能助手", "管家", "日程"),
+    "workflow": ("工作流", "低代码", "零代码", "无代码", "编排", "拖拽"),
+    "data": ("数据分析", "问数", "数据库", "表格", "图表", "商业智能"),
+    "chat": ("聊天", "对话", "客服", "问答"),
+    "voice": ("语音", "电话", "语音识别", "语音合成"),
+    "memory": ("记忆", "知识库", "知识图谱", "向量数据库", "检索增强"),
+    "infrastructure": ("工具调用", "沙箱", "网关", "中转", "接口", "部署", "协议"),
+    "evaluation": ("评测", "测评", "基准", "评估", "排行榜", "可观测", "监控"),
+    "resources": ("教程", "资源", "合集", "列表", "指南", "入门", "课程", "面试", "笔记", "学习"),
+    "other": ("股票", "量化", "交易", "金融", "游戏", "教育", "医疗", "法律", "渗透", "小说", "绘画", "视频", "翻译"),
+}
+# fmt: on
+_CJK_ONLY = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+assert all(_CJK_ONLY.fullmatch(p) for phrases in CJK_KEYWORDS.values() for p in phrases)
+assert set(CJK_KEYWORDS) == set(CATEGORY_IDS)
+
+
 _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
@@ -680,5 +711,6 @@ def lexicon_fingerprint() -> str:
             )
         ),
         repr(sorted(KEYWORDS.items())),
+        repr(sorted(CJK_KEYWORDS.items())),
     ]
     return "\n".join(parts)

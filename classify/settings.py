@@ -50,7 +50,7 @@ class Settings:
     # tag such as "[ACL 2024]") is a research prototype, `other` by the taxonomy: what the paper
     # studies (memory, collaboration, web agents) is its subject, not what the repo is for. Unless it
     # is a benchmark or an environment (`evaluation`), `other`'s score is raised by this much.
-    paper_other_boost: float = 3.0
+    paper_other_boost: float = 3.5
     # "Autonomous agents" that name nothing of language models or AI (steering behaviours, robots,
     # game characters, agent-based simulations: agents in the older sense a keyword search also
     # finds) are `other`; their `other` score is raised by this much.
@@ -87,7 +87,7 @@ class Settings:
     benchmark_evaluation_boost: float = 1.5
     # Media generation (images, video, music with diffusion models, their web UIs and node graphs)
     # that speaks of no agent is `other` (out of the taxonomy): its score is raised by this much.
-    media_other_boost: float = 2.0
+    media_other_boost: float = 2.5
     # Taxonomy rule 4: a scraper, crawler or search API that speaks of no clicking, typing, forms,
     # navigation, screens or desktops is `infrastructure`, even with a browser-automation topic:
     # `computer-use` is lowered by this much.

@@ -752,6 +752,21 @@ def test_bootcamps_and_reference_implementations_are_resources(model, name, desc
     assert predict(model, name, description).category == "resources"
 
 
+@pytest.mark.parametrize(
+    ("description", "category"),
+    [
+        # Descriptions written only in Chinese, under names that say nothing
+        ("用于快速构建大模型智能体应用的 Python 开发框架", "framework"),
+        ("通过截图理解屏幕并模拟鼠标键盘完成任务的桌面智能体", "computer-use"),
+        ("让大模型像人一样操作浏览器和手机的智能体", "computer-use"),
+        ("大模型智能体能力评测基准", "evaluation"),
+        ("一个由多个角色智能体组成的虚拟软件公司", "multi-agent"),
+    ],
+)
+def test_chinese_keyword_phrases_count_like_english_ones(model, description, category):
+    assert predict(model, "proj7", description).category == category
+
+
 def test_the_faster_not_an_agent_test_finds_exactly_what_its_expression_finds():
     rng = random.Random(2027)
     pieces = [
