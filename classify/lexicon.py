@@ -432,9 +432,6 @@ def alternatives(pattern: str) -> list[str]:
     return [*branches, current]
 
 
-# Taxonomy rule 9 read from the name: a repo named for a survey, a course, tutorials, a cookbook, a
-# handbook, a paper or reading list, a workshop, lessons, examples or a roadmap is such a thing (an
-# app that makes courses says it is an app first: see ``software_first``).
 # Category → the same kind of phrases in Chinese, as plain text (no expressions): Chinese has no
 # spaces between words, so these are found inside a run of Chinese characters, and they feed the
 # same per-category counts as the phrases above — what the model learned from English phrases
@@ -465,6 +462,9 @@ assert all(_CJK_ONLY.fullmatch(p) for phrases in CJK_KEYWORDS.values() for p in 
 assert set(CJK_KEYWORDS) == set(CATEGORY_IDS)
 
 
+# Taxonomy rule 9 read from the name: a repo named for a survey, a course, tutorials, a cookbook, a
+# handbook, a paper or reading list, a workshop, lessons, examples or a roadmap is such a thing (an
+# app that makes courses says it is an app first: see ``software_first``).
 _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"

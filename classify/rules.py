@@ -286,9 +286,14 @@ _CODING = CATEGORY_IDS.index("coding")
 # proxy, guardrails, a sandbox, an MCP server, usage and cost meters, dictation, a browser, docs)
 # takes the component's category; what runs or drives coding agents (a GUI, an IDE, a harness, an
 # orchestrator of parallel sessions) is `coding`.
+# Coding agents by name, written once for the rules below. "copilot" joins where a text names the
+# host of a component or a skill pack; alone it is no coding agent (a copilot for sales is none).
+_CODING_AGENT_NAMES = (
+    r"coding agents?|claude code|\bcodex\b|\bcursor\b|gemini cli|opencode|windsurf|\bcline\b|\baider\b"
+)
 _CODING_AGENTS = re.compile(
     r"\b(?:for|to|into|with|before|lets?|gives?|runs?|helps?) (?:\w+ ){0,3}?(?:ai |cli |your |the )?"
-    r"(?:coding agents?|claude code|codex|cursor|gemini cli|copilot|aider|cline|windsurf|opencode)\b"
+    r"(?:" + _CODING_AGENT_NAMES + r"|copilot)\b"
 )
 _COMPONENT = re.compile(
     r"memor|context|\bgraph|\bindex|router|\bproxy|gateway|guardrail|\bblock|securit|permission|sandbox|container"
@@ -331,9 +336,7 @@ _SKILL_DOMAIN = re.compile(
     r"|reverse engineering|\bctf\b|financ|\btrading\b|\blegal\b|\bjob (?:search|application)|\bresumes?\b"
     r"|\bacademic\b|scientific|research papers?"
 )
-_NAMES_CODING_AGENTS = re.compile(
-    r"coding agents?|claude code|\bcodex\b|\bcursor\b|gemini cli|opencode|\bcopilot\b|windsurf|\bcline\b"
-)
+_NAMES_CODING_AGENTS = re.compile(_CODING_AGENT_NAMES + r"|\bcopilot\b")
 
 
 def _domain_skills_for_coding_agents(text: str) -> bool:
@@ -347,15 +350,12 @@ def _domain_skills_for_coding_agents(text: str) -> bool:
     )
 
 
-# Coding agents by name (not "copilot": a copilot for sales is no coding agent).
-_CODING_AGENT_NAMES = re.compile(
-    r"coding agents?|claude code|\bcodex\b|\bcursor\b|gemini cli|opencode|windsurf|\bcline\b|\baider\b"
-)
+_NAMES_CODING_AGENTS_ONLY = re.compile(_CODING_AGENT_NAMES)
 
 
 def _runs_coding_agents_text(text: str) -> bool:
     """Runs, orchestrates or manages coding agents (a harness, a GUI, parallel sessions), by name."""
-    return _CODING_AGENT_NAMES.search(text) is not None and _DRIVES_CODING_AGENTS.search(text) is not None
+    return _NAMES_CODING_AGENTS_ONLY.search(text) is not None and _DRIVES_CODING_AGENTS.search(text) is not None
 
 
 def _for_coding_agents_text(text: str) -> bool:
