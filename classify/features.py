@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from classify.categories import CATEGORY_IDS
 from classify.lexicon import CJK_KEYWORDS, KEYWORDS, alternatives, settling_categories
-from classify.text import MAX_DESCRIPTION, RepoText, singular, split_name
+from classify.text import CJK_CHARACTERS, MAX_DESCRIPTION, RepoText, singular, split_name
 
-_RAW = re.compile(r"[a-z0-9]+(?:[+#][a-z0-9+#]*)?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
-_CJK_START = "\u3040"
+_RAW = re.compile(r"[a-z0-9]+(?:[+#][a-z0-9+#]*)?|[" + CJK_CHARACTERS + "]+")
+_CJK_START = CJK_CHARACTERS[0]  # the first character of every run the classifier reads by pairs
 WINDOW = 4  # keyword phrases span at most this many words
 _CACHE_LIMIT = 200_000
 

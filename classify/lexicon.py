@@ -21,7 +21,7 @@ import re
 import numpy as np
 
 from classify.categories import CATEGORY_IDS
-from classify.text import MAX_DESCRIPTION, RepoText, rule_text
+from classify.text import CJK_CHARACTERS, MAX_DESCRIPTION, RepoText, rule_text
 
 # Topic → category. Only topics that say on their own what a repo is belong here. Not here: speech
 # topics (`tts`, `speech-recognition`, …: speech models and toolkits are `other`, voice I/O for
@@ -457,7 +457,7 @@ CJK_KEYWORDS: dict[str, tuple[str, ...]] = {
     "other": ("股票", "量化", "交易", "金融", "游戏", "教育", "医疗", "法律", "渗透", "小说", "绘画", "视频", "翻译"),
 }
 # fmt: on
-_CJK_ONLY = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_CJK_ONLY = re.compile("[" + CJK_CHARACTERS + "]+")
 assert all(_CJK_ONLY.fullmatch(p) for phrases in CJK_KEYWORDS.values() for p in phrases)
 assert set(CJK_KEYWORDS) == set(CATEGORY_IDS)
 

@@ -15,7 +15,7 @@ import numpy as np
 from classify.categories import CATEGORY_IDS
 from classify.lexicon import presents_a_model, settling_categories, software_first
 from classify.settings import Settings
-from classify.text import MAX_DESCRIPTION, RepoText, rule_text
+from classify.text import CJK_CHARACTERS, MAX_DESCRIPTION, RepoText, rule_text
 
 # Taxonomy rule 9: `resources` is for repos whose main artefact is a list of links, a course,
 # tutorials or notebooks. A single loose word ("prompts", "from scratch", "guide") is not enough
@@ -110,7 +110,7 @@ _NOT_AGENT_WORDS = re.compile(
     r"\bmodels?\b|\bweights\b|\binference\b|\bserving\b|fine-?tun|\btrain(?:ing|ed|s)?\b|pre-?train"
     r"|\bdatasets?\b|diffusion|\bimages?\b|\bvideos?\b|\bspeech\b|\btts\b|\basr\b|transformers?\b|neural"
     r"|deep learning|machine learning|\bml\b|pytorch|tensorflow|\bgguf\b|quantiz|\bgpus?\b|\bcuda\b"
-    r"|\bvision\b|\bdetection\b|segmentation|\bembeddings?\b|tokeniz|\bmoe\b|\bpaper\b|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+    r"|\bvision\b|\bdetection\b|segmentation|\bembeddings?\b|tokeniz|\bmoe\b|\bpaper\b|[" + CJK_CHARACTERS + "]"
 )
 # The same test, faster (the expression above is its definition; tests/test_classify_model.py
 # checks that both agree): whole words looked up in a set, the rest as substrings.
@@ -125,7 +125,7 @@ _NOT_AGENT_SUBSTRINGS = (
 )  # fmt: skip
 _WORD = re.compile(r"\w+")
 _TRANSFORMER = re.compile(r"transformers?\b")
-_CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK_CHARACTER = re.compile("[" + CJK_CHARACTERS + "]")
 
 
 def _names_not_agent_words(text: str) -> bool:
@@ -231,7 +231,7 @@ _AGENT_WORDS = re.compile(r"\bagents?\b|\bautonomous\b|\bagent-based\b")
 # What places an agent in the era of language models (or AI products generally).
 _MODERN_WORDS = re.compile(
     r"chat|langchain|langgraph|generative|genai|\bagi\b|agentic|autogen|crewai|manus|smolagent|tool[- ]?(?:use|calling)"
-    r"|function[- ]calling|\bvlms?\b|\bapi\b|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|" + _LANGUAGE_MODEL_WORDS
+    r"|function[- ]calling|\bvlms?\b|\bapi\b|[" + CJK_CHARACTERS + "]|" + _LANGUAGE_MODEL_WORDS
 )
 
 

@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 # Long descriptions say nothing more about the category; the cap bounds the work on hostile input.
 MAX_DESCRIPTION = 1000
 
+# Japanese kana, Chinese characters and Korean hangul, as a character-class body ("[" + … + "]"):
+# text in these scripts has no spaces between words, so the classifier reads it by runs.
+CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
 _SEPARATORS = re.compile(r"[-_.\s/]+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[+#][a-z0-9+#]*)?")
