@@ -393,7 +393,10 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bcrypto(?:s|currenc(?:y|ies))?\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
         r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon|able|er ?news)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
-        r"\bgames?\b(?![- ]chang)|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|\bplayers?\b|\bunity\b",
+        r"\bgames?\b(?![- ]chang)|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|(?<!multi-)(?<!multi )\bplayers?\b|\bunity\b"
+        # games named by title, without the word "game" ("an agent for Street Fighter II")
+        r"|\bstreet ?fighter\b|\bmario\b|\btetris\b|\bchess\b|\bpoker\b|\bstarcraft\b|\bdota\b|\batari\b"
+        r"|\bzelda\b|\bfortnite\b|\bcounter-?strike\b|\bgta ?(?:v|5|iv)?\b|\bsokoban\b|\bmahjong\b",
         r"\beducation\w*\b|\btutor(?:s|ing|ed)?\b|\bstudents?\b|\bteach(?:ers?|ing)\b",
         r"\bmedic\w*\b|\bhealth(?:care|y)?\b(?![- ]?checks?)|\bclinic\w*\b|\btherap\w*\b|\bdoctors?\b|\bpatients?\b",
         r"\bjob[- ](?:search\w*|hunt\w*|seekers?|applications?|applier|postings?|boards?|offers?|market|listings?|agents?|matching)\b"
@@ -517,7 +520,8 @@ _ONE_THING = re.compile(r"\b(?:agent|bot|chatbot|assistant|copilot|tool)\b")
 _GUIDE_WORDS = re.compile(
     r"^\W*(?:(?:an?|the|my|our)\s+)?resources? (?:(?:and|&) (?:experiments|examples|notes|code|exercises) )?(?:for|on|about|repo(?:sitory)?|hub|list|collection|page)\b"
     r"|\b(?:this|the|my|our) (?:repo|repository|project) contains (?:\S+ ){0,3}?(?:examples|notebooks|projects"
-    r"|tutorials|materials|exercises|demos|lessons|recipes)\b"
+    r"|tutorials|materials|exercises|demos|lessons|recipes|series)\b"
+    r"|\ba series of (?:\S+ ){0,2}?(?:tutorials|notebooks|lessons|videos|articles|blog posts|posts|examples|workshops)\b"
     r"|\b(?:repo|repository|project|code|notebooks?)(?: that)? (?:shows?|demonstrates?|teach(?:es)?) (?:you )?how to\b"
     r"|\bprovides? guidance\b|\bstep[- ]by[- ]step guide\b"
     r"|^\W*(?:(?:an?|the|my|our)\s+)?(?:\S+\s+){0,2}?(?:repo|repository) (?:of|for) (?:\S+ ){0,3}?(?:articles|papers"
@@ -589,8 +593,8 @@ def settling_categories(repo: RepoText) -> tuple[str, ...]:
 
 def _final(repo: RepoText, category: str) -> bool:
     """A resources topic is final (a list of links is a resource whatever its subject) unless the
-    description presents software first ("X is a multi-agent framework" tagged `awesome`): then it is
-    a strong hint like the other settling topics. A resources name or list opening is always final."""
+    description presents software first ("X is a multi-agent framework" tagged `awesome`): then it
+    settles nothing (see ``boosts``). A resources name or list opening is always final."""
     if category not in FINAL_CATEGORIES:
         return False
     return resources_by_name(repo) is not None or not software_first(repo)
@@ -683,7 +687,13 @@ def boosts(repo: RepoText) -> np.ndarray | None:
         return None
     factors = np.ones(len(CATEGORY_IDS))
     for category in settled:
-        factors[CATEGORY_IDS.index(category)] = FINAL_BOOST if _final(repo, category) else TOPIC_BOOST
+        if _final(repo, category):
+            factors[CATEGORY_IDS.index(category)] = FINAL_BOOST
+        elif category not in FINAL_CATEGORIES:
+            factors[CATEGORY_IDS.index(category)] = TOPIC_BOOST
+        # else: a resources topic on a repo that presents software first ("X is a multi-agent
+        # framework" tagged `awesome`) settles nothing: the grey zone says such a repo goes by its
+        # description (the topic is still one of the model's features).
     return factors
 
 

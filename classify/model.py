@@ -45,7 +45,7 @@ from classify.settings import Settings
 from classify.text import RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "10"
+CODE_VERSION = "11"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -395,7 +395,15 @@ class CategoryModel:
     ) -> tuple[tuple[str, str], ...]:
         found: list[tuple[str, str]] = []
         settled = settling_categories(repo)
-        if first in settled and second not in settled:
+        factors = boosts(repo)
+        # (a resources topic on a repo that presents software first is in ``settled`` but boosts
+        # nothing: then it settled nothing and is not given as the reason)
+        if (
+            first in settled
+            and second not in settled
+            and factors is not None
+            and factors[CATEGORY_IDS.index(first)] > 1
+        ):
             topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
             if topic:
                 found.append(("rule", f"topic `{topic}` settles {first}"))

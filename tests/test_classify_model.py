@@ -582,6 +582,7 @@ def test_the_keyword_index_finds_every_phrase_a_plain_search_finds():
         "Round trips to the API, and a trip planner",
         "Agent that applies to jobs and tailors your resume; resume interrupted runs; background jobs",
         "Scores on MultiAgentBench and SWE-bench, run from a workbench",
+        "Multi-player agent swarms, and a player agent for Mario Kart",
     ]
     repos = [RepoText("x", text) for text in edge_cases]
     repos += [e.repo for e in load_training_examples() + load_held_out_examples()]
@@ -929,3 +930,80 @@ def test_home_assistant_the_platform_and_quants(model, name, description, topics
 )
 def test_what_measures_agents_or_models_is_evaluation(model, name, description, topics, category):
     assert predict(model, name, description, topics).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # What a crawl for agent keywords returns beside agent frameworks (twelfth-session examples)
+        (
+            "kestrel",
+            "Open source secure cloud runtime for AI agents and apps",
+            ("code-interpreter", "devtools"),
+            "infrastructure",
+        ),
+        ("hatch-node", "Install and run your own AI agent node in one command", (), "infrastructure"),
+        (
+            "oncallbot",
+            "Your 24/7 AI on-call engineer: investigates alerts, reads the logs, proposes the fix",
+            ("aiops", "devops"),
+            "coding",
+        ),
+        (
+            "flowcheck",
+            "Web testing AI agent: describe the flow in plain English, it writes and runs the tests",
+            ("qa-automation",),
+            "coding",
+        ),
+        (
+            "voc-agent",
+            "An AI agent that analyses customer feedback and produces insights and action items",
+            ("ai-agent",),
+            "data",
+        ),
+        ("kart-ai", "An AI agent that plays Mario Kart 64", (), "other"),
+    ],
+)
+def test_sandboxes_nodes_ops_agents_qa_agents_and_game_players(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "This repository contains a series of chatbots for Q&A built with LLM agents and retrieval on several databases",
+        "A series of notebooks on building agents with LangGraph, one pattern per week",
+    ],
+)
+def test_a_series_of_tutorials_or_examples_is_a_resource(model, description):
+    repo = RepoText("rag-lab", description)
+    assert resources_by_name(repo) == "description"
+    assert model.predict([repo])[0].category == "resources"
+
+
+@pytest.mark.parametrize(
+    ("description", "game"),
+    [
+        ("An AI agent for Street Fighter II Champion Edition", True),
+        ("LLM that plays Tetris and explains each move", True),
+        ("GPT commentary for your chess games", True),
+        # a swarm of agents that is "multi-player" plays no game
+        ("Multi-player agent swarms for research", False),
+    ],
+)
+def test_a_games_title_is_a_game(description, game):
+    feats, _ = featurize(RepoText("x", description))
+    assert ("kc:other:1" in feats) is game
+
+
+def test_a_resources_topic_on_software_settles_nothing_and_is_not_given_as_the_reason(model):
+    repo = RepoText(
+        "nimbus",
+        "A framework for teams of Python agents with roles and shared state",
+        ("agent", "awesome", "awesome-list", "llm", "multi-agent"),
+    )
+    factors = boosts(repo)
+    assert factors is None or factors[CATEGORY_IDS.index("resources")] == 1.0
+    prediction = model.predict([repo], reasons=True)[0]
+    assert prediction.category in {"framework", "multi-agent"}
+    assert not any("settles resources" in text for _, text in prediction.because)
