@@ -392,7 +392,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"\bfinanc\w*\b|\btrad(?:ing|ers?)\b|\bstocks?\b|\bhedge fund\b|\bportfolio (?:manag\w*|optimi[sz]\w*|rebalanc\w*)\b|\binvest(?:ing|ors?|ments?|s|ed)?\b|\bquants?\b",
         r"\bcrypto(?:s|currenc(?:y|ies))?\b|\bbitcoin\b|\bblockchain\b|\bweb3\b|\bdefi\b"
         r"|\bsolana\b|\bethereum\b|\bwallets?\b|\bon-?chain\b",
-        r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon|able|er ?news)\w*\b|\bvulnerabilit\w*\b|\boffensive\b|\bctf\b",
+        r"\bpenetration\b|\bpentest\w*\b|\bcybersecurity\b|\bhack(?!toberfest|athon|able|er ?news)\w*\b|\bvulnerabilit\w*\b|\bvulnerable\b|\boffensive\b|\bctf\b",
         r"\bgames?\b(?![- ]chang)|\bgaming\b|\bgameplay\b|\bminecraft\b|\bpok[eé]mon\b|(?<!multi-)(?<!multi )\bplayers?\b|\bunity\b"
         # games named by title, without the word "game" ("an agent for Street Fighter II")
         r"|\bstreet ?fighter\b|\bmario\b|\btetris\b|\bchess\b|\bpoker\b|\bstarcraft\b|\bdota\b|\batari\b"
@@ -403,9 +403,9 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         r"|\bfind (?:\w+ )?jobs?\b|\bappl(?:y|ies|ying) (?:to|for) (?:\w+ )?jobs?\b|\bsearch(?:ing)? for (?:\w+ )?jobs?\b"
         r"|\bresumes?\b(?= (?:and|&) cover|[- ](?:builder|writer|parser|screen|review|optimi|tailor|match))"
         r"|\b(?:your|tailor\w*|optimi[sz]\w*|pars\w*|screen\w*|build\w*|craft\w*|rewrit\w*) resumes?\b|\bcareers?\b|\brecruit\w*\b"
-        r"|\bhuman resources\b|\bhr (?:teams?|departments?|processes|tasks|professionals|agents?|assistants?|tools?)\b",
+        r"|\bhuman resources?\b|\bhr (?:teams?|departments?|processes|tasks|professionals|agents?|assistants?|tools?)\b",
         r"\bcv\b|\bcover letters?\b|\binterviews?\b",
-        r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b",
+        r"\bvideos?\b|\byoutube\b|\bshorts\b|\btiktok\b|\bpodcasts?\b",
         r"\bnovels?\b|(?<!user )\bstor(?:y|ies|ytelling)\b|\bmusic\b|(?<!the )(?<!the-)\bart\b|\b(?:graphic|ui|ux|interior|logo|fashion|visual|poster|brand) design\b|\bdesigners?\b|\bfigma\b|\bcreative\b|\bwriting\b(?! (?:code|tests?|software|programs?|sql|queries|scripts?|functions?|docs|documentation|commits?))",
         r"\blegal\b|(?<!scaling )\blaw\b|\breal estate\b|\btravel\b|(?<!round )(?<!round-)\btrips?\b|\bmarketing\b|\bseo\b|\b(?:generative|answer) engine optimi[sz]ation\b|\bcopywrit\w*\b|\bsocial media\b|\binstagram\b|\btwitter\b|\bfacebook\b|\becommerce\b|\be-commerce\b",
         r"\brecommender\b|\brecommendation (?:system|engine|model)s?\b|\bbiolog\w*\b|\bchemi\w*\b|\bgene\b|\bdrug\b",
@@ -457,7 +457,7 @@ CJK_KEYWORDS: dict[str, tuple[str, ...]] = {
     "infrastructure": ("工具调用", "沙箱", "网关", "中转", "接口", "部署", "协议"),
     "evaluation": ("评测", "测评", "基准", "评估", "排行榜", "可观测", "监控"),
     "resources": ("教程", "资源", "合集", "列表", "指南", "入门", "课程", "面试", "笔记", "学习"),
-    "other": ("股票", "量化", "交易", "金融", "游戏", "教育", "医疗", "法律", "渗透", "小说", "绘画", "视频", "翻译"),
+    "other": ("股票", "量化", "交易", "金融", "游戏", "教育", "医疗", "法律", "渗透", "小说", "绘画", "视频", "播客", "翻译"),
 }
 # fmt: on
 _CJK_ONLY = re.compile("[" + CJK_CHARACTERS + "]+")
@@ -472,6 +472,8 @@ _RESOURCES_NAME = re.compile(
     r"(?:^|[-_. ])(?:surveys?|tutorials?|courses?|masterclass|cookbooks?|handbooks?|papers|paper-?lists?"
     r"|reading-?lists?|workshops?|lessons|for-beginners|101|guides?|books?|examples|samples|roadmaps?"
     r"|cheat-?sheets?|from-scratch|interview-questions|blogs?|articles|best-?practices?|system-?prompts|prompts|timelines?)(?:$|[-_. ])"
+    # a name that ends in a series ("rag-deep-dive-series"), not a time series
+    r"|(?<!time)[-_.]series$"
     r"|^learn[-_]"
     # a product's documentation site ("x-docs"), not a tool for docs ("docs-agent")
     r"|[-_.](?:docs|documentation)$",

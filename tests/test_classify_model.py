@@ -621,6 +621,9 @@ def test_a_phrase_after_a_lookbehind_is_looked_for_by_the_word_it_starts_with():
         ("Agents that rebalance your portfolio management strategy", True),
         ("An assistant for HR teams that screens candidates", True),
         ("A portfolio site template for developers", False),
+        ("Turns the day's tech news into a podcast", True),
+        ("A deliberately vulnerable LLM agent for security training", True),
+        ("Autonomous agents for Human Resource tasks", True),
     ],
 )
 def test_what_the_domain_phrases_read_as_a_domain(description, domain):
@@ -1007,3 +1010,10 @@ def test_a_resources_topic_on_software_settles_nothing_and_is_not_given_as_the_r
     prediction = model.predict([repo], reasons=True)[0]
     assert prediction.category in {"framework", "multi-agent"}
     assert not any("settles resources" in text for _, text in prediction.because)
+
+
+def test_a_name_that_ends_in_a_series_is_a_resource_and_a_time_series_is_not():
+    assert resources_by_name(RepoText("rag-deep-dive-series", "")) == "name"
+    assert resources_by_name(RepoText("AgentPatternsSeries", "")) == "name"
+    for name in ("time-series-agent", "llm-time-series", "TimeSeries", "series-runner"):
+        assert resources_by_name(RepoText(name, "")) is None, name
