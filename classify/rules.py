@@ -72,6 +72,19 @@ def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
     return _FRAMEWORK_WORDS.search(text) is not None
 
 
+_WORKFLOW = CATEGORY_IDS.index("workflow")
+# What makes a platform one for designing workflows rather than any platform that mentions them.
+_WORKFLOW_EVIDENCE = re.compile(
+    r"\bno[- ]?code\b|\blow[- ]?code\b|\bzero[- ]code\b|\bwithout (?:writing )?(?:any )?cod(?:e|ing)\b"
+    r"|\bvisual(?:ly)?\b|\bdrag[- ](?:and|&|n)[- ]drop\b|\bcanvas\b|\bbuilder\b|\bdeclarative\b|\byaml\b|\bdsl\b"
+    r"|\bnode[- ]based\b|\b(?:node|flow|graph) editor\b|\bgui\b"
+    r"|\bautomations?\b|\bprocess automation\b|\brpa\b|\bbusiness process|\bzapier\b|\bifttt\b|\bn8n\b"
+    r"|\bactivepieces\b|\bnode-?red\b|\bdify\b|\bflowise\b|\blangflow\b"
+    r"|\bworkflow[- ](?:automation|platform|engine|builder|editor|designer|orchestration|studio)\b"
+    r"|\b(?:orchestration|llmops|app development|application development) platform\b"
+    r"|\bplatform for (?:\S+ ){0,3}?(?:app|application) development\b"
+    r"|低代码|零代码|无代码|拖拽|可视化|编排|自动化"
+)
 _OTHER = CATEGORY_IDS.index("other")
 _DATA = CATEGORY_IDS.index("data")
 # Words of language models and AI products, read by two rules below (each adds its own).
@@ -455,6 +468,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
         if settings.framework_penalty and not _framework_evidence(feats, repo):
             out[row, _FRAMEWORK] = -settings.framework_penalty
         text = _all_text(repo)
+        if settings.workflow_penalty and _WORKFLOW_EVIDENCE.search(text) is None:
+            out[row, _WORKFLOW] -= settings.workflow_penalty
         llm_app = _LLM_APP_WORDS.search(text) is not None
         if settings.ml_framework_penalty and not llm_app:
             out[row, _FRAMEWORK] -= settings.ml_framework_penalty

@@ -21,6 +21,12 @@ class Settings:
     # `framework` needs positive evidence (a framework phrase: SDK, library, "build agents", …, or
     # the library-first rule); without it its score is lowered by this much (log scale).
     framework_penalty: float = 2.0
+    # `workflow` needs positive evidence too: no-code, low-code, visual, drag and drop, a canvas or a
+    # builder, an automation or workflow platform or engine, n8n-like tools, declarative definitions
+    # (the taxonomy's "low-code, no-code or declarative platforms"). "Workflow", "platform" and
+    # "pipeline" alone are everyone's words (a coding agent "improves workflows", a tool hub is a
+    # "platform"): without evidence `workflow`'s score is lowered by this much (log scale).
+    workflow_penalty: float = 2.0
     # ... and a framework for agents or LLM apps: a machine-learning, NLP, data or science framework
     # that names no agent, LLM, prompt, chat, RAG, tool use or model vendor has it lowered by this
     # much more (it is `other`, like the libraries a keyword search also finds).

@@ -1017,3 +1017,37 @@ def test_a_name_that_ends_in_a_series_is_a_resource_and_a_time_series_is_not():
     assert resources_by_name(RepoText("AgentPatternsSeries", "")) == "name"
     for name in ("time-series-agent", "llm-time-series", "TimeSeries", "series-runner"):
         assert resources_by_name(RepoText(name, "")) is None, name
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "workflow"),
+    [
+        # The taxonomy's workflow platforms: low-code, no-code, visual or declarative
+        ("flowdeck", "Drag-and-drop builder for AI agent workflows", (), True),
+        ("pipewright", "Define agent pipelines in YAML and run them on a schedule", ("llm",), True),
+        ("liuzhuan", "可视化编排大模型应用的平台", (), True),
+        ("tasking", "The open platform for AI-native application development", ("agent",), True),
+        # ... not whatever says "workflow", "platform" or "pipeline"
+        ("taskrail", "Python library to steer your AI agents through agentic workflows", ("agents", "workflow"), False),
+        ("gen-hub", "Your friendly open-source generative AI platform", (), False),
+        ("devflow", "AI tool that automates development tasks and improves your workflows", (), False),
+    ],
+)
+def test_workflow_needs_positive_evidence(name, description, topics, workflow):
+    repo = RepoText(name, description, topics)
+    offsets = classify.rules.rule_offsets([featurize(repo)[0]], [repo], classify.model.Settings())
+    assert bool(offsets[0, CATEGORY_IDS.index("workflow")] == 0) is workflow
+
+
+def test_a_platform_that_only_mentions_workflows_is_not_a_workflow_platform(model):
+    assert (
+        predict(
+            model,
+            "taskrail",
+            "Python library to steer your AI agents through agentic workflows",
+            ("agents", "workflow"),
+        ).category
+        == "framework"
+    )
+    assert predict(model, "gen-hub", "Your friendly open-source generative AI platform").category != "workflow"
+    assert predict(model, "flowdeck", "Drag-and-drop builder for AI agent workflows").category == "workflow"
