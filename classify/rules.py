@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from classify.categories import CATEGORY_IDS
-from classify.lexicon import presents_a_model, settling_categories, software_first
+from classify.lexicon import CJK_KEYWORDS, KEYWORDS, presents_a_model, settling_categories, software_first
 from classify.settings import Settings
 from classify.text import CJK_CHARACTERS, MAX_DESCRIPTION, RepoText, rule_text
 
@@ -73,17 +73,31 @@ def _framework_evidence(feats: Sequence[str], repo: RepoText) -> bool:
 
 
 _WORKFLOW = CATEGORY_IDS.index("workflow")
-# What makes a platform one for designing workflows rather than any platform that mentions them.
+# What makes a platform one for designing workflows rather than any platform that mentions them: the
+# lexicon's workflow phrases except everyone's words ("workflow", "platform", "pipeline", "flow",
+# "integrations", "deploy agents", 工作流), and what the lexicon leaves to the model (declarative
+# definitions, node editors, automations, the well-known builders, a workflow engine or platform).
+_EVERYONES_WORKFLOW_WORDS = frozenset(
+    (
+        r"\bworkflows?\b",
+        r"\bintegrations\b",
+        r"\bpipelines?\b",
+        r"\bflows?\b",
+        r"\bplatform\b",
+        r"\bdeploy\w* (?:ai )?agents\b",
+        "工作流",
+    )
+)
+# (each of them is a phrase of the lexicon: a phrase reworded there must be reworded here)
+assert {*KEYWORDS["workflow"], *CJK_KEYWORDS["workflow"]} >= _EVERYONES_WORKFLOW_WORDS
 _WORKFLOW_EVIDENCE = re.compile(
-    r"\bno[- ]?code\b|\blow[- ]?code\b|\bzero[- ]code\b|\bwithout (?:writing )?(?:any )?cod(?:e|ing)\b"
-    r"|\bvisual(?:ly)?\b|\bdrag[- ](?:and|&|n)[- ]drop\b|\bcanvas\b|\bbuilder\b|\bdeclarative\b|\byaml\b|\bdsl\b"
-    r"|\bnode[- ]based\b|\b(?:node|flow|graph) editor\b|\bgui\b"
-    r"|\bautomations?\b|\bprocess automation\b|\brpa\b|\bbusiness process|\bzapier\b|\bifttt\b|\bn8n\b"
+    "|".join(p for p in (*KEYWORDS["workflow"], *CJK_KEYWORDS["workflow"]) if p not in _EVERYONES_WORKFLOW_WORDS)
+    + r"|\bzero[- ]code\b|\bwithout (?:writing )?(?:any )?cod(?:e|ing)\b|\bdeclarative\b|\byaml\b|\bdsl\b"
+    r"|\bnode[- ]based\b|\b(?:node|flow|graph) editor\b|\bgui\b|\bautomations?\b|\brpa\b|\bn8n\b"
     r"|\bactivepieces\b|\bnode-?red\b|\bdify\b|\bflowise\b|\blangflow\b"
     r"|\bworkflow[- ](?:automation|platform|engine|builder|editor|designer|orchestration|studio)\b"
-    r"|\b(?:orchestration|llmops|app development|application development) platform\b"
-    r"|\bplatform for (?:\S+ ){0,3}?(?:app|application) development\b"
-    r"|低代码|零代码|无代码|拖拽|可视化|编排|自动化"
+    r"|\b(?:llmops|app development|application development) platform\b"
+    r"|\bplatform for (?:\S+ ){0,3}?(?:app|application) development\b|可视化|自动化"
 )
 _OTHER = CATEGORY_IDS.index("other")
 _DATA = CATEGORY_IDS.index("data")
