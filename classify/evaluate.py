@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_recall_fscore_support
+from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
 from sklearn.model_selection import StratifiedKFold
 
 from classify.categories import CATEGORY_IDS
@@ -65,7 +65,9 @@ class Evaluation:
     @property
     def macro_f1(self) -> float:
         """Mean F1 over the categories that occur as labels or predictions."""
-        return float(f1_score(self.labels, self.predicted, average="macro", zero_division=0))
+        # (the categories passed explicitly: the same mean, without scikit-learn's warning when only
+        # one category occurs, as in a small file or the "seen in training" part)
+        return float(f1_score(self.labels, self.predicted, labels=self.categories(), average="macro", zero_division=0))
 
     def categories(self) -> list[str]:
         present = set(self.labels) | set(self.predicted)
@@ -153,7 +155,11 @@ def format_evaluation(evaluation: Evaluation, title: str, *, uncertain_below: fl
             f"{c:<15} {precision[i]:>9.3f} {recall[i]:>7.3f} {f1[i]:>6.3f} {int(support[i]):>8} "
             f"{ev.predicted.count(c):>9}"
         )
-    matrix = confusion_matrix(ev.labels, ev.predicted, labels=cats)
+    # (counted here: scikit-learn's confusion_matrix warns when a single category occurs)
+    index = {c: i for i, c in enumerate(cats)}
+    matrix = [[0] * len(cats) for _ in cats]
+    for label, predicted in zip(ev.labels, ev.predicted, strict=True):
+        matrix[index[label]][index[predicted]] += 1
     lines += ["", "confusion matrix (rows: labelled, columns: predicted)"]
     lines.append(f"{'':<15}" + "".join(f"{_short(c):>6}" for c in cats))
     for c, row in zip(cats, matrix, strict=False):

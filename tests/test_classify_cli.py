@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import warnings
 
 import pytest
 
@@ -51,6 +52,18 @@ def test_evaluate_prints_accuracy_macro_f1_per_category_and_confusion_matrix(run
     assert uncertain.startswith("uncertain (< 0.55)") and certain.startswith("certain (≥ 0.55)")
     assert int(uncertain.split()[3]) + int(certain.split()[3]) == 6
     assert not db_path.exists()  # evaluating needs no database
+
+
+def test_evaluating_a_file_where_one_category_occurs_is_quiet(run_cli, tmp_path):
+    # One labelled repo (or a "seen in training" part of one category): the report, and no library
+    # warning about the confusion matrix's shape on the terminal.
+    path = write_csv(tmp_path / "one.csv", [LABELLED[4]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = run_cli("classify", "--evaluate", str(path)).output
+    assert "1 labelled repos" in out and "macro-F1  1.000" in out
+    matrix = out.split("confusion matrix (rows: labelled, columns: predicted)\n")[1].splitlines()
+    assert matrix[0].split() == ["memor"] and matrix[1].split() == ["memory", "1"]
 
 
 def test_evaluate_counts_the_runner_up_as_lenient_and_reports_repos_seen_in_training_apart(run_cli, tmp_path):
