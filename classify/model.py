@@ -394,16 +394,10 @@ class CategoryModel:
         self, repo: RepoText, columns: Sequence[int], surfaces: dict[str, str], first: str, second: str
     ) -> tuple[tuple[str, str], ...]:
         found: list[tuple[str, str]] = []
-        settled = settling_categories(repo)
+        # What the topics or the name boosted settled it (a resources topic on a repo that presents
+        # software first is among the settling categories but boosts nothing: it is no reason).
         factors = boosts(repo)
-        # (a resources topic on a repo that presents software first is in ``settled`` but boosts
-        # nothing: then it settled nothing and is not given as the reason)
-        if (
-            first in settled
-            and second not in settled
-            and factors is not None
-            and factors[CATEGORY_IDS.index(first)] > 1
-        ):
+        if factors is not None and factors[CATEGORY_IDS.index(first)] > 1 and second not in settling_categories(repo):
             topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
             if topic:
                 found.append(("rule", f"topic `{topic}` settles {first}"))

@@ -413,14 +413,13 @@ _MEASURES_AGENTS = re.compile(
     r"(?:prompts?|agents?|llms?|llm apps?|ai apps?|chatbots?)\b"
 )
 
+_TRAINS_OR_SERVES = re.compile(r"\btrain|" + _TUNING_OR_SERVING)
+
 
 def _measures_agents_text(text: str) -> bool:
     """Says it measures agents or models, and does not also train or serve them (a platform that
     trains, serves and evaluates models is a model platform)."""
     return _MEASURES_AGENTS.search(text) is not None and _TRAINS_OR_SERVES.search(text) is None
-
-
-_TRAINS_OR_SERVES = re.compile(r"\btrain|" + _TUNING_OR_SERVING)
 
 
 def _ai_security_testing_text(text: str) -> bool:
