@@ -40,12 +40,12 @@ from classify.lexicon import (
     resources_by_name,
     settling_categories,
 )
-from classify.rules import rule_offsets
+from classify.rules import agent_framework_statement, rule_offsets
 from classify.settings import Settings
 from classify.text import RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "11"
+CODE_VERSION = "12"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -405,6 +405,9 @@ class CategoryModel:
                 found.append(("rule", f"the description opens as a list: settles {first}"))
             else:
                 found.append(("rule", f"the name settles {first}"))
+        if self.settings.agent_framework_boost and agent_framework_statement(repo) == first:
+            kind = "a multi-agent" if first == "multi-agent" else "an agent"
+            found.append(("rule", f"the description calls it {kind} framework"))
         shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:

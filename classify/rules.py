@@ -471,6 +471,76 @@ def _scraper_text(text: str) -> bool:
     return _SCRAPER.search(text) is not None and _OPERATES.search(text) is None
 
 
+# A repo whose first words present it as a framework, SDK or library for building agents ("the AI
+# agent framework that supports MCP", "React-compatible framework for autonomous agents", "an SDK to
+# create AI agents for web apps") is what it says it is, whatever its topics add (MCP, chatbot,
+# computer-use): `framework`, or `multi-agent` when the framework is one for several agents. Not
+# when the same words name what the agents do (voice, browsers, code, memory, data, a domain):
+# then the framework is that category's, and the model reads it.
+_FIRST_CLAUSE_END = re.compile(r"[.!?;:|(\n]\s|\s[-\u2013\u2014]\s|[\u3002\uff1a\uff08]")
+_AGENT_FRAMEWORK_STATEMENT = re.compile(
+    r"\b(?:framework|sdk|library|toolkit|development kit|dev kit)\b"
+    r"(?:\W+(?!(?:run|running|deploy\w*|serv\w+|host\w*|monitor\w*|test\w*|evaluat\w+)\b)\w+){0,4}?\W+"
+    r"(?:(?:ai|llm|autonomous|agentic|intelligent|generative|smart)\W+){0,2}agents?\b(?: (?:networks?|swarms?|teams?))?"
+    r"|\bagents?\W+(?:framework|sdk|development kit)\b"
+    r"|\bagentic\W+(?:ai\W+)?(?:framework|sdk)\b"
+)
+# (before or inside the statement: "a multi-agent framework", "framework for orchestrating agent
+# networks"; "an SDK for building agents, swarms of agents and more" is a framework)
+_SEVERAL_AGENTS = re.compile(
+    r"\bmulti[- ]?(?:ai[- ])?agents?\b|\b(?:multiple|several|many) (?:\w+ )?agents\b|\bswarms?\b|\bcrews?\b|\bteams?\b|\bcollaborat|\bsociet|orchestrat"
+    r"|\bagents?\W+networks?\b"
+)
+_AGENTS_DOING = re.compile(
+    r"voice|speech|phone|\bcalls?\b(?! ?tools)|browser|\bweb (?:automation|agents?|browsing)|computer|desktop|mobile|android|\bios\b"
+    r"|\bgui\b|cod(?:e|ing)|software|program|\brag\b|retrieval|memory|knowledge|eval|benchmark|test|observab"
+    r"|workflow|low[- ]?code|no[- ]?code|\bdata\b|\bsql\b|trad(?:e|ing)|financ|crypto|blockchain|web3|on-?chain|defi"
+    r"|\bgames?\b|gaming|robot|embodied|research|search|security|pentest|simulat|\bnpcs?\b|chatbots?|conversational"
+    r"|customer|support (?:bots?|agents?|tickets?)"
+)
+
+
+def _first_clause(repo: RepoText) -> str:
+    description = repo.description[:MAX_DESCRIPTION].lower()
+    end = _FIRST_CLAUSE_END.search(description)
+    return description[: end.start()] if end else description
+
+
+def agent_framework_statement(repo: RepoText) -> str | None:
+    """`framework` or `multi-agent` when the description's first clause says the repo is a framework
+    for building (several) agents and names nothing they do; otherwise None."""
+    clause = _first_clause(repo)
+    statement = _AGENT_FRAMEWORK_STATEMENT.search(clause)
+    if statement is None:
+        return None
+    several = _SEVERAL_AGENTS.search(clause, 0, statement.end()) is not None
+    if _AGENTS_DOING.search(_SEVERAL_AGENTS.sub(" ", clause)) is not None:
+        return None
+    return "multi-agent" if several else "framework"
+
+
+# ... and a repo whose first words present it as one agent that does something ("an AI agent that
+# upgrades npm packages", "LLM-powered autonomous agent with hierarchical task management") is that
+# agent: not a framework for building agents, a team of agents or a workflow platform (in the
+# training data no such repo is). Its topics and package words (`ai-sdk`, `typescript`) do not
+# make it one.
+_ONE_AGENT_STATEMENT = re.compile(
+    r"^\W*(?:[\w.-]+ (?:is|:) )?(?:(?:an?|the|your|our|my)\s+)?(?:[\w'\u2019.-]+\s+){0,4}?(?:ai |llm |autonomous |agentic )?"
+    r"agent\b(?! (?:framework|sdk|library|toolkit|platform|kit|builder|studio|protocol|server|runtime|os"
+    r"|infrastructure|memory|gateway|network|marketplace|registry|directory|skills?|tools?|templates?|stack|engine"
+    r"|harness|hub)s?\b)"
+    r"(?:,|\s+(?:that|which|to|for|who|built|powered|designed|capable|able|using|with|in|on|written|running|based))"
+)
+_BUILDS_AGENTS = re.compile(r"\b(?:framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?)\b")
+
+
+def presents_one_agent(repo: RepoText) -> bool:
+    """Does the description's first clause present the repo as one agent doing something (and not as
+    a framework or a way to build agents)?"""
+    clause = _first_clause(repo)
+    return _ONE_AGENT_STATEMENT.search(clause) is not None and _BUILDS_AGENTS.search(clause) is None
+
+
 def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     """Per repo and category, what the evidence rules add to the model's scores (log scale)."""
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
@@ -528,6 +598,13 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _EVALUATION] += settings.benchmark_evaluation_boost
         if settings.ai_attack_evaluation_boost and _ai_attack_testing_text(text):
             out[row, _EVALUATION] += settings.ai_attack_evaluation_boost
+        statement = agent_framework_statement(repo) if settings.agent_framework_boost else None
+        if statement == "framework":
+            out[row, _FRAMEWORK] += settings.agent_framework_boost
+        elif statement == "multi-agent":
+            out[row, _MULTI_AGENT] += settings.agent_framework_boost
+        if settings.one_agent_penalty and presents_one_agent(repo):
+            out[row, [_FRAMEWORK, _MULTI_AGENT, _WORKFLOW]] -= settings.one_agent_penalty
         if settings.model_other_boost and presents_a_model(repo):
             out[row, _OTHER] += settings.model_other_boost
     return out

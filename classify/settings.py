@@ -102,6 +102,14 @@ class Settings:
     # several Claude Code or Codex sessions in parallel) is `coding`, not `multi-agent`: a repo that
     # names coding agents and runs or orchestrates them has `multi-agent` lowered by this much.
     coding_team_multi_agent_penalty: float = 3.0
+    # A repo whose description's first clause says it is a framework, SDK or library for building
+    # agents (and names nothing the agents do: voice, browsers, code, data, a domain, …) has
+    # `framework`'s score raised by this much, or `multi-agent`'s when the framework is for several
+    # agents (classify.rules.agent_framework_statement).
+    agent_framework_boost: float = 3.0
+    # A repo whose first clause presents it as one agent doing something ("an AI agent that …") has
+    # `framework`, `multi-agent` and `workflow` lowered by this much (classify.rules.presents_one_agent).
+    one_agent_penalty: float = 2.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

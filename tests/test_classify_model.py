@@ -1051,3 +1051,67 @@ def test_a_platform_that_only_mentions_workflows_is_not_a_workflow_platform(mode
     )
     assert predict(model, "gen-hub", "Your friendly open-source generative AI platform").category != "workflow"
     assert predict(model, "flowdeck", "Drag-and-drop builder for AI agent workflows").category == "workflow"
+
+
+@pytest.mark.parametrize(
+    "description, statement",
+    [
+        ("The dependable AI agent framework that speaks MCP.", "framework"),
+        ("Svelte-friendly framework for autonomous AI agents", "framework"),
+        ("Kotlin SDK to create AI agents for your backend services", "framework"),
+        ("AI multi-agent framework in Elixir", "multi-agent"),
+        ("A small framework for managing multiple AI agents and their hand-offs", "multi-agent"),
+        ("A fast framework for orchestrating autonomous agent networks. Typed.", "multi-agent"),
+        # what the agents do is named: the model decides
+        ("Framework for voice agents that answer the phone", None),
+        ("Multi-agent framework of a web search engine", None),
+        ("A framework for building agents that drive the browser", None),
+        # running or hosting agents is not building them; the statement is the first clause only
+        ("Toolkit for running an AI agent service with FastAPI", None),
+        ("Weather dashboard. Also an agent framework demo.", None),
+    ],
+)
+def test_a_repo_that_says_it_is_a_framework_for_agents(description, statement):
+    assert classify.rules.agent_framework_statement(RepoText("x", description)) == statement
+
+
+def test_a_framework_for_agents_is_one_whatever_its_topics_add(model):
+    steadfast = predict(
+        model,
+        "steadfast",
+        "The most dependable AI agent framework that speaks MCP.",
+        ("agent", "computer-use", "mcp", "model-context-protocol", "llms"),
+    )
+    assert steadfast.category == "framework"
+    assert ("rule", "the description calls it an agent framework") in steadfast.because
+    bolt = predict(model, "bolt-agents", "AI Multi-Agent Framework in .NET", ("ai-agent", "chatbot"))
+    assert bolt.category == "multi-agent"
+    assert ("rule", "the description calls it a multi-agent framework") in bolt.because
+
+
+@pytest.mark.parametrize(
+    "description, one",
+    [
+        ("pkgbump is an AI agent that upgrades npm packages", True),
+        ("LLM-powered autonomous agent with hierarchical task management", True),
+        ("An autonomous agent for software testing", True),
+        ("AI agent framework for Go", False),
+        ("An agent that helps you build other agents", False),
+        ("Agent memory for long conversations", False),
+        ("Agents that talk to each other", False),
+    ],
+)
+def test_a_repo_that_says_it_is_one_agent(description, one):
+    assert classify.rules.presents_one_agent(RepoText("x", description)) is one
+
+
+def test_one_agent_is_not_a_framework_a_team_or_a_workflow_platform(model):
+    coder = predict(
+        model,
+        "tidy-next",
+        "AI agent that automates code management and feature integration in Next.js codebases",
+        ("ai", "ai-agent", "ai-sdk", "chatbot", "nextjs"),
+    )
+    assert coder.category == "coding"
+    planner = predict(model, "plan-tree", "LLM-powered autonomous agent with hierarchical task management")
+    assert planner.category not in {"multi-agent", "framework", "workflow"}
