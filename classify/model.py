@@ -40,7 +40,7 @@ from classify.lexicon import (
     resources_by_name,
     settling_categories,
 )
-from classify.rules import agent_framework_statement, rule_offsets
+from classify.rules import agent_framework_statement, presents_a_chat_app, rule_offsets
 from classify.settings import Settings
 from classify.text import RepoText
 
@@ -408,6 +408,8 @@ class CategoryModel:
         if self.settings.agent_framework_boost and agent_framework_statement(repo) == first:
             kind = "a multi-agent" if first == "multi-agent" else "an agent"
             found.append(("rule", f"the description calls it {kind} framework"))
+        if self.settings.chat_statement_boost and first == "chat" and presents_a_chat_app(repo):
+            found.append(("rule", "the description calls it a chatbot or a chat app"))
         shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:

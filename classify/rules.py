@@ -335,6 +335,7 @@ _DRIVES_CODING_AGENTS = re.compile(
 
 _MULTI_AGENT = CATEGORY_IDS.index("multi-agent")
 _VOICE = CATEGORY_IDS.index("voice")
+_CHAT = CATEGORY_IDS.index("chat")
 _DOMAIN_EVIDENCE = frozenset({"kc:other:1"})
 # Speech models and toolkits (TTS, ASR, voice cloning, diarisation) are `other` unless they speak of
 # agents, assistants, bots, calls or conversations: voice I/O *for agents* is `voice` (grey zone).
@@ -541,6 +542,38 @@ def presents_one_agent(repo: RepoText) -> bool:
     return _ONE_AGENT_STATEMENT.search(clause) is not None and _BUILDS_AGENTS.search(clause) is None
 
 
+# ... and a repo whose first words say it is a chatbot or a chat front-end ("a web interface for
+# chatting with Alpaca", "fully private LLM chatbot that runs in the browser", "RAG-based tool for
+# chatting with your documents") is `chat` (taxonomy rule 7), whatever else it mentions (an API, a
+# server, RAG). Not when the chat words follow "for", "of", "with", … (memory *for* chat apps, a
+# builder *for* chatbots, a service *with* a chat interface) or the clause builds, tests or
+# measures them.
+_CHAT_STATEMENT = re.compile(
+    r"\bchat ?bots?\b|\bchat (?:ui|app|client|interface|front-?end|web ?ui|application)s?\b"
+    r"|\b(?:interface|ui|app|client|tool|front-?end|way|web ?ui|application)s? (?:\w+ ){0,2}for chatting\b"
+    r"|\bchat(?:ting)? with (?:your |any |the |multiple |many |all )?(?:own )?(?:\w+ )?"
+    r"(?:documents?|docs|pdfs?|files|knowledge|llms?|models?|websites?|ai|gpt|chatgpt)\b"
+)
+_NOT_A_CHAT_STATEMENT = re.compile(
+    r"\b(?:framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?|benchmark|eval\w*"
+    r"|dataset|test\w*)\b"
+)
+_CHAT_AS_A_PURPOSE = re.compile(
+    r"\b(?:for|of|through|on|to|builder|examples?|models?|gallery|memory|via|in|into|from|and|or|with)\b|,"
+)
+
+
+def presents_a_chat_app(repo: RepoText) -> bool:
+    """Does the description's first clause say the repo is a chatbot or a chat front-end?"""
+    clause = _first_clause(repo)
+    found = _CHAT_STATEMENT.search(clause)
+    return (
+        found is not None
+        and _NOT_A_CHAT_STATEMENT.search(clause) is None
+        and _CHAT_AS_A_PURPOSE.search(clause, 0, found.start()) is None
+    )
+
+
 def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:
     """Per repo and category, what the evidence rules add to the model's scores (log scale)."""
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
@@ -605,6 +638,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _MULTI_AGENT] += settings.agent_framework_boost
         if settings.one_agent_penalty and presents_one_agent(repo):
             out[row, [_FRAMEWORK, _MULTI_AGENT, _WORKFLOW]] -= settings.one_agent_penalty
+        if settings.chat_statement_boost and presents_a_chat_app(repo):
+            out[row, _CHAT] += settings.chat_statement_boost
         if settings.model_other_boost and presents_a_model(repo):
             out[row, _OTHER] += settings.model_other_boost
     return out

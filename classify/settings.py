@@ -110,6 +110,9 @@ class Settings:
     # A repo whose first clause presents it as one agent doing something ("an AI agent that …") has
     # `framework`, `multi-agent` and `workflow` lowered by this much (classify.rules.presents_one_agent).
     one_agent_penalty: float = 2.0
+    # A repo whose first clause says it is a chatbot or a chat front-end has `chat` raised by this
+    # much (classify.rules.presents_a_chat_app).
+    chat_statement_boost: float = 3.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

@@ -1115,3 +1115,31 @@ def test_one_agent_is_not_a_framework_a_team_or_a_workflow_platform(model):
     assert coder.category == "coding"
     planner = predict(model, "plan-tree", "LLM-powered autonomous agent with hierarchical task management")
     assert planner.category not in {"multi-agent", "framework", "workflow"}
+
+
+@pytest.mark.parametrize(
+    "description, chat",
+    [
+        ("A web interface for chatting with Vicuna through a local runner. Dockerised, with an API.", True),
+        ("Fully private LLM chatbot that runs in your browser with no server needed", True),
+        ("Retrieval-augmented chatbot powered by a vector store", True),
+        ("An open-source RAG-based tool for chatting with your documents.", True),
+        # chat is what it serves, builds, tests or offers beside the thing it is
+        ("Long-term memory for chat apps", False),
+        ("Visual builder for chatbots and agents", False),
+        ("Fast C++ LLM service with an OpenAI-compatible chat interface", False),
+        ("Framework for building chatbots in PHP", False),
+        ("Automated adversarial testing for chatbots", False),
+    ],
+)
+def test_a_repo_that_says_it_is_a_chat_app(description, chat):
+    assert classify.rules.presents_a_chat_app(RepoText("x", description)) is chat
+
+
+def test_a_chat_app_is_chat_whatever_else_it_mentions(model):
+    hidden = predict(model, "hush-llm", "Fully private LLM chatbot that runs entirely in the browser, no server needed")
+    assert hidden.category == "chat"
+    assert ("rule", "the description calls it a chatbot or a chat app") in hidden.because
+    assert (
+        predict(model, "ragtalk", "Retrieval Augmented Generation (RAG) chatbot powered by Qdrant").category == "chat"
+    )
