@@ -497,7 +497,11 @@ _AGENTS_DOING = re.compile(
     r"|\bgui\b|cod(?:e|ing)|software|program|\brag\b|retrieval|memory|knowledge|eval|benchmark|test|observab"
     r"|workflow|low[- ]?code|no[- ]?code|\bdata\b|\bsql\b|trad(?:e|ing)|financ|crypto|blockchain|web3|on-?chain|defi"
     r"|\bgames?\b|gaming|robot|embodied|research|search|security|pentest|simulat|\bnpcs?\b|chatbots?|conversational"
-    r"|customer|support (?:bots?|agents?|tickets?)"
+    r"|customer|support (?:bots?|agents?|tickets?)|train\w*|reinforcement|\brl\b|\bgym\b"
+)
+# "a travel agent built on an agent framework": the framework is what it uses, not what it is.
+_USES_A_FRAMEWORK = re.compile(
+    r"\b(?:built|based|running|runs) (?:on|with|upon)\b|\bon top of\b|\busing\b|\bpowered by\b"
 )
 
 
@@ -512,7 +516,7 @@ def agent_framework_statement(repo: RepoText) -> str | None:
     for building (several) agents and names nothing they do; otherwise None."""
     clause = _first_clause(repo)
     statement = _AGENT_FRAMEWORK_STATEMENT.search(clause)
-    if statement is None:
+    if statement is None or _USES_A_FRAMEWORK.search(clause, 0, statement.start()):
         return None
     several = _SEVERAL_AGENTS.search(clause, 0, statement.end()) is not None
     if _AGENTS_DOING.search(_SEVERAL_AGENTS.sub(" ", clause)) is not None:
@@ -532,7 +536,9 @@ _ONE_AGENT_STATEMENT = re.compile(
     r"|harness|hub)s?\b)"
     r"(?:,|\s+(?:that|which|to|for|who|built|powered|designed|capable|able|using|with|in|on|written|running|based))"
 )
-_BUILDS_AGENTS = re.compile(r"\b(?:framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?)\b")
+_BUILDS_AGENTS = re.compile(
+    r"\b(?:framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?)\b"
+)
 
 
 def presents_one_agent(repo: RepoText) -> bool:
@@ -546,8 +552,8 @@ def presents_one_agent(repo: RepoText) -> bool:
 # chatting with Alpaca", "fully private LLM chatbot that runs in the browser", "RAG-based tool for
 # chatting with your documents") is `chat` (taxonomy rule 7), whatever else it mentions (an API, a
 # server, RAG). Not when the chat words follow "for", "of", "with", … (memory *for* chat apps, a
-# builder *for* chatbots, a service *with* a chat interface) or the clause builds, tests or
-# measures them.
+# builder *for* chatbots, a service *with* a chat interface, a scanner *that* probes *your* chatbot)
+# or the clause builds, tests, attacks or measures them.
 _CHAT_STATEMENT = re.compile(
     r"\bchat ?bots?\b|\bchat (?:ui|app|client|interface|front-?end|web ?ui|application)s?\b"
     r"|\b(?:interface|ui|app|client|tool|front-?end|way|web ?ui|application)s? (?:\w+ ){0,2}for chatting\b"
@@ -556,10 +562,11 @@ _CHAT_STATEMENT = re.compile(
 )
 _NOT_A_CHAT_STATEMENT = re.compile(
     r"\b(?:framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?|benchmark|eval\w*"
-    r"|dataset|test\w*)\b"
+    r"|dataset|test\w*|scan\w*|prob(?:e|es|ing)|attack\w*|jailbreak\w*|red[- ]team\w*)\b"
 )
 _CHAT_AS_A_PURPOSE = re.compile(
-    r"\b(?:for|of|through|on|to|builder|examples?|models?|gallery|memory|via|in|into|from|and|or|with)\b|,"
+    r"\b(?:for|of|through|on|to|builder|examples?|models?|gallery|memory|via|in|into|from|and|or|with|that|which|who"
+    r"|your)\b|,"
 )
 
 

@@ -1054,7 +1054,7 @@ def test_a_platform_that_only_mentions_workflows_is_not_a_workflow_platform(mode
 
 
 @pytest.mark.parametrize(
-    "description, statement",
+    ("description", "statement"),
     [
         ("The dependable AI agent framework that speaks MCP.", "framework"),
         ("Svelte-friendly framework for autonomous AI agents", "framework"),
@@ -1069,6 +1069,9 @@ def test_a_platform_that_only_mentions_workflows_is_not_a_workflow_platform(mode
         # running or hosting agents is not building them; the statement is the first clause only
         ("Toolkit for running an AI agent service with FastAPI", None),
         ("Weather dashboard. Also an agent framework demo.", None),
+        # what it is built on, or agents in the reinforcement-learning sense
+        ("Travel planning agent built on an agent framework: finds flights", None),
+        ("Library for training agents in Gym environments with PPO and DQN", None),
     ],
 )
 def test_a_repo_that_says_it_is_a_framework_for_agents(description, statement):
@@ -1090,7 +1093,7 @@ def test_a_framework_for_agents_is_one_whatever_its_topics_add(model):
 
 
 @pytest.mark.parametrize(
-    "description, one",
+    ("description", "one"),
     [
         ("pkgbump is an AI agent that upgrades npm packages", True),
         ("LLM-powered autonomous agent with hierarchical task management", True),
@@ -1118,7 +1121,7 @@ def test_one_agent_is_not_a_framework_a_team_or_a_workflow_platform(model):
 
 
 @pytest.mark.parametrize(
-    "description, chat",
+    ("description", "chat"),
     [
         ("A web interface for chatting with Vicuna through a local runner. Dockerised, with an API.", True),
         ("Fully private LLM chatbot that runs in your browser with no server needed", True),
@@ -1130,6 +1133,8 @@ def test_one_agent_is_not_a_framework_a_team_or_a_workflow_platform(model):
         ("Fast C++ LLM service with an OpenAI-compatible chat interface", False),
         ("Framework for building chatbots in PHP", False),
         ("Automated adversarial testing for chatbots", False),
+        ("Vulnerability scanner that probes your chatbot for jailbreaks", False),
+        ("Self-hosted scanner: your chatbot against prompt injection", False),
     ],
 )
 def test_a_repo_that_says_it_is_a_chat_app(description, chat):
