@@ -519,7 +519,7 @@ def agent_framework_statement(repo: RepoText) -> str | None:
     if statement is None or _USES_A_FRAMEWORK.search(clause, 0, statement.start()):
         return None
     several = _SEVERAL_AGENTS.search(clause, 0, statement.end()) is not None
-    if _AGENTS_DOING.search(_SEVERAL_AGENTS.sub(" ", clause)) is not None:
+    if _AGENTS_DOING.search(clause) is not None:
         return None
     return "multi-agent" if several else "framework"
 
