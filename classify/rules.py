@@ -499,6 +499,9 @@ _AGENTS_DOING = re.compile(
     r"|\bgames?\b|gaming|robot|embodied|research|search|security|pentest|simulat|\bnpcs?\b|chatbots?|conversational"
     r"|customer|support (?:bots?|agents?|tickets?)|train\w*|reinforcement|\brl\b|\bgym\b"
 )
+# A domain phrase of the lexicon anywhere in the repo's text (travel, finance, games, education, …):
+# a framework of domain agents is the domain's (rule 8 over rule 3), and the model reads it.
+_DOMAIN_PHRASES = re.compile("|".join((*KEYWORDS["other"], *CJK_KEYWORDS["other"])))
 # "a travel agent built on an agent framework": the framework is what it uses, not what it is.
 _USES_A_FRAMEWORK = re.compile(
     r"\b(?:built|based|running|runs) (?:on|with|upon)\b|\bon top of\b|\busing\b|\bpowered by\b"
@@ -519,7 +522,7 @@ def agent_framework_statement(repo: RepoText) -> str | None:
     if statement is None or _USES_A_FRAMEWORK.search(clause, 0, statement.start()):
         return None
     several = _SEVERAL_AGENTS.search(clause, 0, statement.end()) is not None
-    if _AGENTS_DOING.search(clause) is not None:
+    if _AGENTS_DOING.search(clause) is not None or _DOMAIN_PHRASES.search(_all_text(repo)) is not None:
         return None
     return "multi-agent" if several else "framework"
 

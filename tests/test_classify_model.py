@@ -1071,6 +1071,9 @@ def test_a_platform_that_only_mentions_workflows_is_not_a_workflow_platform(mode
         ("Weather dashboard. Also an agent framework demo.", None),
         # what it is built on, or agents in the reinforcement-learning sense
         ("Travel planning agent built on an agent framework: finds flights", None),
+        # a framework of domain agents is the domain's (rule 8)
+        ("Multi-agent framework where agent teams debate and solve travel plans", None),
+        ("AI agent framework. Agents trade stocks for you.", None),
         ("Library for training agents in Gym environments with PPO and DQN", None),
     ],
 )
