@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from classify.categories import CATEGORY_IDS
+from classify.features import featurize
 from classify.lexicon import CJK_KEYWORDS, KEYWORDS, presents_a_model, settling_categories, software_first
 from classify.settings import Settings
 from classify.text import CJK_CHARACTERS, MAX_DESCRIPTION, RepoText, rule_text
@@ -499,9 +500,6 @@ _AGENTS_DOING = re.compile(
     r"|\bgames?\b|gaming|robot|embodied|research|search|security|pentest|simulat|\bnpcs?\b|chatbots?|conversational"
     r"|customer|support (?:bots?|agents?|tickets?)|train\w*|reinforcement|\brl\b|\bgym\b"
 )
-# A domain phrase of the lexicon anywhere in the repo's text (travel, finance, games, education, …):
-# a framework of domain agents is the domain's (rule 8 over rule 3), and the model reads it.
-_DOMAIN_PHRASES = re.compile("|".join((*KEYWORDS["other"], *CJK_KEYWORDS["other"])))
 # "a travel agent built on an agent framework": the framework is what it uses, not what it is.
 _USES_A_FRAMEWORK = re.compile(
     r"\b(?:built|based|running|runs) (?:on|with|upon)\b|\bon top of\b|\busing\b|\bpowered by\b"
@@ -509,22 +507,33 @@ _USES_A_FRAMEWORK = re.compile(
 
 
 def _first_clause(repo: RepoText) -> str:
-    description = repo.description[:MAX_DESCRIPTION].lower()
-    end = _FIRST_CLAUSE_END.search(description)
-    return description[: end.start()] if end else description
+    description = repo.description[:MAX_DESCRIPTION]
+    end = _FIRST_CLAUSE_END.search(description)  # (no letters in it: the case does not matter)
+    return (description[: end.start()] if end else description).lower()
 
 
-def agent_framework_statement(repo: RepoText) -> str | None:
+def names_a_domain(repo: RepoText) -> bool:
+    """A domain phrase of the lexicon (travel, finance, games, education, …) anywhere in the repo's
+    name, description or topics: what the `kc:other:1` feature says."""
+    return "kc:other:1" in featurize(repo)[0]
+
+
+def agent_framework_statement(repo: RepoText, *, domain: bool | None = None) -> str | None:
     """`framework` or `multi-agent` when the description's first clause says the repo is a framework
-    for building (several) agents and names nothing they do; otherwise None."""
+    for building (several) agents and names nothing they do, and the repo names no domain (a
+    framework of domain agents is the domain's: rule 8 over rule 3); otherwise None. ``domain``
+    when the caller already knows it (:func:`names_a_domain`)."""
     clause = _first_clause(repo)
+    if "agent" not in clause:  # (every way of saying it names agents: a quick way out)
+        return None
     statement = _AGENT_FRAMEWORK_STATEMENT.search(clause)
     if statement is None or _USES_A_FRAMEWORK.search(clause, 0, statement.start()):
         return None
-    several = _SEVERAL_AGENTS.search(clause, 0, statement.end()) is not None
-    if _AGENTS_DOING.search(clause) is not None or _DOMAIN_PHRASES.search(_all_text(repo)) is not None:
+    if _AGENTS_DOING.search(clause) is not None:
         return None
-    return "multi-agent" if several else "framework"
+    if names_a_domain(repo) if domain is None else domain:
+        return None
+    return "multi-agent" if _SEVERAL_AGENTS.search(clause, 0, statement.end()) is not None else "framework"
 
 
 # ... and a repo whose first words present it as one agent that does something ("an AI agent that
@@ -548,6 +557,8 @@ def presents_one_agent(repo: RepoText) -> bool:
     """Does the description's first clause present the repo as one agent doing something (and not as
     a framework or a way to build agents)?"""
     clause = _first_clause(repo)
+    if "agent" not in clause:
+        return False
     return _ONE_AGENT_STATEMENT.search(clause) is not None and _BUILDS_AGENTS.search(clause) is None
 
 
@@ -576,6 +587,8 @@ _CHAT_AS_A_PURPOSE = re.compile(
 def presents_a_chat_app(repo: RepoText) -> bool:
     """Does the description's first clause say the repo is a chatbot or a chat front-end?"""
     clause = _first_clause(repo)
+    if "chat" not in clause:
+        return False
     found = _CHAT_STATEMENT.search(clause)
     return (
         found is not None
@@ -641,7 +654,11 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _EVALUATION] += settings.benchmark_evaluation_boost
         if settings.ai_attack_evaluation_boost and _ai_attack_testing_text(text):
             out[row, _EVALUATION] += settings.ai_attack_evaluation_boost
-        statement = agent_framework_statement(repo) if settings.agent_framework_boost else None
+        statement = (
+            agent_framework_statement(repo, domain=not _DOMAIN_EVIDENCE.isdisjoint(feats))
+            if settings.agent_framework_boost
+            else None
+        )
         if statement == "framework":
             out[row, _FRAMEWORK] += settings.agent_framework_boost
         elif statement == "multi-agent":
