@@ -21,7 +21,7 @@ from pathlib import Path
 from datasette_plugins.benchmark_pages import over_time
 from db.store import open_store
 from leaderboard.imports import import_assessments, import_prices, import_tasks, sync_indexes
-from leaderboard.ingest import import_attempts
+from leaderboard.ingest import MAX_ATTEMPT_RECORDS, import_attempts
 from leaderboard.settings import IndexConfig
 from leaderboard.summary import leaderboards
 from leaderboard.views import methods_document
@@ -101,8 +101,14 @@ def main() -> list[tuple[str, str]]:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         _files(directory, args.agents)
-        path = directory / "attempts.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        # One file may hold MAX_ATTEMPT_RECORDS attempts: the records go in as parts, one after another,
+        # as a maintainer would import them.
+        paths = []
+        for part, start in enumerate(range(0, len(records), MAX_ATTEMPT_RECORDS)):
+            path = directory / f"attempts-{part}.jsonl"
+            chunk = records[start : start + MAX_ATTEMPT_RECORDS]
+            path.write_text("".join(json.dumps(r) + "\n" for r in chunk), encoding="utf-8")
+            paths.append(path)
         db = open_store(directory / "bench.db")
         sync_indexes(db, [IndexConfig(name="Bench Index", version="1", suites=list(SUITES))])
         import_tasks(db, directory / "tasks.json")
@@ -110,11 +116,11 @@ def main() -> list[tuple[str, str]]:
         import_assessments(db, directory / "assessments.toml")
         for label in ("import", "re-import (unchanged)"):
             started, cpu = time.perf_counter(), time.process_time()
-            result = import_attempts(db, path, verified=True)
+            new = sum(import_attempts(db, path, verified=True).counts.new for path in paths)
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
             print(
-                f"benchmark methods {label}: {len(records):,} attempts in {seconds:.2f} s wall, {cpu:.2f} s CPU "
-                f"({len(records) / seconds:,.0f}/s; {result.counts.new:,} new)"
+                f"benchmark methods {label}: {len(records):,} attempts in {len(paths)} files, {seconds:.2f} s wall, "
+                f"{cpu:.2f} s CPU ({len(records) / seconds:,.0f}/s; {new:,} new)"
             )
             rows.append((f"{label} of {len(records):,} attempts", f"{seconds:.2f} s ({cpu:.2f} s CPU)"))
         conn = sqlite3.connect(directory / "bench.db")
