@@ -167,7 +167,11 @@ def passings(conn: sqlite3.Connection, repo_id: int, change: dict[str, Any] | No
     if change is None:
         return None
     run_id, previous = change["run_id"], change["since_run_id"]
-    found = directory.passed(conn, repo_id, run_id, previous)
+    pairs = per_run(
+        (*_run_key(conn, run_id, "rank pairs"), *run_identity(conn, previous)),
+        lambda: directory.rank_pairs(conn, run_id, previous),
+    )
+    found = directory.passed(conn, repo_id, run_id, previous, pairs=pairs)
     population = movement.sorted_population(cached_population(conn, previous))
     for key in ("passed_it", "it_passed"):
         found[key] = [

@@ -18,6 +18,7 @@ import pytest
 from agentrank.config import ServeConfig
 from agentrank.serve import build_datasette
 from classify.categories import CATEGORIES
+from db import directory
 from tests.publish_helpers import HOSTILE_NEW_NAME, XSS_NAME
 
 SETTINGS = ServeConfig(heap_limit_mb=0, public_url="https://agentrank.example")
@@ -539,3 +540,36 @@ async def test_history_image_to_embed(datasette, directory_db):
     assert len(dates) >= 2 and dates == sorted(dates)
     missing = await datasette.client.get("/-/agent/nobody/nothing/history.svg")
     assert missing.status_code == 404 and missing.headers["content-type"].startswith("image/svg+xml")
+
+
+def test_who_passed_whom_is_counted_and_listed_as_sql_would(conn):
+    """The page counts with arrays kept per pair of runs; an independent count in SQL agrees for
+    every repo of the run, and the nearest five are those SQL orders first."""
+    run, previous = conn.execute(
+        "select score_run_id, (select max(id) from runs where kind = 'score' and status = 'ok' and id < score_run_id) "
+        "from published"
+    ).fetchone()
+    pairs = directory.rank_pairs(conn, run, previous)
+    rows = conn.execute(
+        "select c.repo_id, p.rank, c.rank from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+        "where c.run_id = ?",
+        [previous, run],
+    ).fetchall()
+    assert len(rows) == len(pairs["repo_id"]) > 0
+    for repo_id, before, after in rows[::3]:
+        found = directory.passed(conn, repo_id, run, previous, pairs=pairs)
+        assert found == directory.passed(conn, repo_id, run, previous)
+        for key, where, order in (
+            ("passed_it", "p.rank > ? and c.rank < ?", "c.rank desc"),
+            ("it_passed", "p.rank < ? and c.rank > ?", "c.rank"),
+        ):
+            expected = [
+                r[0]
+                for r in conn.execute(
+                    f"select c.repo_id from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ? "
+                    f"where c.run_id = ? and {where} order by {order}",
+                    [previous, run, before, after],
+                )
+            ]
+            assert found[key + "_count"] == len(expected)
+            assert [r["repo_id"] for r in found[key]] == expected[:5]
