@@ -303,9 +303,7 @@ def passed(
         ids = [int(i) for i in pairs["repo_id"][nearest]]
         order = "c.rank desc" if nearest_first < 0 else "c.rank"
         marks = ", ".join("?" * len(ids))
-        result[key] = (
-            _moves(conn, f"and c.repo_id in ({marks})", order, [previous_id, run_id, *ids]) if ids else []
-        )
+        result[key] = _moves(conn, f"and c.repo_id in ({marks})", order, [previous_id, run_id, *ids]) if ids else []
     return result
 
 
