@@ -548,9 +548,9 @@ _ONE_AGENT_STATEMENT = re.compile(
     r"|harness|hub)s?\b)"
     r"(?:,|\s+(?:that|which|to|for|who|built|powered|designed|capable|able|using|with|in|on|written|running|based))"
 )
-_BUILDS_AGENTS = re.compile(
-    r"\b(?:framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?)\b"
-)
+# Words of making software for agents or chat (read by the one-agent and the chat statements).
+_BUILDING = r"framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?"
+_BUILDS_AGENTS = re.compile(rf"\b(?:{_BUILDING})\b")
 
 
 def presents_one_agent(repo: RepoText) -> bool:
@@ -575,8 +575,8 @@ _CHAT_STATEMENT = re.compile(
     r"(?:documents?|docs|pdfs?|files|knowledge|llms?|models?|websites?|ai|gpt|chatgpt)\b"
 )
 _NOT_A_CHAT_STATEMENT = re.compile(
-    r"\b(?:framework|sdk|librar(?:y|ies)|toolkit|build(?:ing)?|creat(?:e|ing)|develop(?:ing)?|benchmark|eval\w*"
-    r"|dataset|test\w*|scan\w*|prob(?:e|es|ing)|attack\w*|jailbreak\w*|red[- ]team\w*)\b"
+    rf"\b(?:{_BUILDING}|benchmark|eval\w*|dataset|test\w*|scan\w*|prob(?:e|es|ing)|attack\w*|jailbreak\w*"
+    r"|red[- ]team\w*)\b"
 )
 _CHAT_AS_A_PURPOSE = re.compile(
     r"\b(?:for|of|through|on|to|builder|examples?|models?|gallery|memory|via|in|into|from|and|or|with|that|which|who"
