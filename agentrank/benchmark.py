@@ -27,6 +27,7 @@ from leaderboard.imports import (
     save_tasks,
     sync_indexes,
     uncounted_by,
+    unknown_runs,
 )
 from leaderboard.ingest import one_line
 from leaderboard.store import refresh_boards
@@ -61,5 +62,9 @@ def import_ledger_file(
         problems = uncounted_by(db, parsed)
         if problems:  # refused before the index definitions are touched
             raise LedgerFileError(one_line(f"{path}: {problems[0]}; add their records, or pass --leave-uncounted"))
+    if kind == "import-assessments":
+        problems = unknown_runs(db, parsed)
+        if problems:
+            raise LedgerFileError(one_line(f"{path}: {problems[0]}"))
     prepare_methods(db, config)
     return save(db, path, parsed, **options)

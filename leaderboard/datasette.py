@@ -392,7 +392,7 @@ _TABLES["benchmark_agents"]["columns"].update(
 _TABLES["benchmark_assessments"]["columns"].update(
     {
         "tier": "the tier whose attempts it is computed from (null: verified when the agent has verified attempts)",
-        "runs": "the dated runs it names (JSON; null: the suite's latest run)",
+        "runs": "the dated runs it names (JSON; null: the agent's latest run in the suite)",
     }
 )
 _TABLES["benchmark_rs9_runs"]["columns"].update(
@@ -431,7 +431,7 @@ _TABLES["benchmark_fitscores"]["columns"].update(
     {
         "tier": _TIER,
         "runs": "the dated runs it is computed from (JSON)",
-        "runs_named": "0 when the runs are the default: the suite's latest run by date",
+        "runs_named": "0 when the runs are the default: the agent's latest run in the suite by date",
         "versions": "the agent version and model of those attempts (JSON)",
         "median_wall_seconds": "median wall time of those attempts",
         "rank": "within the tier: FitScore, then the unrounded sum, then name",

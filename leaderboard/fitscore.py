@@ -15,7 +15,8 @@ Pure: no database. The rules:
 - a criterion given in the assessment's ``scores`` wins over the derived one;
 - the attempts are one tier's (``tier``; default verified when the agent has verified attempts in
   the suite, else community) in the run(s) the assessment names (``run`` or ``runs``), by default
-  the suite's latest run by date in that tier; the runs used are recorded;
+  the latest run by date in that tier that the agent took part in (a later round of other tools
+  takes nothing away); the runs used are recorded;
 - FitScore = round half up of Σ score × weight / 5 (weights sum to 100), null when a criterion is
   missing or the agent has no runs in the suite ("facts, no FitScore");
 - each judgement call is the same sum with its scores swapped in; an assessment (or a judgement)
@@ -293,8 +294,10 @@ def select(
 ) -> tuple[str, list[str], list[Scored]]:
     """The tier, the runs and the agent's attempts an assessment is computed from.
 
-    ``attempts`` are the suite's attempts (every agent, every tier): the default run is the suite's
-    latest by date in the tier (the run name breaks ties), whoever ran in it.
+    ``attempts`` are the suite's attempts (every agent, every tier): the default run is the latest
+    by date (the run name breaks ties) of the runs in the tier that this agent took part in. Not
+    the suite's latest whoever ran in it: seed 004 publishes round 2's tools beside round 3's, and a
+    round that other tools ran later must not take an agent's FitScore away.
     """
     from leaderboard.attempt import agent_key
 
@@ -305,7 +308,7 @@ def select(
     tier = assessment.tier or ("verified" if any(a.row["tier"] == "verified" for a in mine) else "community")
     runs = assessment.named_runs
     if runs is None:
-        in_tier = {run_of(a.row) for a in attempts if a.row["tier"] == tier}
+        in_tier = {run_of(a.row) for a in mine if a.row["tier"] == tier}
         latest = max(in_tier, key=lambda r: (run_dates.get((assessment.suite, r), ""), r), default=None)
         runs = [] if latest is None else [latest]
     chosen = [a for a in mine if a.row["tier"] == tier and run_of(a.row) in runs]

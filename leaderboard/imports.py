@@ -88,6 +88,39 @@ def uncounted_by(db: sqlite_utils.Database, tasks: list[TaskRecord]) -> list[str
     return out
 
 
+def unknown_runs(db: sqlite_utils.Database, parsed: AssessmentFile) -> list[str]:
+    """Assessments that name a run the agent has no attempts in (in the assessment's tier) although it
+    has attempts in the suite: a typo there would silently leave the agent without a FitScore. An
+    agent without any attempts in the suite is a candidate without runs, which is allowed."""
+    from leaderboard.attempt import agent_key
+
+    if not db["benchmark_attempts"].exists():
+        return []
+    out = []
+    for a in parsed.assessment:
+        if a.named_runs is None:
+            continue
+        rows = [
+            r
+            for r in db.query(
+                "select agent, tier, coalesce(run, substr(date, 1, 10)) as run from benchmark_attempts where suite = ?",
+                [a.suite],
+            )
+            if agent_key(r["agent"]) == agent_key(a.agent)
+        ]
+        if not rows:
+            continue
+        tier = a.tier or ("verified" if any(r["tier"] == "verified" for r in rows) else "community")
+        runs = sorted({r["run"] for r in rows if r["tier"] == tier})
+        missing = [run for run in a.named_runs if run not in runs]
+        if missing:
+            out.append(
+                f"the assessment of {a.agent} names run {missing[0]!r}, in which {a.agent} has no {tier} attempts"
+                f" in suite {a.suite} (its runs: {', '.join(runs) or 'none'})"
+            )
+    return out
+
+
 def save_tasks(
     db: sqlite_utils.Database, path: str | Path, tasks: list[TaskRecord], *, leave_uncounted: bool = False
 ) -> ImportResult:

@@ -241,3 +241,21 @@ def test_a_bad_assessments_file_is_one_line_and_changes_nothing(db, run_cli, tmp
     result = run_cli("import-assessments", str(tmp_path / "a.toml"), expect=1)
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert db["benchmark_assessments"].count == 0
+
+
+def test_an_assessment_naming_a_run_the_agent_never_ran_is_refused(db, run_cli, tmp_path):
+    (tmp_path / "runs.json").write_text(json.dumps(seed_attempts()))
+    run_cli("import-attempts", "--verified", str(tmp_path / "runs.json"))
+    scores = "scores = { cost = 3, speed = 5, setup = 4, agent = 5, privacy = 3 }\n"
+    # A typo in the run's name would otherwise leave Cline without a FitScore and say nothing.
+    (tmp_path / "typo.toml").write_text(
+        f'[[assessment]]\nagent = "Cline"\nsuite = "{SUITE}"\nrun = "round-3x"\n{scores}'
+    )
+    result = run_cli("import-assessments", str(tmp_path / "typo.toml"), expect=1)
+    assert "names run 'round-3x', in which Cline has no verified attempts" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert db["benchmark_assessments"].count == 0
+    # A candidate without any runs in the suite may still name one: it shows its facts, no FitScore.
+    (tmp_path / "devin.toml").write_text(f'[[assessment]]\nagent = "Devin"\nsuite = "{SUITE}"\nrun = "later"\n{scores}')
+    run_cli("import-assessments", str(tmp_path / "devin.toml"))
+    assert db["benchmark_fitscores"].get(("Devin", SUITE, "community"))["fitscore"] is None

@@ -424,7 +424,7 @@ def fitscore(recs, agent, suite, scores, runs=None, tier=None, judgements=()):
     tier = tier or (V if any(r["tier"] == V for r in mine) else C)
     if runs is None:
         dates = defaultdict(lambda: "9999")
-        for r in suite_recs:
+        for r in mine:  # the agent's own latest run (seed 004: rounds 2 and 3 side by side)
             if r["tier"] == tier:
                 dates[r["run"]] = min(dates[r["run"]], r["date"])
         runs = [max(dates, key=lambda run: (dates[run], run))] if dates else []

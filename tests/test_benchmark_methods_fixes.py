@@ -97,6 +97,18 @@ def test_2_fitscore_uses_the_named_run_or_the_latest():
     assert (named["runs"], named["criteria"]["reliability"]) == (["round-1"], 3)  # 2 of 3 passed
 
 
+def test_2b_a_round_other_tools_ran_later_keeps_every_fitscore():
+    # Seed 004 publishes round 2's tools beside round 3's: Early ran only round 2 (2 of 3 passed at t1),
+    # Late only round 3, a week later. Each keeps its own latest run; neither loses its FitScore.
+    round2 = [attempt("Early", "1", "t1", a, D1, V, 1 if a == 1 else 2, 2, 30, None, suite="p", run="round-2", quality=5) for a in (1, 2, 3)]  # fmt: skip
+    round3 = [attempt("Late", "1", "t1", a, D2, V, 2, 2, 30, None, suite="p", run="round-3", quality=5) for a in (1, 2, 3)]  # fmt: skip
+    results = compute_methods(rows_of(round2 + round3), assessments=[assessment("Early", "p"), assessment("Late", "p")])
+    by_agent = {r["agent"]: r for r in results.fitscores}
+    assert (by_agent["Early"]["runs"], by_agent["Early"]["criteria"]["reliability"]) == (["round-2"], 3)
+    assert (by_agent["Late"]["runs"], by_agent["Late"]["criteria"]["reliability"]) == (["round-3"], 5)
+    assert by_agent["Early"]["fitscore"] is not None and by_agent["Late"]["fitscore"] is not None
+
+
 def test_3_the_index_lists_partial_coverage_without_a_rank():
     records = [
         attempt("full/agent", "1", "t1", 1, D1, V, 4, 4, 10, 1.0, suite="s"),
