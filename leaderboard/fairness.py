@@ -21,6 +21,7 @@ out of the few attempts that ran.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -108,3 +109,16 @@ def mark_pareto(entries: list[dict[str, Any]], score: str) -> None:
             for c, v, _ in known
         )
         entry["pareto"] = int(not dominated)
+
+
+def run_order(run: str, date: str | None) -> tuple[Any, ...]:
+    """How runs are ordered: by date, the run name only breaking ties, its numbers read as numbers
+    (``run-9`` before ``run-10`` on the same date, as a reader would count them)."""
+    return (date or "", natural_key(run), run)
+
+
+def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
+    """``name`` split into text and numbers, so that ``run-9`` sorts before ``run-10``."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part.lower()) for part in re.split(r"(\d+)", name) if part
+    )

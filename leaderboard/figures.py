@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from leaderboard.attempt import AGENT_ERROR, DEFAULT_SUITE, DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
-from leaderboard.fairness import exact, rank_board
+from leaderboard.fairness import exact, natural_key, rank_board
 
 
 class Result(NamedTuple):
@@ -241,7 +241,17 @@ def settings_of(row: Mapping[str, Any]) -> str:
 
 def mark_versions(entries: list[dict[str, Any]]) -> None:
     """Mark each entry whose version differs from the agent's previous dated run in the same tier."""
-    ordered = sorted(entries, key=lambda e: (e["first_date"], e["last_date"], e["agent_version"], e["model"]))
+    # same dates: versions in the order a reader counts them (1.9 before 1.10)
+    ordered = sorted(
+        entries,
+        key=lambda e: (
+            e["first_date"],
+            e["last_date"],
+            natural_key(e["agent_version"]),
+            e["agent_version"],
+            e["model"],
+        ),
+    )
     latest_version = ordered[-1]["agent_version"]
     previous: dict[str, Any] | None = None
     for entry in ordered:

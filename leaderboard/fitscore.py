@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from leaderboard.fairness import run_order
 from leaderboard.figures import Scored, scored
 from leaderboard.toml_files import read_toml
 
@@ -309,7 +310,7 @@ def select(
     runs = assessment.named_runs
     if runs is None:
         in_tier = {run_of(a.row) for a in mine if a.row["tier"] == tier}
-        latest = max(in_tier, key=lambda r: (run_dates.get((assessment.suite, r), ""), r), default=None)
+        latest = max(in_tier, key=lambda r: run_order(r, run_dates.get((assessment.suite, r))), default=None)
         runs = [] if latest is None else [latest]
     chosen = [a for a in mine if a.row["tier"] == tier and run_of(a.row) in runs]
     return tier, list(runs), chosen

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from leaderboard.fairness import exact, rank_board
+from leaderboard.fairness import exact, rank_board, run_order
 from leaderboard.figures import (
     Scored,
     _total,
@@ -114,11 +114,6 @@ def run_dates(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[tuple[str, str
         if key not in dates or date < dates[key]:
             dates[key] = date
     return dates
-
-
-def run_order(run: str, date: str | None) -> tuple[str, str]:
-    """How runs are ordered: by date, the run name only breaking ties."""
-    return (date or "", run)
 
 
 def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -10,6 +10,8 @@ import json
 import sqlite3
 from typing import Any
 
+from leaderboard.fairness import run_order
+
 
 def _query(conn: sqlite3.Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
     cursor = conn.execute(sql, params if isinstance(params, dict) else list(params))
@@ -131,17 +133,23 @@ def rs9_runs(
         if results:
             item["results"] = row["results"]
         out.append(_decode(item))
+    # same date: run-2 before run-10 (SQL orders names as text); the sort is stable, so each run's
+    # entries keep their order
+    out.sort(key=lambda e: (e["suite"], run_order(e["run"], e["run_date"])))
     return out
 
 
 def run_list(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every suite and dated run with its date and entry counts (per tier too), newest run first (by date)."""
-    return _query(
+    runs = _query(
         conn,
         "select suite, run, min(run_date) as run_date, count(*) as entries, sum(rank is not null) as ranked, "
         "sum(tier = 'verified') as verified_entries, sum(tier = 'community') as community_entries "
-        "from benchmark_rs9_runs group by suite, run order by suite, min(run_date) desc, run desc",
+        "from benchmark_rs9_runs group by suite, run",
     )
+    runs.sort(key=lambda r: run_order(r["run"], r["run_date"]), reverse=True)
+    runs.sort(key=lambda r: r["suite"])
+    return runs
 
 
 def indexes(conn: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -178,3 +178,16 @@ def test_6_the_index_component_is_pass_at_1():
     (entry,) = compute_methods(rows_of(records), indexes=[index_def()]).index_entries
     assert entry["per_suite"]["s"] == pytest.approx(100 * (2 / 3 + 0 + 0) / 3, abs=1e-9)
     assert entry["value"] == pytest.approx(200 / 9, abs=1e-9)
+
+
+def test_5b_runs_on_the_same_date_are_counted_as_a_reader_counts_them():
+    # run-2 and run-10 share a date: run-2 comes first, so run-10's version 1 is the change (from 2).
+    records = [
+        attempt("x/x", "2", "t1", 1, D1, V, 1, 1, 10, 1.0, suite="s", run="run-2"),
+        attempt("x/x", "1", "t1", 1, D1, V, 1, 1, 10, 1.0, suite="s", run="run-10"),
+    ]
+    runs = {r["run"]: r for r in compute_methods(rows_of(records)).rs9_runs}
+    assert (runs["run-2"]["version_changed"], runs["run-10"]["version_changed"]) == (False, True)
+    # FitScore's default is then run-10, the later of the two.
+    (fit,) = compute_methods(rows_of(records), assessments=[assessment("x/x", "s")]).fitscores
+    assert fit["runs"] == ["run-10"]
