@@ -216,7 +216,9 @@ def warn_public_url(url: str) -> None:
 
 def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The ``--out PATH`` option of the commands that write a file."""
-    return click.option("--out", "out", default=None, required=required, type=click.Path(dir_okay=False), help=help)
+    if required:  # (no default at all: click 8.3+ takes an explicit default=None as given, not missing)
+        return click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help=help)
+    return click.option("--out", "out", default=None, type=click.Path(dir_okay=False), help=help)
 
 
 @click.group(cls=AgentRankGroup)
@@ -620,7 +622,9 @@ def classify(
     default=None,
     help="ISO 8601 instant to score as of (default: the start of the latest crawl/import)",
 )
-@click.option("--force", is_flag=True, help="Score an --as-of in the future or before the data was fetched")
+@click.option(
+    "--force", is_flag=True, help="Score an --as-of in the future or before the data, or after an unfinished crawl"
+)
 @pass_state
 def score(state: State, as_of: str | None, force: bool) -> None:
     """Compute the AgentRank Score for every listed repo and publish the ranking
@@ -628,6 +632,8 @@ def score(state: State, as_of: str | None, force: bool) -> None:
     An --as-of in the future (beyond a few minutes of clock skew) or before the latest crawl/import
     fetched the data is refused (one line, exit 2, nothing written) unless --force: then ages and
     days since the last push are counted to it. Date saved results with `import --observed-at`.
+    So is any score while the latest crawl stopped unfinished (it saved part of its data): resume
+    it with `agentrank crawl`, or --force to score what is stored.
     """
     from agentrank.scorer import score as score_listed
 

@@ -13,6 +13,7 @@ import sqlite_utils
 
 from agentrank.errors import InputRefused, PipelineError
 from crawler.items import EARLIEST, format_timestamp, parse_timestamp
+from db.repos import count_seen_in_run
 from db.runs import latest_run, recorded_run, utcnow
 from db.scores import growth, load_score_inputs, publish, published_score_run, save_scores, top_of_run, weekly_stars
 from db.validation import classifier_accuracy, crawl_coverage, run_ranks, save_validation
@@ -85,6 +86,25 @@ def as_of_refusal(db: sqlite_utils.Database, as_of: str, *, now: datetime | None
     return None
 
 
+def unfinished_crawl(db: sqlite_utils.Database) -> str | None:
+    """Why scoring now would mix in a crawl that did not finish (and saved repos), or None.
+
+    A crawl saves what it finds page by page, so after one that stopped (refused by the delisting
+    guard, interrupted, failed) the repos hold part of its data: repos it first found are listed
+    although no complete crawl has confirmed them, and they were fetched after the as-of a score
+    would take (the start of the latest complete crawl or import)."""
+    last = latest_run(db, ("crawl", "import"), status=None)
+    if last is None or last["kind"] != "crawl" or last["status"] == "ok":
+        return None
+    if count_seen_in_run(db.conn, last["id"]) == 0:  # it stopped before saving anything (a bad token)
+        return None
+    how = {"refused": "was stopped by the delisting guard"}.get(last["status"], f"did not finish ({last['status']})")
+    return (
+        f"crawl run {last['id']} {how}, and the repos hold part of its data; nothing was scored: "
+        "resume it with `agentrank crawl` (`--fresh` to start again), or add --force to score what is stored"
+    )
+
+
 def score(
     db: sqlite_utils.Database,
     *,
@@ -103,6 +123,9 @@ def score(
     (``bench/score_import.py`` prints them).
     """
     lap = Stopwatch(steps)
+    unfinished = unfinished_crawl(db) if check else None
+    if unfinished:
+        raise InputRefused(unfinished)
     if as_of is not None:  # an empty --as-of is refused, not taken for the default
         as_of = parse_as_of(as_of)
         refusal = as_of_refusal(db, as_of) if check else None

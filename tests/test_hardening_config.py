@@ -97,6 +97,33 @@ def test_new_repos_do_not_dilute_the_delisting_guard_and_a_refused_crawl_is_not_
     assert db.execute("select count(*) from runs where kind = 'crawl' and status = 'ok'").fetchone()[0] == 2
 
 
+def test_a_score_after_a_crawl_that_stopped_is_refused_until_forced(db):
+    """A stopped crawl saved what it found page by page: scoring it would list repos no complete crawl
+    confirmed, fetched after the as-of the score takes. Refused (nothing written) unless --force."""
+    from agentrank.errors import InputRefused
+    from agentrank.scorer import score
+
+    config = crawl_config(topics=["ai-agent"], keywords=[])
+    with emulated(population(300, seed=3)) as emulator:
+        run_crawl(db, emulator, config)
+    confirmed = len(listed_ids(db))
+    assert score(db, check=True).count == confirmed
+    runs_before = db.execute("select count(*) from runs").fetchone()[0]
+    with emulated(population(300, seed=4)) as other:
+        with pytest.raises(PipelineError, match="would delist"):
+            run_crawl(db, other, config)
+    runs_after_crawl = db.execute("select count(*) from runs").fetchone()[0]
+    assert runs_after_crawl == runs_before + 1
+    with pytest.raises(InputRefused, match=r"crawl run \d+ was stopped by the delisting guard.*nothing was scored"):
+        score(db, check=True)
+    assert db.execute("select count(*) from runs").fetchone()[0] == runs_after_crawl  # no score run written
+    # --force scores what is stored: the stopped crawl's new repos are among them
+    assert score(db, check=False).count == len(listed_ids(db)) > confirmed
+    with emulated(population(300, seed=3)) as emulator:
+        run_crawl(db, emulator, config)
+    assert score(db, check=True).count == len(listed_ids(db))
+
+
 def test_links_follow_the_servers_address_until_a_public_url_is_set():
     from datasette_plugins.settings import ServeConfig
 
