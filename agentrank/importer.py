@@ -155,6 +155,12 @@ def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
         result.records += 1
     if result.items == 0:
         raise PipelineError(f"no search items in {', '.join(map(str, paths))}: nothing imported")
+    if result.records == 0:  # an import run would still move the score's as-of to its time
+        first = result.rejects[0]
+        raise PipelineError(
+            f"no valid search item in {', '.join(map(str, paths))} ({result.items:,} rejected; the first, "
+            f"{first['item_ref']}: {first['reason']}): nothing imported"
+        )
     result.spool.seek(0)
     return result
 

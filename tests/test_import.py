@@ -126,6 +126,21 @@ def test_bad_rows_are_rejected_with_reasons_and_the_rest_kept(tmp_path, run_cli,
     assert run["rejected"] == 3 and run["saved"] == 2 and run["status"] == "ok"
 
 
+def test_a_file_whose_every_item_is_rejected_is_refused_and_records_no_run(tmp_path, run_cli, db_path):
+    run_cli("import", str(write_json(tmp_path / "good.json", [make_item(seed=1, id=1)])))
+    runs = _rows(db_path, "select * from runs")
+    bad = write_json(tmp_path / "bad.json", [{"id": "x"}, "not an object"])
+    result = run_cli("import", str(bad), expect=1)
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert (
+        "no valid search item in" in result.stderr
+        and "2 rejected" in result.stderr
+        and "bad.json#0: id" in result.stderr
+    )
+    # No "ok" import run: the score's default as-of and the fetched-data check stay where they were.
+    assert _rows(db_path, "select * from runs") == runs
+
+
 def test_hostile_description_is_stored_faithfully(tmp_path, run_cli, db_path):
     description = "<script>alert(1)</script>" + "x" * 900
     run_cli("import", str(write_json(tmp_path / "items.json", [make_item(seed=1, id=1, description=description)])))
