@@ -179,8 +179,11 @@ _SINCE_ACCEPTED = "give 'previous', the id of an earlier score run, or a date on
 
 
 def _score_runs(conn: sqlite3.Connection) -> list[tuple[int, str]]:
-    """Every successful score run: (id, started_at), oldest first."""
-    return conn.execute("select id, started_at from runs where kind = 'score' and status = 'ok' order by id").fetchall()
+    """Every successful score run: (id, as_of), oldest first (a run's as-of: the instant it scored,
+    the time its data was fetched; saved results imported today can be scored as of a past week)."""
+    return conn.execute(
+        "select id, coalesce(as_of, started_at) from runs where kind = 'score' and status = 'ok' order by id"
+    ).fetchall()
 
 
 def _runs_hint(conn: sqlite3.Connection) -> str:
@@ -188,7 +191,8 @@ def _runs_hint(conn: sqlite3.Connection) -> str:
     if not runs:
         return "there are no score runs yet"
     ids = ", ".join(str(r[0]) for r in runs[-8:])
-    return f"score runs: {ids} ({runs[0][1][:10]} to {runs[-1][1][:10]})"
+    dates = sorted(r[1] for r in runs)
+    return f"score runs: {ids} (as of {dates[0][:10]} to {dates[-1][:10]})"
 
 
 def check_score_run(conn: sqlite3.Connection, run_id: int) -> int:
@@ -210,7 +214,8 @@ def _parse_date(since: str) -> str | None:
 
 def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
     """The score run ``since`` names, earlier than ``run_id``: ``previous`` (the run before it), a run
-    id, or a date or instant (the latest successful score run that started on or before it).
+    id, or a date or instant (the successful score run as of the latest instant on or before it, the
+    newer run on a tie).
 
     Anything else, or a value that names ``run_id`` itself or a later run, raises UnknownRun.
     """
@@ -229,10 +234,10 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
         bound = _parse_date(since)
         if bound is None:
             raise UnknownRun(f"--since {since!r}: not a run id, 'previous' or an ISO date; {_SINCE_ACCEPTED}")
-        matching = [rid for rid, started in runs if started[: len(bound)] <= bound]
+        matching = [(as_of, rid) for rid, as_of in runs if as_of[: len(bound)] <= bound]
         if not matching:
-            raise UnknownRun(f"--since {since}: no score run started on or before it; {_runs_hint(conn)}")
-        found = matching[-1]
+            raise UnknownRun(f"--since {since}: no score run as of it or earlier; {_runs_hint(conn)}")
+        found = max(matching)[1]
     if found >= run_id:
         which = "the run being explained" if found == run_id else f"later than the run being explained ({run_id})"
         raise UnknownRun(f"--since {since}: names score run {found}, {which}; {_SINCE_ACCEPTED}; {_runs_hint(conn)}")

@@ -56,6 +56,18 @@ def test_since_errors_are_one_line(tmp_path, run_cli):
     assert "no successful score run with that id" in run_cli("explain", "m1/agent1", "--since", "99", expect=2).stderr
 
 
+def test_since_a_date_means_the_score_as_of_that_date(tmp_path, run_cli):
+    """History from saved results is scored today as of past weeks: `--since 2026-11-10` names the
+    score as of 2026-11-09, not a run started on or before the 10th (there is none)."""
+    for n, day in ((1, "2026-11-02"), (2, "2026-11-09"), (3, "2026-11-16")):
+        run_cli("import", "--observed-at", f"{day}T06:00:00Z", str(write_json(tmp_path / f"w{n}.json", _week(10 + n))))
+        run_cli("score")
+    change = json.loads(run_cli("explain", "m3/agent3", "--since", "2026-11-10", "--json").output)
+    assert change["as_of_before"] == "2026-11-09T06:00:00Z"
+    refused = run_cli("explain", "m3/agent3", "--since", "2026-11-01", expect=2).stderr
+    assert "no score run as of it or earlier" in refused and "as of 2026-11-02 to 2026-11-16" in refused
+
+
 def test_a_change_from_time_alone_is_named_as_such(tmp_path, run_cli):
     week = _week(12)
     run_cli("import", str(write_json(tmp_path / "w1.json", week)))

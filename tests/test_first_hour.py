@@ -99,12 +99,12 @@ def test_the_demo_without_a_terminal_logs_a_line_per_stage(demo_folder):
 
 def test_since_accepts_previous_a_run_id_and_a_date(project):
     conn = sqlite3.connect(f"file:{project.db}?mode=ro", uri=True)
-    runs = conn.execute("select id, started_at from runs where kind = 'score' and status = 'ok' order by id").fetchall()
-    first_id, first_started = runs[0]
-    for since in ("previous", str(first_id), first_started[:10], first_started):
+    runs = conn.execute("select id, as_of from runs where kind = 'score' and status = 'ok' order by id").fetchall()
+    first_id, first_as_of = runs[0]
+    for since in ("previous", str(first_id), first_as_of[:10], first_as_of):
         result = agentrank(project.path, "explain", project.riser, "--since", since)
         assert result.returncode == 0, (since, result.stderr)
-    dated = agentrank(project.path, "explain", project.riser, "--since", first_started[:10])
+    dated = agentrank(project.path, "explain", project.riser, "--since", first_as_of[:10])
     assert f"between run {first_id} " in dated.stdout
 
 
