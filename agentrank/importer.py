@@ -156,10 +156,10 @@ def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
     if result.items == 0:
         raise PipelineError(f"no search items in {', '.join(map(str, paths))}: nothing imported")
     if result.records == 0:  # an import run would still move the score's as-of to its time
-        first = result.rejects[0]
+        reject = result.rejects[0]
         raise PipelineError(
             f"no valid search item in {', '.join(map(str, paths))} ({result.items:,} rejected; the first, "
-            f"{first['item_ref']}: {first['reason']}): nothing imported"
+            f"{reject['item_ref']}: {reject['reason']}): nothing imported"
         )
     result.spool.seek(0)
     return result
