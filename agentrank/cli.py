@@ -314,8 +314,11 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
         click.echo(demo_result.summary())
         return
     from agentrank.pipeline import refresh_database
+    from crawler.client import check_api_url
     from crawler.secrets import github_token
 
+    if not from_files:  # a URL that cannot be used is refused before the database is touched
+        check_api_url(api_url or state.config.github.api_url)
     try:
         result = refresh_database(
             state.db_path,

@@ -169,6 +169,16 @@ def describe_request(request: httpx.Request) -> str:
     return f"{request.method} {url.path}" + (f"?{query}" if query else "")
 
 
+def check_api_url(url: str) -> None:
+    """Raise GitHubError (its message without any credentials in the URL) unless ``url`` can be used."""
+    problem = api_url_problem(url.rstrip("/"))
+    if problem:
+        shown = without_userinfo(url.rstrip("/"))
+        if problem.startswith("expected an http(s) URL"):
+            raise GitHubError(f"API URL must be an http(s) URL, got {shown!r}")
+        raise GitHubError(f"API URL {shown!r} {problem}")
+
+
 class GitHubClient:
     """Serial, paced, rate-limit-aware GET requests to one GitHub API origin."""
 
@@ -182,12 +192,7 @@ class GitHubClient:
     ):
         self.config = config
         self.api_url = (api_url or config.api_url).rstrip("/")
-        problem = api_url_problem(self.api_url)
-        if problem:
-            shown = without_userinfo(self.api_url)
-            if problem.startswith("expected an http(s) URL"):
-                raise GitHubError(f"API URL must be an http(s) URL, got {shown!r}")
-            raise GitHubError(f"API URL {shown!r} {problem}")
+        check_api_url(self.api_url)
         self.clock = clock or RealClock()
         self._token = token or None
         register_secret(self._token)

@@ -172,3 +172,7 @@ def test_unreachable_api_is_one_clear_line(tmp_path, run_cli):
     config = write_config(tmp_path / "agentrank.toml", min_interval_s=0, max_retries=0)
     result = run_cli("--config", str(config), "crawl", "--api-url", "ftp://example.invalid", expect=1)
     assert result.stderr.strip() == "Error: API URL must be an http(s) URL, got 'ftp://example.invalid'"
+    # The weekly job refuses it the same way, before the database (or its lock) exists.
+    result = run_cli("--config", str(config), "refresh", "--api-url", "ftp://user:pw@example.invalid", expect=1)
+    assert result.stderr.strip() == "Error: API URL must be an http(s) URL, got 'ftp://example.invalid'"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agentrank.toml"]
