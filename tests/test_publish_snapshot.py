@@ -16,6 +16,7 @@ from agentrank import importer
 from agentrank.cli import cli
 from agentrank.config import Config
 from db.store import open_store
+from tests.conftest import make_item
 from tests.publish_helpers import build_published_db, free_port, running
 
 
@@ -26,7 +27,9 @@ def source(tmp_path_factory):
     db = open_store(published.path)
     db["crawl_checkpoints"].insert({"query": "topic:ai-agent", "page": 7, "cursor": "secret-cursor"}, pk="query")
     bad = published.path.parent / "bad.json"
-    bad.write_text(json.dumps([{"id": "not-a-number", "full_name": "x/y"}]), encoding="utf-8")
+    # one rejected item (its local path must stay out of the snapshot) beside a valid one below min_stars
+    items = [{"id": "not-a-number", "full_name": "x/y"}, make_item(seed=9, id=987654, stargazers_count=1)]
+    bad.write_text(json.dumps(items), encoding="utf-8")
     importer.import_files(db, [bad], min_stars=Config().crawl.min_stars)
     # A failed refresh: its error and details quote the operator's local paths.
     private = "/home/operator/private-corrections.toml"
