@@ -538,8 +538,12 @@ _GUIDE_WORDS = re.compile(
     r"|notes|links|blog posts|posts|tutorials|resources)\b"
     r"|(?:项目|博客|资源|工具|论文|网站|文章|教程)(?:列表|清单|合集|大全|导航|汇总)"
     r"|在线阅读|(?:全栈|入门|学习|实战)(?:指南|教程)"
-    # an introduction, example or sample code for something, papers on something
+    # an introduction, example or sample code for something, papers on something; tutorials, lessons
+    # or notebooks on something ("Tutorials on implementing seq2seq models with PyTorch")
     r"|^\W*(?:an?\s+)?(?:(?:simple|gentle|quick|brief|practical|hands-on|short)\s+)?introduction to\b"
+    r"|^\W*(?:\d+\+?\s+)?(?:(?:free|short|simple|practical|hands-on|step-by-step|interactive|jupyter|colab|python"
+    r"|beginner-friendly|minimal)\s+){0,2}(?:tutorials|lessons|guides|notebooks|walkthroughs|exercises)\s+"
+    r"(?:on|for|about|to|covering|teaching|explaining|showing|that)\b"
     r"|^\W*(?:\w+\s+)?(?:examples?|samples?|demos?)(?: (?:scripts?|code|apps?|projects?|notebooks?))? (?:for|of|using|showing|showcasing|demonstrating)\b"
     r"|^\W*(?:(?!(?:agent|bot|tool|assistant|app)s?\b|that\b|which\b|who\b)\S+\s+){0,4}?(?:research )?papers"
     r" (?:on|about|related to|in)\b"

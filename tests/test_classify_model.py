@@ -976,6 +976,9 @@ def test_sandboxes_nodes_ops_agents_qa_agents_and_game_players(model, name, desc
     [
         "This repository contains a series of chatbots for Q&A built with LLM agents and retrieval on several databases",
         "A series of notebooks on building agents with LangGraph, one pattern per week",
+        # tutorials on a subject the model reads as `other` (reinforcement learning, PyTorch models)
+        "Tutorials for building reinforcement learning agents in PyTorch",
+        "Tutorials on implementing a few sequence-to-sequence models with PyTorch",
     ],
 )
 def test_a_series_of_tutorials_or_examples_is_a_resource(model, description):
