@@ -267,6 +267,8 @@ async def leaderboard_page(datasette: Any, request: Any) -> Response:
     for e in sorted(entries, key=lambda e: e["suite"] != DEFAULT_SUITE):
         e["settings"] = json.loads(e["settings"] or "{}")  # variants of one agent version and model
         tiers[e["tier"]].setdefault(e["suite"], []).append(e)
+    if request.url_vars.get("format") == "json":  # the page's .json twin: the same boards, as data
+        return Response.json({"tiers": tiers, "tier_text": TIERS}, default=str)
     return await render(
         datasette,
         request,
@@ -444,7 +446,7 @@ ROUTES = [
     (r"^/-/weights$", weights_page),
     (r"^/-/compare$", compare_page),
     (r"^/-/agent/(?P<login>[^/]+)$", owner_redirect),
-    (r"^/-/leaderboard$", leaderboard_page),
+    (r"^/-/leaderboard(?:\.(?P<format>json))?$", leaderboard_page),
     (r"^/$", home),
     (r"^/-/category/(?P<category>[^/]+)$", category_page),
     (r"^/-/owner/(?P<login>[^/]+)$", owner_page),

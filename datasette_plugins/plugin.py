@@ -24,6 +24,7 @@ from datasette_plugins.formatting import prepare_jinja2_environment
 from datasette_plugins.limits import limits, prepare_connection
 from datasette_plugins.pages import extra_template_vars
 from datasette_plugins.refusals import refuse_bad_requests
+from datasette_plugins.search import drop_empty_searches
 
 
 @hookimpl
@@ -32,10 +33,13 @@ def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
     run decides come from the page cache (ETag, 304) before anything else;
     what reaches the server passes the request gate that bounds heavy queries. Outermost: CORS
     on the read-only data answers, ``Cache-Control`` on static files, and a request facet that
-    repeats a default one dropped."""
+    repeats a default one dropped, and a search for nothing but quote marks (FTS5 would refuse it)."""
     gate, cached = admission.asgi_wrapper(datasette), cache.asgi_wrapper(datasette)
     return lambda app: refuse_bad_requests(
-        cors(static_cache_headers(dedupe_facets(cached(gate(app)), datasette)), enabled=limits(datasette).cors)
+        cors(
+            static_cache_headers(dedupe_facets(drop_empty_searches(cached(gate(app))), datasette)),
+            enabled=limits(datasette).cors,
+        )
     )
 
 

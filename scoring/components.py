@@ -173,4 +173,6 @@ def explain_measure(component: Component) -> str:
     """What explain says a component measures (generated for a plain percentile)."""
     if component.explain_measure:
         return component.explain_measure
+    if component.kind != PERCENTILE:  # (a flag or buckets: what its own measure says)
+        return component.measure
     return f"how many of the other listed repos have fewer {component.units}, as a share from 0 to 100"

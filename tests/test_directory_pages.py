@@ -182,6 +182,10 @@ async def test_an_owner_page_lists_every_repo_and_why_not_listed(datasette, conn
         ("/-/owner/nobody-at-all", "Owner not found"),
         ("/-/agent/nobody/nothing", "Repository not found"),
         ("/-/category/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "Category not found"),
+        # addresses no page of ours knows: Datasette's error page, worded for a visitor
+        ("/no-such-page", "Page not found"),
+        ("/-/no-such-page", "Page not found"),
+        ("/agentrank/no_such_table", "Page not found"),
     ],
 )
 async def test_unknown_pages_are_404s_with_a_way_home(datasette, path, title):
@@ -313,6 +317,12 @@ async def test_leaderboard_page_shows_both_tiers_and_links_directory_agents(data
     top = directory_db.top_name
     assert f'<a class="agentrank-breakdown" href="/-/agent/{top}">{top}</a>' in verified
     assert "Closed Agent X" in verified and 'href="/-/agent/Closed' not in page
+    # Its .json twin: the same boards, as data.
+    assert 'href="/-/leaderboard.json"' in page
+    data = (await datasette.client.get("/-/leaderboard.json")).json()
+    assert set(data["tiers"]) == {"verified", "community"}
+    names = [e["agent"] for boards in data["tiers"]["verified"].values() for e in boards]
+    assert top in names and "Closed Agent X" in names
 
 
 @pytest.mark.asyncio
@@ -573,3 +583,19 @@ def test_who_passed_whom_is_counted_and_listed_as_sql_would(conn):
             ]
             assert found[key + "_count"] == len(expected)
             assert [r["repo_id"] for r in found[key]] == expected[:5]
+
+
+@pytest.mark.asyncio
+async def test_a_search_for_a_quote_mark_shows_the_ranking_unsearched(datasette):
+    # Datasette escapes it into an empty FTS5 query, which SQLite refuses ("Invalid SQL" page).
+    plain = await datasette.client.get("/agentrank/agents.json?_shape=array&_size=5")
+    for query in ("%22", "%22%22", "%20%22%20"):
+        searched = await datasette.client.get(f"/agentrank/agents.json?_shape=array&_size=5&_search={query}")
+        assert searched.status_code == 200 and searched.json() == plain.json(), query
+        page = await datasette.client.get(f"/agentrank/agents?_search={query}")
+        assert page.status_code == 200 and "Invalid SQL" not in page.text
+    # A real search still searches; raw mode is the visitor's own FTS syntax.
+    some = await datasette.client.get("/agentrank/agents.json?_shape=array&_search=agent%20%22")
+    assert some.status_code == 200 and some.json() != plain.json()
+    raw = await datasette.client.get("/agentrank/agents?_search=%22&_searchmode=raw")
+    assert raw.status_code == 400

@@ -107,6 +107,10 @@ def test_explain_breakdown_adds_up(db):
     assert activity["bucket"] == "≤ 7 days"
     assert any("a push in the next 5 days keeps activity at 100" in a for a in activity["advice"])
     assert b["listed_count"] == 60
+    # Each component says what it measures in words: openness is a licence check, not a share.
+    measures = {c["component"]: c["measure"] for c in b["components"]}
+    assert measures["openness"] == "100 when the licence is OSI-approved (looked up by its SPDX id), else 0"
+    assert measures["popularity"] == "how many of the other listed repos have fewer stars, as a share from 0 to 100"
 
 
 def test_explain_cli_text_json_and_unknown(tmp_path, run_cli, db_path):
