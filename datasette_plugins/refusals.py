@@ -10,6 +10,10 @@ Datasette reads two parameters without checking them, and answered ``500`` on an
 ``_timelimit`` goes through ``int()`` (``?_timelimit=x``) and a negative one interrupts the CSV
 stream at once; ``_through`` goes through ``json.loads`` and then indexes ``table``, ``column`` and
 ``value`` (``?_through=x``, ``?_through={}``). Both are refused unless well formed.
+
+The site is read-only: a ``POST`` (or any method but ``GET``, ``HEAD`` and ``OPTIONS``) reached
+Datasette's table and canned-query views, which answered ``500`` with a traceback in the log
+("You may only POST to a canned query"). It is answered ``405`` with ``Allow``.
 """
 
 from __future__ import annotations
@@ -55,10 +59,16 @@ def _well_formed_through(value: str) -> bool:
     )
 
 
-async def send_bad_request(send: Any, path: str, message: str) -> None:
-    """``400`` with ``message``: JSON for a ``.json`` path, one line of plain text otherwise."""
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+NOT_ALLOWED = "method not allowed: this site is read-only (GET and HEAD)"
+
+
+async def send_bad_request(
+    send: Any, path: str, message: str, *, status: int = 400, headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    """``status`` (400) with ``message``: JSON for a ``.json`` path, one line of plain text otherwise."""
     if path.endswith(".json"):
-        body = json.dumps({"ok": False, "error": message, "status": 400}).encode()
+        body = json.dumps({"ok": False, "error": message, "status": status}).encode()
         content_type = b"application/json; charset=utf-8"
     else:
         body = (message + "\n").encode()
@@ -66,8 +76,8 @@ async def send_bad_request(send: Any, path: str, message: str) -> None:
     await send(
         {
             "type": "http.response.start",
-            "status": 400,
-            "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode())],
+            "status": status,
+            "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *headers],
         }
     )
     await send({"type": "http.response.body", "body": body})
@@ -77,6 +87,10 @@ def refuse_bad_requests(app: Any) -> Any:
     """The ASGI app with requests no page can answer refused with ``400``."""
 
     async def checked(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and scope.get("method", "GET") not in READ_METHODS:
+            allow = ((b"allow", b"GET, HEAD, OPTIONS"),)
+            await send_bad_request(send, scope.get("path", ""), NOT_ALLOWED, status=405, headers=allow)
+            return
         if scope.get("type") == "http" and has_nul(scope.get("query_string", b"")):
             await send_bad_request(send, scope.get("path", ""), NUL_IN_QUERY)
             return

@@ -25,7 +25,9 @@ PRIVATE_TABLE_PREFIXES = ("crawl_",)
 # Operator-side details that say nothing about the data: local file paths and error texts (which
 # quote paths and hosts). The live server hides them from queries; the snapshot leaves them out.
 _SCRUB_SQL = ("update rejects set item_ref = null", "update runs set error = null")
-_PRIVATE_DETAILS = frozenset({"files", "path", "conflicting_duplicates", "corrections", "export", "error", "errors"})
+_PRIVATE_DETAILS = frozenset(
+    {"file", "files", "path", "conflicting_duplicates", "corrections", "export", "error", "errors"}
+)
 
 
 def _without_private(value: Any) -> Any:

@@ -248,3 +248,18 @@ def test_the_plugins_pages_read_only_through_the_bounded_helper():
         if ".execute(" in line or "execute_fn(" in line or ".query(" in line
     ]
     assert not offenders, offenders
+
+
+def test_the_read_only_site_answers_405_to_a_post(working_db):
+    """Datasette's table and canned-query views answered a POST with 500 and a traceback."""
+    datasette = build_datasette(working_db, ServeConfig())
+
+    async def post(path: str):
+        return await datasette.client.post(path.replace("/DB", "/" + working_db.stem, 1), data={"x": "1"})
+
+    for path in ("/DB/agents", "/DB/top_agents", "/DB/agents.json", "/", "/-/agent/a/b"):
+        response = asyncio.run(post(path))
+        assert response.status_code == 405, (path, response.status_code)
+        assert response.headers["allow"] == "GET, HEAD, OPTIONS"
+    assert asyncio.run(post("/DB/agents.json")).json()["status"] == 405
+    assert _get(working_db, "/DB/agents.json").status_code == 200

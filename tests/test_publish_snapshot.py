@@ -43,6 +43,15 @@ def source(tmp_path_factory):
             "details": json.dumps({"corrections": private, "export": "/srv/private-site/x.json", "stages": stages}),
         }
     )
+    # A ledger import names its file (the benchmark commands' runs).
+    db["runs"].insert(
+        {
+            "kind": "import-attempts",
+            "started_at": "2026-11-30T06:05:00Z",
+            "status": "ok",
+            "details": json.dumps({"file": "/srv/private-ledger/attempts.jsonl", "entries": 3}),
+        }
+    )
     db.close()
     return published
 
@@ -77,6 +86,9 @@ def test_snapshot_is_a_checked_copy_without_private_state(source, tmp_path):
     assert b"secret-cursor" not in out.read_bytes()
     assert b"bad.json" not in out.read_bytes()  # the import's local file path
     assert b"private-corrections" not in out.read_bytes() and b"private-site" not in out.read_bytes()
+    assert b"private-ledger" not in out.read_bytes()
+    ledger = conn.execute("select details from runs where kind = 'import-attempts'").fetchone()[0]
+    assert json.loads(ledger) == {"entries": 3}
     failed = conn.execute("select error, details from runs where kind = 'refresh'").fetchone()
     assert failed[0] is None and json.loads(failed[1]) == {"stages": [{"stage": "corrections", "status": "failed"}]}
     live = sqlite3.connect(source.path)
