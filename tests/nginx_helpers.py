@@ -16,13 +16,16 @@ DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "nginx"
 NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
 
 
-def shipped_http_conf(tmp: Path, upstream: str) -> Path:
-    """The shipped agentrank-http.conf with its cache path and upstream pointed at ``tmp`` and ``upstream``."""
+def shipped_http_conf(tmp: Path, upstream: str, backup: str | None = None) -> Path:
+    """The shipped agentrank-http.conf with its cache path and upstream pointed at ``tmp`` and
+    ``upstream`` (and its commented backup server at ``backup``, when given)."""
     http_conf = (DEPLOY / "agentrank-http.conf").read_text()
-    for shipped in ("/var/cache/nginx/agentrank", "server 127.0.0.1:8001;"):
+    for shipped in ("/var/cache/nginx/agentrank", "server 127.0.0.1:8001 ", "# server 127.0.0.1:8002 backup"):
         assert shipped in http_conf, f"deploy/nginx/agentrank-http.conf no longer has {shipped!r}"
     http_conf = http_conf.replace("/var/cache/nginx/agentrank", str(tmp / "cache"))
-    http_conf = http_conf.replace("server 127.0.0.1:8001;", f"server {upstream};")
+    http_conf = http_conf.replace("server 127.0.0.1:8001 ", f"server {upstream} ")
+    if backup is not None:  # the documented second server, its line uncommented
+        http_conf = http_conf.replace("# server 127.0.0.1:8002 backup", f"server {backup} backup")
     path = tmp / "agentrank-http.conf"
     path.write_text(http_conf)
     return path

@@ -113,6 +113,14 @@ def test_every_raw_sql_spelling_meets_the_per_ip_limit_and_is_never_cached(proxy
     assert len([s for s in statuses if s != 429]) <= 10  # the burst, then refused
     refused = next(r for r in spike if r.status_code == 429)
     assert int(refused.headers["retry-after"]) >= 1
+    # The refusal carries the site's headers (a location's add_header replaced them) and CORS, so a
+    # script elsewhere can read Retry-After; it is plain text even on a .json address.
+    assert "frame-ancestors 'none'" in refused.headers["content-security-policy"]
+    assert refused.headers["strict-transport-security"].startswith("max-age=")
+    assert refused.headers["x-frame-options"] == "DENY"
+    assert refused.headers["access-control-allow-origin"] == "*"
+    assert "Retry-After" in refused.headers["access-control-expose-headers"]
+    assert refused.headers["content-type"].startswith("text/plain")
 
 
 def test_javascript_is_gzipped_and_static_files_are_cached(proxy):
@@ -140,3 +148,67 @@ def test_public_pages_are_cached_whatever_cookies_a_visitor_has(proxy):
 def test_datasette_introspection_pages_are_not_public(proxy):
     assert httpx.get(f"{proxy}/-/versions.json").status_code == 404
     assert httpx.get(f"{proxy}/-/plugins").status_code == 404
+
+
+@pytest.mark.parametrize("length", [1_700, 3_000, 7_000])
+def test_a_long_query_string_is_served_through_the_proxy(proxy, length):
+    # nginx's 4 kB proxy buffer could not hold Datasette's Link header (it repeats the query) nor the
+    # cache key: 502 from about 1,700 characters.
+    filler = "a" * length
+    for path in (f"/agentrank/agents?x={filler}", f"/agentrank/agents.json?x={filler}"):
+        response = httpx.get(proxy + path, timeout=30)
+        assert response.status_code == 200, (path[:40], response.status_code)
+
+
+def test_two_servers_restarted_in_turn_leave_no_gap(published_db, tmp_path):
+    """docs/publishing.md's restart without a gap: the shipped upstream with its backup line
+    uncommented, both servers restarted one after the other under a stream of uncached requests."""
+    import subprocess
+    import threading
+
+    from tests.publish_helpers import agentrank_serve, wait_until_up
+
+    snapshot = tmp_path / "site.db"
+    made = subprocess.run(
+        [*agentrank_serve(published_db.path, 0)[:5], "snapshot", "--out", str(snapshot)], capture_output=True
+    )
+    assert made.returncode == 0, made.stderr
+    ports = (free_port(), free_port())
+
+    def start(port: int) -> subprocess.Popen:
+        log = tmp_path / f"serve-{port}.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen(
+                agentrank_serve(snapshot, port, "--immutable"), stdout=out, stderr=subprocess.STDOUT
+            )
+        wait_until_up(f"http://127.0.0.1:{port}", process, log)
+        return process
+
+    servers = [start(port) for port in ports]
+    http_conf = shipped_http_conf(tmp_path, f"127.0.0.1:{ports[0]}", backup=f"127.0.0.1:{ports[1]}")
+    statuses: list[int] = []
+    try:
+        with running_nginx(tmp_path, free_port(), [http_conf]) as url:
+            done = threading.Event()
+
+            def visit() -> None:  # about 15 requests a second, each a page not cached yet
+                with httpx.Client(timeout=30) as client:
+                    n = 0
+                    while not done.is_set():
+                        n += 1
+                        statuses.append(client.get(f"{url}/site/agents?_size=5&n={n}").status_code)
+                        done.wait(0.06)
+
+            visitor = threading.Thread(target=visit)
+            visitor.start()
+            for i, port in enumerate(ports):  # restart the first, then the backup
+                servers[i].terminate()
+                servers[i].wait(timeout=10)
+                servers[i] = start(port)
+            done.set()
+            visitor.join(timeout=60)
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=10)
+    assert len(statuses) > 10 and set(statuses) == {200}, sorted(set(statuses))
