@@ -42,6 +42,7 @@ XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 TAG_AUTHORITY = "tag:agentrank,2026:"
 RUNS = 8  # score runs a feed covers
 MOVERS_PER_RUN = 20
+MIN_PLACES = 3  # the movers feed leaves out moves of fewer places
 ENTRIES_PER_RUN = 50  # newly listed or left in one run; the rest are one "…and N more" entry
 SUMMARY_CHARS = 500
 # Characters XML 1.0 does not allow (control characters, lone surrogates, U+FFFE/U+FFFF).
@@ -159,6 +160,8 @@ def mover_entries(conn: sqlite3.Connection, run_id: int, previous: int, as_of: s
         {**row, **movement.classify(row["before"], row["after"], population)}
         for row in directory.movers(conn, run_id, previous)
     ]
+    # a place or two is no move worth a feed entry (a tie broken the other way, a neighbour's week)
+    moves = [m for m in moves if abs(m["places_up"]) >= MIN_PLACES]
     moves.sort(key=lambda m: (m["kind"] != "news", -abs(m["places_up"]), m["after"]["rank"]))
     entries = []
     for move in moves[:MOVERS_PER_RUN]:

@@ -22,6 +22,9 @@ from scoring.score import ACTIVITY_BUCKETS, WEIGHTS
 
 PERCENTILE_INPUTS = {"popularity": "stars", "adoption": "forks", "momentum": "stars_per_day"}
 NEWS = ("stars", "licence")
+# A part smaller than half a shown decimal moved nobody: a repo whose own part is that small (its
+# shown score the same) was passed by others, whatever its own stars did.
+MATERIAL_POINTS = 0.05
 # What each part is called in a heading (the sentence for each is built in ``reason``).
 PARTS = {
     "stars": "its own stars and forks",
@@ -110,13 +113,17 @@ def _own_figures(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     return figures
 
 
-def reason(before: dict[str, Any], after: dict[str, Any], why: str) -> str:
+def reason(before: dict[str, Any], after: dict[str, Any], why: str, *, slower: bool = False) -> str:
     """The move in words for people: ``+3,100 stars this week`` or ``its activity bucket changed
-    (last push ≤ 30 days → ≤ 7 days)``."""
+    (last push ≤ 30 days → ≤ 7 days)``. ``slower``: its own stars and forks lowered its score (it
+    gained stars, but fewer a day than over its life so far: its momentum fell)."""
     when = period(before["as_of"], after["as_of"])
     own = _own_figures(before, after)
     if why == "stars":
-        return f"{' and '.join(own) or 'no new stars or forks'} {when}"
+        said = f"{' and '.join(own) or 'no new stars or forks'} {when}"
+        if slower and any(int(after[c]) > int(before[c]) for c in ("stars", "forks")):
+            said += ", fewer a day than before (its stars per day of age fell)"
+        return said
     if why == "licence":
         was, now = before.get("license_spdx") or "none", after.get("license_spdx") or "none"
         gained = after["openness"] > before["openness"]
@@ -146,11 +153,13 @@ def classify(before: dict[str, Any], after: dict[str, Any], previous: dict[str, 
     places_up = int(before["rank"]) - int(after["rank"])
     parts = split(before, after, previous)
     why = driver(parts, places_up) if places_up else "others"
+    if why != "others" and abs(parts[why]) < MATERIAL_POINTS:
+        why = "others"
     return {
         "places_up": places_up,
         "why": why,
         "kind": "news" if why in NEWS else "noise",
-        "reason": reason(before, after, why),
+        "reason": reason(before, after, why, slower=why == "stars" and parts["stars"] < 0),
         "parts": parts,
         "stars_gained": int(after["stars"]) - int(before["stars"]),
         "forks_gained": int(after["forks"]) - int(before["forks"]),

@@ -106,6 +106,7 @@ def test_on_the_demo_the_movers_feed_explains_and_never_calls_noise_a_rise(demo_
     noise = [e for e in entries if e["kind"] == "noise"]
     assert news and noise
     assert news == entries[: len(news)]  # the news first
+    assert all(abs(e["places_up"]) >= 3 for e in entries)  # a place or two is no move worth an entry
     for e in news:
         assert re.search(
             r" (rose|fell) [\d,]+ places? to #[\d,]+: ([+−][\d,]+ (stars?|forks?)|it (gained|lost))", e["title"]
@@ -144,3 +145,21 @@ def test_rising_counts_from_the_period_start(demo_folder, days):
     assert start is not None and start < as_of
     gap = (np.datetime64(as_of[:19]) - np.datetime64(start[:19])) / np.timedelta64(1, "D")
     assert gap <= days + 1
+
+
+def test_a_fall_its_own_score_did_not_make_is_the_others_and_a_slower_pace_says_so():
+    before = _row()
+    # Its shown score is the same (55.0 → 55.0): others rose past it, whatever its +205 stars did.
+    after = _row(rank=314, stars=1_205, forks=57, score=55.0) | {
+        "stars_per_day": 1.999,
+        "as_of": "2026-11-30T06:00:00Z",
+    }
+    passed = movement.classify(before, after, _population())
+    assert passed["kind"] == "noise" and passed["why"] == "others"
+    assert passed["reason"].startswith("the other repos' changes moved it; its own: +205 stars and +7 forks")
+    # Its own pace fell (stars per day of age 2.0 → 0.2): a fall on its own stars, said as such.
+    slower = _row(rank=400, stars=1_005, score=54.9) | {"stars_per_day": 0.2, "as_of": "2026-11-30T06:00:00Z"}
+    slower["momentum"] = movement._percentile_without(_population()["stars_per_day"], 2.0, 0.2)
+    fell = movement.classify(before, slower, _population())
+    assert fell["kind"] == "news" and fell["why"] == "stars"
+    assert fell["reason"] == "+5 stars this week, fewer a day than before (its stars per day of age fell)"
