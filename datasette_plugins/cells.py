@@ -23,6 +23,11 @@ def _is_id(column: str) -> bool:
     return column in ("id", "rowid", "pk") or column.endswith(("_id", "_ids", "id"))
 
 
+def _a_figure(column: str) -> bool:
+    """Is a whole number in this column a count or a rank (read with separators), not an id or a year?"""
+    return not _is_id(column) and "year" not in column and column not in ("port", "version")
+
+
 def _kind(row: Any) -> str | None:
     try:
         return row["agent_kind"]
@@ -54,8 +59,8 @@ def render_cell(row: Any, value: Any, column: str, table: str | None, database: 
         ).format(value)
     if column in COUNTS and isinstance(value, int) and not isinstance(value, bool):
         return signed(value) if column.endswith(DELTA) else f"{value:,}"
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000 and not _is_id(column):
-        return f"{value:,}"  # any other count (a query's figures), never an id
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000 and _a_figure(column):
+        return f"{value:,}"  # any other count or rank (a query's figures: "#1,061"), never an id or a year
     if column == "agent" and isinstance(value, str) and GITHUB_NAME.fullmatch(value) and _kind(row) != "closed":
         # A leaderboard's agent that is a directory repo links to its maker's page.
         return Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(

@@ -315,7 +315,7 @@ def owner_repos(conn: sqlite3.Connection, login: str, limit: int = -1, offset: i
             f"""
             select r.full_name, r.owner_login, r.description, r.stars, r.forks, r.listed, r.unlisted_reason,
                    r.pushed_at as last_push, a.rank, a.score, a.category, cat.name as category_name,
-                   a.stars_delta_7d, a.category_uncertain
+                   a.stars_delta_7d, a.category_uncertain, a.rank_best, a.rank_worst
             from repos r left join scores a on a.repo_id = r.id and a.run_id = {_PUBLISHED}
             left join categories cat on cat.id = a.category
             where r.owner_login = ? collate nocase

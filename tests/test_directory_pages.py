@@ -169,6 +169,12 @@ async def test_an_owner_page_lists_every_repo_and_why_not_listed(datasette, conn
     assert archived[1] in page and "not listed: it is archived on GitHub" in page
     owned = [r[0] for r in conn.execute("select full_name from repos where owner_login = ?", [archived[0]])]
     assert sorted(names_in(page)) == sorted(owned)
+    # A listed repo's line gives its likely rank range, as on the home and category pages.
+    best, worst, login = conn.execute(
+        "select a.rank_best, a.rank_worst, a.owner from agents a where a.rank_best != a.rank_worst limit 1"
+    ).fetchone()
+    owner_page = (await datasette.client.get(f"/-/owner/{login}")).text
+    assert f'<span class="ar-likely">{best:,}–{worst:,}</span>' in owner_page
     # A maker's page address without the repo is the owner's page.
     redirect = await datasette.client.get(f"/-/agent/{archived[0]}")
     assert redirect.status_code == 302 and redirect.headers["location"] == f"/-/owner/{archived[0]}"
@@ -339,6 +345,13 @@ async def test_canned_queries_open_on_their_results(datasette, directory_db):
     assert f">{stars:,}<" in query
     data = (await datasette.client.get("/agentrank/top_agents.json?_shape=array")).json()
     assert isinstance(data[0]["stars"], int)
+    # A rank or a count past 999 in a query reads "1,061" too (ids do not).
+    figures = (
+        await datasette.client.get("/agentrank.json?_shape=array&sql=select+1061+as+rank,+1061+as+repo_id")
+    ).json()
+    assert figures == [{"rank": 1061, "repo_id": 1061}]
+    shown = (await datasette.client.get("/agentrank?sql=select+1061+as+rank,+1061+as+repo_id")).text
+    assert ">1,061<" in shown and ">1061<" in shown
 
 
 def _reweight(conn, **weights) -> list[tuple]:
