@@ -8,8 +8,9 @@ from typing import Any
 from datasette import hookimpl
 from markupsafe import Markup
 
-from datasette_plugins.agent_page import agent_path
+from datasette_plugins.agent_page import agent_path, correction
 from datasette_plugins.formatting import signed
+from datasette_plugins.limits import limits
 
 GITHUB_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 # Names there may be items that were never saved as repos.
@@ -43,6 +44,13 @@ def _github_url(row: Any) -> str | None:
     return url if isinstance(url, str) and url.startswith("https://github.com/") else None
 
 
+def _row_value(row: Any, column: str) -> Any:
+    try:
+        return row[column]
+    except (IndexError, KeyError, TypeError):
+        return None
+
+
 def _uncertain(row: Any) -> bool:
     try:
         return bool(row["category_uncertain"])
@@ -53,7 +61,15 @@ def _uncertain(row: Any) -> bool:
 @hookimpl
 def render_cell(row: Any, value: Any, column: str, table: str | None, database: str, datasette: Any):
     if column == "category" and isinstance(value, str) and _uncertain(row):
-        # A low-confidence prediction is shown as such, not passed off as certain.
+        # A low-confidence prediction is shown as such, not passed off as certain, and the maker's
+        # correction is one click away when the row names the repo.
+        name = _row_value(row, "full_name")
+        if isinstance(name, str) and GITHUB_NAME.fullmatch(name):
+            url = correction(limits(datasette).source_url, name)["issue_url"]
+            return Markup(
+                '{} <a class="agentrank-uncertain" href="{}" rel="nofollow" title="the classifier was not confident: '
+                'is it wrong? ask for a correction">(uncertain)</a>'
+            ).format(value, url)
         return Markup(
             '{} <span class="agentrank-uncertain" title="the classifier was not confident">(uncertain)</span>'
         ).format(value)

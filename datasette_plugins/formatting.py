@@ -11,8 +11,9 @@ from urllib.parse import quote
 from datasette import hookimpl
 
 from crawler.items import parse_timestamp
-from datasette_plugins.agent_page import agent_path
+from datasette_plugins.agent_page import agent_path, correction
 from datasette_plugins.benchmark_pages import bench_path
+from datasette_plugins.limits import limits
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
@@ -136,4 +137,6 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         bench_url=lambda parts: datasette.urls.path(bench_path(*parts)),
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
+        # the maker's correction, one click from an uncertain category on any list
+        correction_url=lambda name: correction(limits(datasette).source_url, str(name))["issue_url"],
     )

@@ -612,3 +612,16 @@ async def test_a_search_for_a_quote_mark_shows_the_ranking_unsearched(datasette)
     assert some.status_code == 200 and some.json() != plain.json()
     raw = await datasette.client.get("/agentrank/agents?_search=%22&_searchmode=raw")
     assert raw.status_code == 400
+
+
+@pytest.mark.asyncio
+async def test_an_uncertain_category_on_a_list_links_to_the_makers_correction(datasette, conn):
+    name, category = conn.execute(
+        "select full_name, category from agents where category_uncertain = 1 order by rank limit 1"
+    ).fetchone()
+    page = html.unescape((await datasette.client.get(f"/-/category/{category}?page=1")).text)
+    line = next(part for part in page.split('<li class="ar-line') if f'href="/-/agent/{name}"' in part)
+    assert '<a class="agentrank-uncertain" href="https://' in line and "(uncertain)</a>" in line
+    from urllib.parse import urlencode
+
+    assert urlencode({"title": f"Correction: {name}"}) in line

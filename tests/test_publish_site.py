@@ -332,8 +332,9 @@ async def test_an_uncertain_category_is_shown_as_uncertain(published_db, dataset
     page = await datasette.client.get("/agentrank/agents?_size=max&_view=table")
     rows = html.unescape(page.text).split("<tr")
     row_of = {name: next(r for r in rows if f'href="/-/agent/{name}"' in r) for name, _ in (uncertain, certain)}
-    assert f'{uncertain[1]} <span class="agentrank-uncertain"' in row_of[uncertain[0]]
-    assert "(uncertain)</span>" in row_of[uncertain[0]]
+    # The maker's correction is one click away: the mark links to it.
+    assert f'{uncertain[1]} <a class="agentrank-uncertain" href="https://' in row_of[uncertain[0]]
+    assert "/issues/new?" in row_of[uncertain[0]] and "(uncertain)</a>" in row_of[uncertain[0]]
     assert "(uncertain)" not in row_of[certain[0]]
 
 
