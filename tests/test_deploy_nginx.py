@@ -148,6 +148,7 @@ def test_public_pages_are_cached_whatever_cookies_a_visitor_has(proxy):
 def test_datasette_introspection_pages_are_not_public(proxy):
     assert httpx.get(f"{proxy}/-/versions.json").status_code == 404
     assert httpx.get(f"{proxy}/-/plugins").status_code == 404
+    assert httpx.get(f"{proxy}/-/patterns").status_code == 404  # Datasette's pattern portfolio
 
 
 @pytest.mark.parametrize("length", [1_700, 3_000, 7_000])
