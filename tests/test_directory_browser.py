@@ -48,6 +48,17 @@ def no_sideways_scroll(page) -> None:
     assert figures(page)["width"] <= page.size["width"], f"{page.url} scrolls sideways at {page.size['width']} px"
 
 
+def nothing_hidden_in_a_box(page) -> None:
+    """No table (or scroll box) is wider than the room it has: a column scrolled out of sight inside a
+    box passes the page-width check but hides a figure on a phone."""
+    clipped = page.evaluate(
+        """() => Array.from(document.querySelectorAll("main table, main .agentrank-scroll"))
+          .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+          .map(e => `${e.className || e.tagName}: ${e.scrollWidth} > ${e.clientWidth}`)"""
+    )
+    assert not clipped, f"{page.url} at {page.size['width']} px: {clipped}"
+
+
 def test_home(view, directory_server):
     from playwright.sync_api import expect
 
@@ -133,6 +144,8 @@ def test_makers_page_history_and_badge(view, directory_server, directory_db):
     assert badge.evaluate("img => img.complete && img.naturalWidth") > 100  # the badge loaded and has width
     score = view.locator(".agentrank-score strong").inner_text()
     no_sideways_scroll(view)
+    expect(view.locator("table.agentrank-change-table")).to_have_count(1)
+    nothing_hidden_in_a_box(view)  # the score change's Points column included
     view.locator(".agentrank-history").scroll_into_view_if_needed()
     shot(view, f"directory-makers-history-{view.label}", full_page=False)
     view.goto(f"{directory_server.url}/-/agent/{directory_db.top_name}/badge.svg")
@@ -157,6 +170,7 @@ def test_feed_and_leaderboard(view, directory_server, directory_db):
     expect(view.locator("form.ar-reweight input")).to_have_count(5)
     assert "select " not in view.locator("main, .content, body").first.inner_text().lower()
     no_sideways_scroll(view)
+    nothing_hidden_in_a_box(view)  # the weights table's last column too
     shot(view, f"directory-method-{view.label}")
     view.goto(f"{directory_server.url}/agentrank/verified_leaderboard")
     first_row = view.locator("table.rows-and-columns tbody tr").first
@@ -220,4 +234,5 @@ def test_compare_page(view, directory_server, directory_db):
     dates = charts.first.locator("text.history-date").all_text_contents()
     assert dates and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", d) for d in dates), dates
     no_sideways_scroll(view)
+    nothing_hidden_in_a_box(view)  # on a phone the table turns into one card per figure
     shot(view, f"directory-compare-{view.label}")
