@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -90,10 +91,34 @@ def short_run(run: str) -> str:
 
 
 def _x(i: int, runs: int) -> str:
-    """A run's horizontal place, in % of the chart's width: the chart takes the page's width while its
-    labels keep their size in pixels (no viewBox scaling, so they stay readable on a phone)."""
+    """A run's horizontal place, in % of the chart's width, runs evenly spaced: the chart takes the
+    page's width while its labels keep their size in pixels (no viewBox scaling, so they stay
+    readable on a phone)."""
     step = (RIGHT_PCT - LEFT_PCT) / max(runs - 1, 1)
     return f"{LEFT_PCT + step * i:.2f}%"
+
+
+# Runs closer in time than this share of the chart's span are drawn this far apart, so their labels
+# do not overlap.
+MIN_RUN_GAP = 0.12
+
+
+def run_places(runs: list[str], dates: dict[str, str]) -> dict[str, str]:
+    """Each run's horizontal place, spaced by its date (its earliest attempt's), at least
+    ``MIN_RUN_GAP`` of the span apart; evenly when a date is unknown or all runs share one day."""
+    try:
+        days = [datetime.fromisoformat(dates[r].replace("Z", "+00:00")).timestamp() / 86400 for r in runs]
+    except (KeyError, AttributeError, ValueError):
+        days = []
+    span = days[-1] - days[0] if len(days) > 1 else 0.0
+    if len(runs) < 2 or span <= 0:
+        return {run: _x(i, len(runs)) for i, run in enumerate(runs)}
+    gaps = [max(b - a, span * MIN_RUN_GAP) for a, b in zip(days, days[1:], strict=False)]
+    total, at, places = sum(gaps), 0.0, {runs[0]: f"{LEFT_PCT:.2f}%"}
+    for run, gap in zip(runs[1:], gaps, strict=True):
+        at += gap
+        places[run] = f"{LEFT_PCT + (RIGHT_PCT - LEFT_PCT) * at / total:.2f}%"
+    return places
 
 
 def _point(x: str, y: float, changed: bool, title: str) -> Markup:
@@ -107,7 +132,7 @@ def _point(x: str, y: float, changed: bool, title: str) -> Markup:
     return Markup('<circle cx="{}" cy="{}" r="5"><title>{}</title></circle>').format(x, y, title)
 
 
-def _panel(points: list[dict[str, Any]], runs: list[str], key: str, label: str, top: float, fmt: str) -> Markup:
+def _panel(points: list[dict[str, Any]], places: dict[str, str], key: str, label: str, top: float, fmt: str) -> Markup:
     known = [p[key] for p in points if p[key] is not None]
     high = max(known, default=0) or 1
     base = top + PANEL_HEIGHT - 20
@@ -123,7 +148,7 @@ def _panel(points: list[dict[str, Any]], runs: list[str], key: str, label: str, 
     coords: list[tuple[str, float]] = []
     shapes = []
     for p in points:
-        x = _x(runs.index(p["run"]), len(runs))
+        x = places[p["run"]]
         if p[key] is None:
             what = ("nothing passed" if p["passed"] == 0 else "price unknown") if key == "cost_per_pass" else "unknown"
             # A dash at the run's place (the reason on hover, and in the line under the chart).
@@ -150,8 +175,10 @@ def _panel(points: list[dict[str, Any]], runs: list[str], key: str, label: str, 
     return Markup("").join(parts + shapes)
 
 
-def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
-    """Tasks passed and cost per pass across the suite's runs; a diamond where the version or model changed."""
+def over_time_svg(points: list[dict[str, Any]], runs: list[str], dates: dict[str, str] | None = None) -> Markup:
+    """The share of tasks passed and the cost per pass across the suite's runs, placed by date
+    (``dates``: each run's date); a diamond where the version or model changed."""
+    places = run_places(runs, dates or {})
     # Each run's name, and a short form a phone shows instead (every other one when there are many).
     label = Markup(
         '<text class="agentrank-axis agentrank-run-label ar-run-full" x="{x}" y="{y}" text-anchor="middle">{full}</text>'
@@ -160,7 +187,7 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
     )
     labels = Markup("").join(
         label.format(
-            x=_x(i, len(runs)),
+            x=places[run],
             y=2 * PANEL_HEIGHT + 16,
             full=run,
             short=short_run(run),
@@ -168,8 +195,9 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str]) -> Markup:
         )
         for i, run in enumerate(runs)
     )
-    body = _panel(points, runs, "passed", "tasks passed", 0, "{:g}")
-    body += _panel(points, runs, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:,.2f}")
+    # the share, not the count: runs of one suite may hold different numbers of tasks
+    body = _panel(points, places, "headline", "tasks passed", 0, "{:.0f} %")
+    body += _panel(points, places, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:,.2f}")
     summary = f"Tasks passed and cost per pass across {len(runs)} runs (the figures are listed below the chart)"
     return Markup(
         '<svg class="agentrank-over-time" role="img" aria-label="{summary}" width="100%" height="{h}">{body}{labels}</svg>'
@@ -184,12 +212,14 @@ def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """
     charts: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     runs: dict[str, list[str]] = {}
+    dates: dict[tuple[str, str], str] = {}
     for entry in entries:
         settings = json.dumps(entry["settings"], sort_keys=True)
         charts.setdefault((entry["suite"], entry["tier"], entry["agent"], settings), []).append(entry)
         runs.setdefault(entry["suite"], [])
         if entry["run"] not in runs[entry["suite"]]:
             runs[entry["suite"]].append(entry["run"])
+            dates[(entry["suite"], entry["run"])] = entry.get("run_date") or ""
     out = []
     for (suite, tier, agent, settings), points in sorted(
         charts.items(), key=lambda item: (item[0][0], item[0][1] == "community", *item[0][2:])
@@ -203,7 +233,7 @@ def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "agent": agent,
                 "settings": json.loads(settings),
                 "points": points,
-                "svg": over_time_svg(points, suite_runs),
+                "svg": over_time_svg(points, suite_runs, {r: dates[(suite, r)] for r in suite_runs}),
                 "changes": sum(1 for p in points if p["version_changed"]),
             }
         )

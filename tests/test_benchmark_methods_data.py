@@ -271,3 +271,26 @@ async def test_seed_000_the_pareto_column_of_an_unranked_entry_shows_its_known_c
     partial = next(r for r in rows if r["agent"] == "part/agent")
     assert partial["cost_score_pareto"] == "not ranked; 2.00 per attempt"
     assert partial["total_cost_usd"] == "2.00 (self-reported)"
+
+
+def test_the_over_time_chart_places_runs_by_date_and_plots_the_share_passed():
+    from datasette_plugins.benchmark_pages import run_places
+
+    def pct(place: str) -> float:
+        return float(place.rstrip("%"))
+
+    dates = {
+        "a": "2026-11-04T08:00:00Z",
+        "b": "2026-11-05T08:00:00Z",
+        "c": "2026-11-18T08:00:00Z",
+        "d": "2026-12-02T08:00:00Z",
+    }
+    places = {run: pct(x) for run, x in run_places(list(dates), dates).items()}
+    # Two weeks look twice as long as one; a day's gap is widened to stay readable, never reordered.
+    assert places["a"] < places["b"] < places["c"] < places["d"]
+    assert (places["d"] - places["c"]) / (places["c"] - places["b"]) == pytest.approx(14 / 13, rel=0.01)
+    # the 1-day gap drawn as 12 % of the 28-day span: 3.36 days against the next gap's 13
+    assert (places["b"] - places["a"]) / (places["c"] - places["b"]) == pytest.approx(0.12 * 28 / 13, rel=0.01)
+    # Unknown dates, or runs on one day: evenly spaced.
+    even = [pct(x) for x in run_places(["x", "y", "z"], {}).values()]
+    assert even[1] - even[0] == pytest.approx(even[2] - even[1])
