@@ -98,14 +98,14 @@ def _x(i: int, runs: int) -> str:
     return f"{LEFT_PCT + step * i:.2f}%"
 
 
-# Runs closer in time than this share of the chart's span are drawn this far apart, so their labels
-# do not overlap.
-MIN_RUN_GAP = 0.12
+# Runs close in time are drawn at least this share of the even spacing apart, so their labels stay
+# readable on a phone; farther ones keep the proportions of their dates.
+MIN_GAP_OF_EVEN = 0.8
 
 
 def run_places(runs: list[str], dates: dict[str, str]) -> dict[str, str]:
-    """Each run's horizontal place, spaced by its date (its earliest attempt's), at least
-    ``MIN_RUN_GAP`` of the span apart; evenly when a date is unknown or all runs share one day."""
+    """Each run's horizontal place, spaced by its date (its earliest attempt's), no two closer than
+    ``MIN_GAP_OF_EVEN`` of the even spacing; evenly when a date is unknown or all share one day."""
     try:
         days = [datetime.fromisoformat(dates[r].replace("Z", "+00:00")).timestamp() / 86400 for r in runs]
     except (KeyError, AttributeError, ValueError):
@@ -113,7 +113,13 @@ def run_places(runs: list[str], dates: dict[str, str]) -> dict[str, str]:
     span = days[-1] - days[0] if len(days) > 1 else 0.0
     if len(runs) < 2 or span <= 0:
         return {run: _x(i, len(runs)) for i, run in enumerate(runs)}
-    gaps = [max(b - a, span * MIN_RUN_GAP) for a, b in zip(days, days[1:], strict=False)]
+    diffs = [b - a for a, b in zip(days, days[1:], strict=False)]
+    # the smallest gap m with m / (the sum of the gaps, each at least m) = MIN_GAP_OF_EVEN / (runs - 1):
+    # a contraction (the share times the gaps is under 1), so a few rounds settle it
+    share, least = MIN_GAP_OF_EVEN / len(diffs), 0.0
+    for _ in range(60):
+        least = share * sum(max(d, least) for d in diffs)
+    gaps = [max(d, least) for d in diffs]
     total, at, places = sum(gaps), 0.0, {runs[0]: f"{LEFT_PCT:.2f}%"}
     for run, gap in zip(runs[1:], gaps, strict=True):
         at += gap
