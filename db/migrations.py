@@ -974,3 +974,16 @@ def m022_search_facet_and_owner_indexes(db: sqlite_utils.Database) -> None:
             'on agents("repo_id", "category", "license_spdx", "language", "activity_bucket")'
         )
     db.execute("create index if not exists idx_repos_owner_login_nocase on repos(owner_login collate nocase)")
+
+
+@migrations()
+def m023_index_list_price_cost(db: sqlite_utils.Database) -> None:
+    # Self-contained SQL. Seed 003 reports an index's cost at the provider's token prices, not the
+    # cost an attempt reported: each index entry also keeps the mean list-price cost per attempt.
+    # Rows stored before stay null until the next ledger command recomputes every figure.
+    is_table = db.execute(
+        "select 1 from sqlite_master where type = 'table' and name = 'benchmark_index_entries'"
+    ).fetchone()
+    columns = {row[1] for row in db.execute("pragma table_info(benchmark_index_entries)").fetchall()}
+    if is_table and "mean_list_cost_usd" not in columns:
+        db.execute("alter table benchmark_index_entries add column mean_list_cost_usd float")

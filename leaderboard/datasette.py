@@ -335,7 +335,10 @@ _METHOD_TABLES: dict[str, Any] = {
             "value": "equal-weight mean of the per-suite mean scores; null when a suite is missing",
             "null_reason": "why value is null",
             "per_suite": "each suite's mean score (JSON)",
-            "mean_cost_usd": "mean cost per attempt across the suites, unknowns left out",
+            "mean_cost_usd": "mean cost per attempt across the suites, as the attempts gave it (cost_source), "
+            "unknowns left out",
+            "mean_list_cost_usd": "mean cost per attempt at the provider's list price of its tokens (seed 003), "
+            "unknowns left out",
             "mean_tokens": "mean input + output tokens per attempt, unknowns left out",
             "mean_wall_seconds": "mean wall time per attempt, unknowns left out",
         },

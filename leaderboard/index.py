@@ -95,6 +95,9 @@ def index_entries(
             "infra_errors": len(attempts) - len(counted),
             "mean_cost_usd": mean(r.get("cost_usd") for r in counted),
             "cost_source": cost_source(a for a in attempts if a.result.counted),
+            # seed 003's cost: the tokens at the provider's list price, not what a plan or a bill
+            # said (attempts without token counts or a price are left out)
+            "mean_list_cost_usd": mean(r.get("list_cost_usd") for r in counted),
             "mean_tokens": mean(_tokens(r) for r in counted),
             **{f"mean_tokens_{kind}": mean(r.get(f"tokens_{kind}") for r in counted) for kind in TOKEN_TYPES},
             "mean_wall_seconds": mean(r.get("wall_seconds") for r in counted),

@@ -191,3 +191,21 @@ def test_5b_runs_on_the_same_date_are_counted_as_a_reader_counts_them():
     # FitScore's default is then run-10, the later of the two.
     (fit,) = compute_methods(rows_of(records), assessments=[assessment("x/x", "s")]).fitscores
     assert fit["runs"] == ["run-10"]
+
+
+def test_7_the_index_gives_seed_003s_list_price_cost_beside_the_attempts_own():
+    from leaderboard.prices import Price
+
+    price = Price.model_validate({"model": "m-large", "from": "2026-10-01", "input": 2.0, "output": 10.0}).row()
+    tokens = {"tokens": {"input": 100_000, "output": 10_000}}  # at list price: 0.2 + 0.1 = $0.30
+    records = [
+        # the agent's own bill said $1.00 for the same tokens (a plan, a router): kept as given
+        attempt("x/x", "1", "t1", 1, D1, V, 1, 1, 10, 1.0, suite="s", **tokens),
+        # no cost given: priced at the list price
+        attempt("x/x", "1", "t2", 1, D1, V, 1, 1, 10, None, suite="s", **tokens),
+        # no tokens: no list price, left out of that mean (never 0)
+        attempt("x/x", "1", "t3", 1, D1, V, 1, 1, 10, 0.5, suite="s"),
+    ]
+    (entry,) = compute_methods(rows_of(records), prices=[price], indexes=[index_def()]).index_entries
+    assert entry["mean_cost_usd"] == pytest.approx((1.0 + 0.3 + 0.5) / 3)
+    assert entry["mean_list_cost_usd"] == pytest.approx(0.3)

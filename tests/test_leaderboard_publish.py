@@ -232,7 +232,7 @@ async def test_the_makers_page_section_shows_figures_or_no_runs(published, db_pa
     assert "41.7 %" in with_runs  # the verified mean score over both versions
     assert "(changed from 1.0)" in with_runs
     assert "(cost unknown for 1 of 3 attempts)" in with_runs
-    assert "<td>—</td>" in with_runs  # an unknown total cost
+    assert 'data-label="cost (total / per solve)">— / ' in with_runs  # an unknown total cost
     assert "No runs" not in with_runs
     assert f'href="/{db}/agent_attempts?agent=acme/coder"' in with_runs
     none = benchmark_summary(published.conn, "quiet/agent")
