@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from crawler.items import clean_text
 from db.connection import write_transaction
 from db.runs import iso, recorded_run, utcnow
+from leaderboard.attempt import agent_key
 from leaderboard.fitscore import AssessmentFile, read_assessments
 from leaderboard.ingest import AttemptFileError, describe, one_line, read_records
 from leaderboard.prices import Price, read_prices
@@ -92,8 +93,6 @@ def unknown_runs(db: sqlite_utils.Database, parsed: AssessmentFile) -> list[str]
     """Assessments that name a run the agent has no attempts in (in the assessment's tier) although it
     has attempts in the suite: a typo there would silently leave the agent without a FitScore. An
     agent without any attempts in the suite is a candidate without runs, which is allowed."""
-    from leaderboard.attempt import agent_key
-
     if not db["benchmark_attempts"].exists():
         return []
     out = []
