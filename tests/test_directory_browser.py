@@ -113,6 +113,9 @@ def test_category_and_owner_pages(view, directory_server, directory_db):
     view.goto(f"{directory_server.url}/-/category/{directory_db.category}")
     expect(view.locator("h1")).to_be_visible()
     assert view.locator(".ar-ranking .ar-line").count() >= 5
+    # The ranking leads, as on the home page: its first row is on the first screen.
+    first = view.locator(".ar-ranking .ar-line").first.bounding_box()
+    assert first["y"] + first["height"] <= view.size["height"], (first, view.size)
     no_sideways_scroll(view)
     shot(view, f"directory-category-{view.label}")
     view.goto(f"{directory_server.url}/-/owner/{HOSTILE_NEW_NAME.split('/')[0]}")
