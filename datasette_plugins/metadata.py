@@ -481,7 +481,9 @@ order by a.rank
     "rank_changes": {
         "title": "Biggest rank changes since the previous run",
         "description": "Repositories in both the published score run and the score run before it, "
-        "by how far their rank moved (empty until two score runs exist).",
+        "by how far their rank moved, with what moved it: its activity bucket (its last push), its "
+        "licence, or its stars and forks against the other repos' changes; each repository's page "
+        "splits the last into its own part and the others' (empty until two score runs exist).",
         "sql": f"""
 with current_run as (select score_run_id as run_id from published where id = 1),
 previous_run as (
@@ -489,6 +491,13 @@ previous_run as (
   where kind = 'score' and status = 'ok' and id < (select run_id from current_run)
 )
 select c.full_name, p.rank as previous_rank, c.rank, p.rank - c.rank as places_up,
+       case
+         when c.activity != p.activity then 'its activity bucket (its last push) changed'
+         when c.openness != p.openness then 'its licence changed'
+         when c.stars = p.stars and c.forks = p.forks then 'the other repos'' changes (no new stars or forks)'
+         else 'its stars and forks, and the other repos'' changes'
+       end as moved_by,
+       c.stars - p.stars as stars_gained,
        {SHOWN_SQL.format("p.score")} as previous_score, {SHOWN_SQL.format("c.score")} as score, p.as_of as previous_as_of,
        c.as_of
 from scores c

@@ -164,6 +164,16 @@ async def test_rank_changes_since_the_previous_run(datasette):
     assert result and all(r["places_up"] == r["previous_rank"] - r["rank"] for r in result)
     moves = [abs(r["places_up"]) for r in result]
     assert moves == sorted(moves, reverse=True) and moves[0] > 0
+    # Each move says what moved it, as the maker's page and the movers feed do.
+    for r in result:
+        if r["stars_gained"] == 0 and "activity" not in r["moved_by"] and "licence" not in r["moved_by"]:
+            assert r["moved_by"] == "the other repos' changes (no new stars or forks)", r
+    assert {r["moved_by"].split(" (")[0] for r in result} <= {
+        "its activity bucket",
+        "its licence changed",
+        "the other repos' changes",
+        "its stars and forks, and the other repos' changes",
+    }
 
 
 @pytest.mark.asyncio
