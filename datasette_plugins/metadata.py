@@ -498,8 +498,8 @@ select c.full_name, p.rank as previous_rank, c.rank, p.rank - c.rank as places_u
          else 'its stars and forks, and the other repos'' changes'
        end as moved_by,
        c.stars - p.stars as stars_gained,
-       {SHOWN_SQL.format("p.score")} as previous_score, {SHOWN_SQL.format("c.score")} as score, p.as_of as previous_as_of,
-       c.as_of
+       {SHOWN_SQL.format("p.score")} as previous_score, {SHOWN_SQL.format("c.score")} as score,
+       substr(p.as_of, 1, 10) as previous_run_day, substr(c.as_of, 1, 10) as run_day
 from scores c
 join scores p on p.repo_id = c.repo_id and p.run_id = (select run_id from previous_run)
 where c.run_id = (select run_id from current_run)
