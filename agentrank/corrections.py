@@ -31,7 +31,7 @@ import datetime as dt
 import re
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -261,6 +261,25 @@ def resolve_corrections(
             raise CorrectionsError(f"{source}:{c.line}: {c.repo}: GitHub's answer failed validation: {e}") from None
         resolved.append(Resolved(c, repo_id=record["id"], item=record if c.kind == "include" else None))
     return resolved
+
+
+PENDING = "pending: not in the database yet; applies when a crawl finds it"
+
+
+def pending_when_absent(db: sqlite_utils.Database, resolved: list[Resolved]) -> list[Resolved]:
+    """After the crawl: a correction (not an include) of a repo GitHub knows but the database does not
+    hold is kept without a repo id, pending until a crawl finds the repo (a category correction
+    waits by name), instead of pointing at a row that is not there."""
+    ids = [r.repo_id for r in resolved if r.repo_id is not None and r.item is None]
+    present = {
+        row[0] for row in db.conn.execute(f"select id from repos where id in ({', '.join('?' * len(ids))})", ids)
+    }
+    return [
+        replace(r, repo_id=None, status=PENDING)
+        if r.repo_id is not None and r.item is None and r.repo_id not in present
+        else r
+        for r in resolved
+    ]
 
 
 def apply_corrections(

@@ -33,6 +33,7 @@ from agentrank.corrections import (
     apply_corrections,
     correction_rows,
     load_corrections,
+    pending_when_absent,
     resolve_corrections,
 )
 from agentrank.crawl import crawl
@@ -221,6 +222,9 @@ def _chain(
     else:
         stage("crawl", do_crawl)
 
+    # a correction of a repo the crawl did not bring in waits for it (no row to point at yet)
+    resolved = pending_when_absent(db, resolved)
+
     def do_apply() -> tuple[None, dict[str, Any]]:
         with recorded_run(db, "corrections", parent_id=run_id) as child:
             counts = apply_corrections(db, resolved, min_stars=config.crawl.min_stars, run_id=child.id)
@@ -229,9 +233,9 @@ def _chain(
 
     stage("apply-corrections", do_apply)
     categories: dict[int | str, str | tuple[str, str | None]] = {
-        r.repo_id: (r.correction.value or "", r.correction.reason)
+        (r.repo_id if r.repo_id is not None else r.correction.repo): (r.correction.value or "", r.correction.reason)
         for r in resolved
-        if r.correction.kind == "category" and r.repo_id is not None
+        if r.correction.kind == "category"
     }
 
     def do_classify() -> tuple[None, dict[str, Any]]:

@@ -105,6 +105,28 @@ def unfinished_crawl(db: sqlite_utils.Database) -> str | None:
     )
 
 
+def unfinished_refresh(db: sqlite_utils.Database) -> str | None:
+    """Why scoring now would publish half of a refresh that did not finish, or None.
+
+    A refresh's stages write as they go (the crawl, the corrections, the classification) and only
+    its last step publishes: after one that failed or was killed, a score would publish what its
+    first stages stored (an exclusion, a category correction) while the published corrections table
+    still shows the old file. Not once a later refresh or score has finished."""
+    last = latest_run(db, ("refresh",), status=None)
+    if last is None or last["status"] == "ok":
+        return None
+    later = latest_run(db, ("refresh", "score"))
+    if later is not None and later["id"] > last["id"]:
+        return None
+    wrote = db.execute("select 1 from runs where parent_id = ? and status = 'ok' limit 1", [last["id"]]).fetchone()
+    if wrote is None:
+        return None
+    return (
+        f"refresh run {last['id']} did not finish ({last['status']}), and what its first stages stored is not "
+        "published; nothing was scored: run `agentrank refresh` again, or add --force to score what is stored"
+    )
+
+
 def score(
     db: sqlite_utils.Database,
     *,
@@ -123,7 +145,7 @@ def score(
     (``bench/score_import.py`` prints them).
     """
     lap = Stopwatch(steps)
-    unfinished = unfinished_crawl(db) if check else None
+    unfinished = (unfinished_crawl(db) or unfinished_refresh(db)) if check else None
     if unfinished:
         raise InputRefused(unfinished)
     if as_of is not None:  # an empty --as-of is refused, not taken for the default

@@ -170,6 +170,10 @@ def test_a_refresh_killed_in_the_score_stage_changes_nothing_published(repos, se
         assert _query(db_path, "select * from agents") == before_agents
         assert not [p for p in paths["export"].parent.iterdir() if p.name.endswith(".next")]
         assert _query(db_path, "pragma integrity_check") == [("ok",)]
+        # A plain score would publish what the dead refresh's first stages stored: refused, unchanged.
+        refused = run_cli("--config", str(paths["config"]), "score", expect=2)
+        assert "did not finish (interrupted)" in refused.stderr and "agentrank refresh" in refused.stderr
+        assert _published(db_path) == before_published
 
         # The next refresh records the dead one as interrupted and publishes.
         run_cli("--config", str(paths["config"]), "refresh")
@@ -388,3 +392,37 @@ def test_a_refresh_never_writes_its_export_over_the_database(repos, setup, run_c
         result = run_cli("--config", str(paths["config"]), "refresh", "--out", str(db_path), expect=1)
     assert "is the database itself" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert (_published(db_path), _query(db_path, "select count(*) from repos")) == before  # still a database
+
+
+def test_corrections_of_a_repo_no_crawl_has_found_wait_for_it(repos, setup, run_cli, db_path):
+    """A repo GitHub has but the crawl does not find (no topic, no keyword): its category, exclude and
+    claim corrections made the refresh fail (no such repo; a foreign key at publish). They wait."""
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    quiet = replace(eligible[0], id=999_000_002, full_name="quiet/voice-helper", topics=[], description="Reads mail")
+    other = replace(eligible[1], id=999_000_003, full_name="quiet/other-helper", topics=[], description="Books trains")
+    third = replace(eligible[2], id=999_000_004, full_name="quiet/third-helper", topics=[], description="Sorts files")
+    corrections = (
+        f'[[category]]\nrepo = "{quiet.full_name}"\ncategory = "voice"\n\n'
+        f'[[exclude]]\nrepo = "{other.full_name}"\nreason = "not an agent"\n\n'
+        f'[[claim]]\nrepo = "{third.full_name}"\nlogin = "octo-maker"\n'
+    )
+    with emulated([*repos, quiet, other, third]) as emulator:
+        paths = setup(emulator, corrections)
+        run_cli("--config", str(paths["config"]), "refresh")
+    rows = _query(db_path, "select kind, repo, repo_id, status from corrections order by line")
+    assert [(kind, repo_id, status.split(":")[0]) for kind, _, repo_id, status in rows] == [
+        ("category", None, "pending"),
+        ("exclude", None, "pending"),
+        ("claim", None, "pending"),
+    ]
+    assert _query(db_path, "select full_name, repo_id, category from category_corrections") == [
+        (quiet.full_name, None, "voice")
+    ]
+    # When the repo arrives (a crawl finds it: now it has a topic), its correction applies.
+    found = replace(quiet, topics=list(TOPICS[:1]))
+    with emulated([*repos, found, other, third]) as emulator:
+        paths = setup(emulator, corrections)
+        run_cli("--config", str(paths["config"]), "refresh")
+    agents = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
+    assert (agents[quiet.full_name]["category"], agents[quiet.full_name]["category_source"]) == ("voice", "correction")
+    assert _query(db_path, "select status from corrections where kind = 'category'") == [("applied",)]
