@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from classify.categories import CATEGORY_IDS
 from crawler.items import ItemRejected, check_instant, parse_item
 from db.breakdown import resolve_repo
+from db.connection import write_transaction
 from db.repos import relist, save_repos
 from db.runs import iso, utcnow
 
@@ -299,6 +300,16 @@ def apply_corrections(
         matched=True,
         exclusions=exclusions,
     )
+    # An include dropped from the file: a repo that only the correction brought in (no crawl or
+    # import has seen it since) matches nothing any more, so the listing rule takes it out.
+    kept = [r.repo_id for r in resolved if r.correction.kind == "include" and r.repo_id is not None]
+    with write_transaction(db):
+        db.execute(
+            "update repos set matched = 0 where source = 'correction' and matched = 1 "
+            f"and id not in ({', '.join('?' * len(kept))}) "
+            "and coalesce((select kind from runs where runs.id = repos.last_seen_run), 'corrections') = 'corrections'",
+            kept,
+        )
     changed = relist(db, min_stars=min_stars, exclusions=exclusions)
     for r in resolved:
         if r.correction.kind == "include" and r.item is not None and r.repo_id is not None:

@@ -426,3 +426,20 @@ def test_corrections_of_a_repo_no_crawl_has_found_wait_for_it(repos, setup, run_
     agents = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
     assert (agents[quiet.full_name]["category"], agents[quiet.full_name]["category_source"]) == ("voice", "correction")
     assert _query(db_path, "select status from corrections where kind = 'category'") == [("applied",)]
+
+
+def test_an_include_dropped_from_the_file_takes_the_repo_out_again(repos, setup, run_cli, db_path):
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    hidden = replace(eligible[3], id=999_000_005, full_name="quiet/included-agent", topics=[], description="A helper")
+    with emulated([*repos, hidden]) as emulator:
+        paths = setup(emulator, f'[[include]]\nrepo = "{hidden.full_name}"\nreason = "an agent without topics"\n')
+        run_cli("--config", str(paths["config"]), "refresh")
+        assert _query(db_path, "select listed from repos where id = ?", [hidden.id]) == [(1,)]
+        # The maintainers take the include out of the file: the next refresh unlists the repo.
+        paths = setup(emulator, "# no corrections\n")
+        run_cli("--config", str(paths["config"]), "refresh")
+    assert _query(db_path, "select listed, unlisted_reason from repos where id = ?", [hidden.id]) == [
+        (0, "matched no configured topic or keyword")
+    ]
+    agents = {a["full_name"] for a in json.loads(paths["export"].read_text())["agents"]}
+    assert hidden.full_name not in agents
