@@ -585,6 +585,9 @@ def classify(
         raise click.UsageError("--repos goes with --evaluate")
     if survey_source is not None and not survey_path:
         raise click.UsageError("--source goes with --survey")
+    folds_given = click.get_current_context().get_parameter_source("folds") != click.core.ParameterSource.DEFAULT
+    if folds_given and not cross_validate:
+        raise click.UsageError("--folds goes with --cross-validate")
     if evaluate_path or cross_validate or held_out or survey_path:
         from classify import evaluate as ev
 

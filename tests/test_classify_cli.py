@@ -228,5 +228,6 @@ def test_survey_of_one_source_of_a_csv_counts_each_of_its_repos_once(run_cli, tm
     refused = run_cli("classify", "--survey", str(rows), "--source", "nope:", expect=1)
     assert refused.output.strip().splitlines()[-1] == f"Error: {rows}: no rows whose source starts with 'nope:'"
     assert "Error: --source goes with --survey" in run_cli("classify", "--source", "lists:", expect=2).output
+    assert "Error: --folds goes with --cross-validate" in run_cli("classify", "--folds", "3", expect=2).output
     assert not db_path.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
