@@ -133,6 +133,8 @@ def parse_labelled_csv(text: str, where: str, texts: RepoTexts | None = None) ->
     reader.fieldnames = columns
     examples = []
     unknown = []
+    # a repo labelled twice: the same label is one repo (counted once), two labels are refused
+    labelled: dict[str, tuple[str, str | None, int]] = {}
     try:
         for row in reader:
             line = reader.line_num
@@ -141,6 +143,15 @@ def parse_labelled_csv(text: str, where: str, texts: RepoTexts | None = None) ->
             second = (row.get("second_category") or "").strip() or None
             if not full_name:
                 raise ClassifyError(f"{where} line {line}: empty full_name")
+            earlier = labelled.get(full_name.lower())
+            if earlier is not None:
+                if earlier[:2] != (category, second):
+                    raise ClassifyError(
+                        f"{where} line {line}: {full_name} is labelled again, differently "
+                        f"({category!r}; line {earlier[2]} says {earlier[0]!r})"
+                    )
+                continue
+            labelled[full_name.lower()] = (category, second, line)
             for label in (category, second):
                 if label is not None and label not in CATEGORY_IDS:
                     raise ClassifyError(

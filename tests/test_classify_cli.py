@@ -109,6 +109,8 @@ def test_evaluate_counts_mistakes_and_works_without_a_topics_column(run_cli, tmp
         ("full_name,description\na/b,x\n", "missing column(s) category"),
         ("full_name,description,category\na/b,x,robots\n", "line 2: unknown category 'robots'"),
         ("full_name,description,category\n", "no labelled rows"),
+        # one repo, two labels: which is right is unknowable
+        ("full_name,description,category\na/b,x,coding\nA/b,x,data\n", "line 3: A/b is labelled again, differently"),
     ],
 )
 def test_a_bad_evaluation_file_is_one_clear_line(run_cli, tmp_path, content, message):
@@ -117,6 +119,16 @@ def test_a_bad_evaluation_file_is_one_clear_line(run_cli, tmp_path, content, mes
     result = run_cli("classify", "--evaluate", str(path), expect=1)
     assert message in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_repo_labelled_twice_alike_is_counted_once(run_cli, tmp_path):
+    path = tmp_path / "twice.csv"
+    path.write_text(
+        "full_name,description,category\na/tutor,An AI tutor for maths students,other\n"
+        "a/tutor,An AI tutor for maths students,other\n",
+        encoding="utf-8",
+    )
+    assert "1 labelled repos" in run_cli("classify", "--evaluate", str(path)).output
 
 
 def test_a_missing_evaluation_file_is_one_clear_line(run_cli, tmp_path):
