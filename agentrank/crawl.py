@@ -149,6 +149,11 @@ class _Crawl:
         self.base: dict[str, Any] = {}
         self.session_start = clock.now()
         self.offset = 0.0  # seconds from the clock to the run's own time (a run dated in the past)
+        # Parts whose total_count changed while they were paged (this session): repos entered or
+        # left the part, so a repo that rose onto a page already fetched can be missing while
+        # another that left still counts as seen; such a part is swept once more before it is
+        # trusted, whatever its count says.
+        self.moved: set[int] = set()
 
     # -- opening or resuming ------------------------------------------------------------------
     def open(self, *, fresh: bool, parent_id: int | None, at: datetime | None = None) -> None:
@@ -248,8 +253,12 @@ class _Crawl:
                 crawl_state.update_part(self.db, part["id"], {"state": "done"})
             part["state"] = "done"
             return
+        totals = {part["total_count"]} if part["total_count"] is not None else set()
         for page in fetch_pages(self.client, part["q"], first_page=part["next_page"] or 1):
             self.progress.page(part, page)
+            totals.add(page.total_count)
+            if len(totals) > 1:
+                self.moved.add(part["id"])
             if page.number == 1 and page.total_count > CAP:
                 children = plan_split(spec, page.total_count, page.items, now=self._now())
                 if children:
@@ -294,9 +303,13 @@ class _Crawl:
         distinct = crawl_state.distinct_in_part(self.db.conn, self.run_id, part["id"], _item_ids(page.items))
         expected = min(page.total_count, CAP)
         values: dict[str, Any] = {"total_count": page.total_count}
-        if distinct >= expected and not page.incomplete:
+        if part["total_count"] is not None and page.total_count != part["total_count"]:
+            self.moved.add(part["id"])
+        moved = part["id"] in self.moved and part["sweeps"] < MAX_SWEEPS
+        if distinct >= expected and not page.incomplete and not moved:
             values["verified"] = 1
         elif part["sweeps"] < MAX_SWEEPS:
+            self.moved.discard(part["id"])  # the sweep pages it again and looks again
             values["sweeps"] = part["sweeps"] + 1
             if pages_for(page.total_count) > 1 and page.next_page is not None:
                 values.update(state="paging", next_page=page.next_page)

@@ -336,6 +336,22 @@ def test_results_shifting_between_pages_are_caught_by_verification(db, repos):
     assert db.execute("select count(*) from snapshots where run_id = ?", [result.run_id]).fetchone()[0] == len(after)
 
 
+def test_a_promoted_repo_is_found_even_when_a_repo_that_left_evens_the_count(db, repos):
+    """A repo rises onto a page already served while one already seen leaves the query: the count of
+    repos seen matches the new total, yet one is missing. The part's total moved while it was
+    paged, so it is swept again before it is trusted (it was called complete, and the riser
+    delisted by the next complete crawl)."""
+    config = one_topic()
+    with emulated(repos, clock=FakeClock()) as emulator:
+        emulator.inject(faults.shift_pages(insert=0, promote=1, leave=1, page=2, q=Q))
+        result = run_crawl(db, emulator, config)
+        after = emulator.expected(Q)
+    assert set(after) <= listed_ids(db)  # the promoted repo was found
+    part = next(db.query("select sweeps, verified, incomplete from crawl_parts"))
+    assert part == {"sweeps": 1, "verified": 1, "incomplete": 0}
+    assert result.complete
+
+
 def test_a_repo_twice_in_one_page_is_stored_once(db, repos):
     config = one_topic()
     with emulated(repos, clock=FakeClock()) as emulator:

@@ -84,6 +84,7 @@ class Fault:
     reset_in: float | None = None
     seconds: float = 0.0
     count: int = 0
+    leave: int = 0
     location: str | None = None
     path: str = "/search/"
     q: str | None = None
@@ -155,11 +156,12 @@ def duplicate_item(**match: Any) -> Fault:
     return Fault("duplicate", **match)
 
 
-def shift_pages(*, insert: int = 3, promote: int = 1, **match: Any) -> Fault:
+def shift_pages(*, insert: int = 3, promote: int = 1, leave: int = 0, **match: Any) -> Fault:
     """After answering, the ranking moves as stars change mid-crawl: ``insert`` new repos land at the
-    top of this query, and ``promote`` repos from the next page jump into the middle of this one
-    (already served), pushing its last items down onto the next one."""
-    return Fault("shift", count=insert, seconds=float(promote), **match)
+    top of this query, ``promote`` repos from the next page jump into the middle of this one
+    (already served), pushing its last items down onto the next one, and ``leave`` repos at the
+    top (already served) are deleted: the total can stay level while a promoted repo is missed."""
+    return Fault("shift", count=insert, seconds=float(promote), leave=leave, **match)
 
 
 def lie_total(total: int = 50, **match: Any) -> Fault:
@@ -993,6 +995,9 @@ class GitHubEmulator:
             index = offset + per_page + 5 + k
             if index < len(found):
                 self.set_stars(found[index].key, middle.stars + 1)
+        for k in range(fault.leave):  # repos already served leave the query (deleted)
+            if k < len(found):
+                self.delete(found[k].key)
 
     def _link(self, base: str, params: dict[str, str], page: int, per_page: int, total: int) -> str:
         last = min(math.ceil(total / per_page), math.ceil(CAP / per_page))
