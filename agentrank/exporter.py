@@ -16,7 +16,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -50,12 +50,33 @@ NOTHING_PUBLISHED = "nothing is published yet: run `agentrank score` (or `agentr
 
 
 @dataclass
+class StagedFile:
+    """A file written beside ``path``, waiting to replace it (:func:`staged_json`)."""
+
+    tmp: Path
+    path: Path
+    placed: bool = False
+
+    def place(self) -> None:
+        """Rename it into place now (once): the refresh does so inside its publishing transaction,
+        so a rename that fails rolls the publish back instead of leaving the database ahead."""
+        if self.placed:
+            return
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as e:
+            raise ExportError(f"cannot write {self.path}: {e.strerror or e}") from None
+        self.placed = True
+
+
+@dataclass
 class ExportResult:
     run_id: int  # the export run
     path: Path
     count: int
     as_of: str
     score_run_id: int
+    staged: StagedFile | None = field(default=None, repr=False, compare=False)
 
 
 @cache
@@ -217,10 +238,12 @@ def write_json_atomic(document: Any, path: str | Path) -> Path:
 
 
 @contextmanager
-def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
-    """Write ``document`` next to ``path`` and rename it into place when the block succeeds.
+def staged_json(document: Any, path: str | Path) -> Iterator[StagedFile]:
+    """Write ``document`` next to ``path`` and rename it into place when the block succeeds (or
+    earlier, when the block calls ``place()``).
 
-    The refresh publishes inside the block, so the file changes only once the database has.
+    The refresh publishes inside the block and places the file inside its publishing transaction,
+    so the file changes only with the database, and a refused rename publishes nothing.
     """
     path = Path(path)
     try:
@@ -235,8 +258,9 @@ def staged_json(document: Any, path: str | Path) -> Iterator[Path]:
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())
-        yield Path(tmp)
-        os.replace(tmp, path)
+        staged = StagedFile(Path(tmp), path)
+        yield staged
+        staged.place()
     except OSError as e:
         raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
     finally:
@@ -282,8 +306,10 @@ def staged_export(
     with recorded_run(db, "export", parent_id=parent_id, details={"path": str(path)}) as run:
         document = build_export(db, score_run_id, public_url=public_url)
         validate_export(document)
-        with staged_json(document, path):
-            yield ExportResult(run.id, Path(path), document["count"], document["as_of"], document["score_run_id"])
+        with staged_json(document, path) as staged:
+            yield ExportResult(
+                run.id, Path(path), document["count"], document["as_of"], document["score_run_id"], staged
+            )
         run.counts = {"items": document["count"], "saved": document["count"]}
 
 

@@ -255,6 +255,7 @@ def _chain(
     # The new export file waits beside the old one until the database has published the run; it
     # is renamed into place when this block ends, and removed if publishing fails.
     with ExitStack() as pending_file:
+        placers: list[Callable[[], None]] = []
 
         def do_export() -> tuple[int, dict[str, Any]]:
             exported = pending_file.enter_context(
@@ -262,20 +263,34 @@ def _chain(
                     db, export_path, score_run_id=score_run, parent_id=run_id, public_url=config.serve.public_url
                 )
             )
+            if exported.staged is not None:
+                placers.append(exported.staged.place)
             return exported.count, {"agents": exported.count}
 
+        def place_export() -> None:
+            for place in placers:
+                place()
+
         count = stage("export", do_export)
-        stage("publish", lambda: _publish(db, resolved, score_run, run_id, at))
+        stage("publish", lambda: _publish(db, resolved, score_run, run_id, at, place_export))
     return PipelineResult(run_id=run_id, score_run_id=score_run, export_path=export_path, count=count)
 
 
 def _publish(
-    db: sqlite_utils.Database, resolved: list[Resolved], score_run: int, run_id: int, at: datetime | None
+    db: sqlite_utils.Database,
+    resolved: list[Resolved],
+    score_run: int,
+    run_id: int,
+    at: datetime | None,
+    place_export: Callable[[], None] = lambda: None,
 ) -> tuple[None, dict[str, Any]]:
     now = iso(at or utcnow())
     with write_transaction(db):
         save_corrections(db, correction_rows(resolved), run_id=run_id, at=now)
         publish(db, score_run, run_id, at=now)
+        # The new export replaces the old one last, inside the transaction: a rename the system
+        # refuses (a busy or immutable file) rolls the publish back, so the two never disagree.
+        place_export()
     return None, {"score_run_id": score_run}
 
 

@@ -9,8 +9,8 @@ Three apscheduler defaults would quietly lose runs, so each is set on purpose:
   the database) keeps out a manual ``agentrank refresh`` started at the same moment.
 
 With the in-memory job store a fire time that passed while the process was *down* is forgotten
-at start-up, so ``start`` checks the database itself: no successful refresh in the last 7 days
-means run now, once.
+at start-up, so ``start`` checks the database itself: no successful refresh since the weekly
+slot that last passed means run now, once.
 
 Weekdays are names (``mon``), never crontab numbers: apscheduler counts Monday as 0, so a
 crontab "1" would fire on Tuesday.
@@ -19,6 +19,9 @@ crontab "1" would fire on Tuesday.
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -55,9 +58,24 @@ def next_fire_times(trigger: CronTrigger, count: int, now: datetime | None = Non
     return times
 
 
-def is_overdue(last_success: datetime | None, now: datetime) -> bool:
-    """True when no refresh has succeeded within the last week."""
-    return last_success is None or now - last_success > OVERDUE_AFTER
+def previous_fire_time(trigger: CronTrigger, now: datetime) -> datetime | None:
+    """The latest time at or before ``now`` the weekly trigger fired (or would have)."""
+    upcoming = trigger.get_next_fire_time(None, now)
+    if upcoming is None:
+        return None
+    return upcoming if upcoming <= now else upcoming - OVERDUE_AFTER
+
+
+def is_overdue(last_success: datetime | None, now: datetime, trigger: CronTrigger | None = None) -> bool:
+    """True when no refresh has succeeded since the weekly slot that last passed (with no trigger:
+    within the last week). Not "within 7 days": a refresh on Sunday does not stand in for Tuesday's
+    slot that passed while the process was down."""
+    if last_success is None:
+        return True
+    if trigger is None:
+        return now - last_success > OVERDUE_AFTER
+    slot = previous_fire_time(trigger, now)
+    return slot is not None and last_success < slot
 
 
 def _on_event(event: JobEvent) -> None:
@@ -82,8 +100,8 @@ def configure(
 ) -> Job:
     """Set the scheduler up for the weekly refresh and add the job.
 
-    When the last successful refresh is more than a week old (or there is none), the job's first
-    run is now; after it the trigger takes over.
+    When no refresh has succeeded since the weekly slot that last passed (or ever), the job's
+    first run is now; after it the trigger takes over.
     """
     scheduler.configure(
         timezone=UTC,
@@ -93,14 +111,15 @@ def configure(
     scheduler.add_listener(_on_event, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES | EVENT_JOB_ERROR)
     options: dict[str, Any] = {}
     now = datetime.now(UTC)
-    if is_overdue(last_success, now):
+    trigger = weekly_trigger(day_of_week, hour, minute)
+    if is_overdue(last_success, now, trigger):
         log.info(
             "no successful refresh since %s: running one now", last_success.isoformat() if last_success else "ever"
         )
         options["next_run_time"] = now
     return scheduler.add_job(
         job,
-        weekly_trigger(day_of_week, hour, minute),
+        trigger,
         id=JOB_ID,
         name="weekly refresh",
         replace_existing=True,
@@ -109,11 +128,46 @@ def configure(
 
 
 def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedule: Any) -> None:
-    """The ``agentrank schedule`` loop: blocks until interrupted."""
+    """The ``agentrank schedule`` loop: blocks until interrupted (Ctrl-C, or SIGTERM from systemd).
+
+    Ctrl-C while a refresh runs lets that refresh finish (it publishes all or nothing) and says so;
+    a second Ctrl-C, or SIGTERM (a service manager waits only so long), stops at once and says so:
+    the refresh is cut off before it publishes, and the next command marks its run interrupted.
+    """
+    busy = threading.Event()
+
+    def tracked() -> Any:
+        busy.set()
+        try:
+            return job()
+        finally:
+            busy.clear()
+
+    def terminate(signum: int, frame: Any) -> None:
+        if busy.is_set():
+            cut_off(signum, frame)
+        raise KeyboardInterrupt  # idle: stop as Ctrl-C does
+
+    def cut_off(signum: int, frame: Any) -> None:
+        log.warning("stopped at once: the running refresh was cut off (the next command marks it interrupted)")
+        logging.shutdown()
+        os._exit(128 + signum)
+
     scheduler = BlockingScheduler()
-    weekly = configure(scheduler, job, last_success=last_success, **schedule)
+    weekly = configure(scheduler, tracked, last_success=last_success, **schedule)
     log.info("weekly refresh scheduled (%s)", weekly.trigger)
+    previous = signal.signal(signal.SIGTERM, terminate)
     try:
         scheduler.start()
     except (KeyboardInterrupt, SystemExit):
-        log.info("scheduler stopped")
+        if busy.is_set():
+            log.info("scheduler stopped; the running refresh finishes first (stop again to cut it off)")
+            signal.signal(signal.SIGINT, cut_off)
+            signal.signal(signal.SIGTERM, cut_off)
+        else:
+            log.info("scheduler stopped")
+        if scheduler.running:
+            scheduler.shutdown(wait=False)
+    finally:
+        if not busy.is_set():
+            signal.signal(signal.SIGTERM, previous)

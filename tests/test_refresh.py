@@ -443,3 +443,31 @@ def test_an_include_dropped_from_the_file_takes_the_repo_out_again(repos, setup,
     ]
     agents = {a["full_name"] for a in json.loads(paths["export"].read_text())["agents"]}
     assert hidden.full_name not in agents
+
+
+def test_an_export_that_cannot_be_put_in_place_publishes_nothing(tmp_path, db_path):
+    """The new export replaces the old one inside the publishing transaction: a rename the system
+    refuses (here the file became a folder; in the field a busy bind mount or an immutable file)
+    rolls the publish back. It used to come after the commit: the database published a ranking
+    the export did not have, and the run said it failed."""
+    from agentrank.config import Config
+    from agentrank.pipeline import RefreshFailed, refresh_database
+    from tests.conftest import make_item, write_json
+
+    config = Config()
+    export = tmp_path / "site" / "agentrank.json"
+    week1 = write_json(tmp_path / "w1.json", [make_item(seed=i, id=i, stargazers_count=300 + i) for i in range(1, 30)])
+    first = refresh_database(db_path, config, export_path=export, import_paths=[week1])
+    before = (_published(db_path), export.read_bytes())
+
+    def block_the_export(stage: str) -> None:
+        if stage == "export":
+            export.unlink()
+            (export / "in-the-way").mkdir(parents=True)
+
+    week2 = write_json(tmp_path / "w2.json", [make_item(seed=i, id=i, stargazers_count=900 + i) for i in range(1, 30)])
+    with pytest.raises(RefreshFailed, match="publish"):
+        refresh_database(db_path, config, export_path=export, import_paths=[week2], after_stage=block_the_export)
+    assert _published(db_path) == before[0] and _published(db_path)[0] == first.score_run_id
+    run = _query(db_path, "select status, error from runs where kind = 'refresh' order by id desc limit 1")[0]
+    assert run[0] == "failed" and "publish stage failed: cannot write" in run[1]

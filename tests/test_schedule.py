@@ -1,5 +1,6 @@
 """The weekly schedule, driven through apscheduler's real job processing with a fake clock."""
 
+import sqlite3
 import threading
 from datetime import UTC, datetime, timedelta
 
@@ -194,3 +195,74 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
     assert messages[3].startswith("refresh skipped: another agentrank run is already using")
     assert last_successful_refresh(db_path) is not None
     assert (tmp_path / "site.json").exists()
+
+
+def test_a_slot_passed_while_down_runs_even_when_the_last_success_is_under_a_week_old(scheduler):
+    # Fires on Tuesdays; the last success was on Sunday; the process starts on Wednesday: Tuesday's
+    # slot passed while it was down, so it runs now (it used to wait for next Tuesday: 9 days).
+    job = Job()
+    sunday = WEDNESDAY - timedelta(days=3)
+    with time_machine.travel(WEDNESDAY, tick=False):
+        configure(scheduler, job, last_success=sunday, day_of_week="tue", executor=DebugExecutor())
+        scheduler.start()
+    scheduler.tick(WEDNESDAY)
+    job.settle()
+    assert job.calls == [WEDNESDAY]
+    # A success after the slot that passed: nothing to catch up.
+    later = ManualScheduler()
+    try:
+        with time_machine.travel(WEDNESDAY, tick=False):
+            configure(
+                later, Job(), last_success=WEDNESDAY - timedelta(hours=2), day_of_week="tue", executor=DebugExecutor()
+            )
+            later.start()
+        later.tick(WEDNESDAY)
+        assert later.submitted == 0
+    finally:
+        later.shutdown(wait=False)
+
+
+def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
+    """A service manager's SIGTERM during a refresh: the process ended without a word (or, on
+    Ctrl-C, lingered minutes on GitHub with the lock). It stops at once, says the refresh was cut
+    off, and the next command marks that run interrupted."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from crawler.emulator import server as faults
+    from tests.crawl_helpers import emulated, population
+
+    db_path = tmp_path / "agentrank.db"
+    with emulated(population(150, seed=4)) as emulator:
+        emulator.inject(faults.slow(30, times=None))  # every search answer takes 30 s: the refresh is busy
+        config = tmp_path / "agentrank.toml"
+        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from agentrank.cli import cli; cli()",
+                "--db",
+                str(db_path),
+                "--config",
+                str(config),
+                "schedule",
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        deadline = time.monotonic() + 60
+        while not emulator.search_requests():  # the start-up refresh is crawling
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "stopped at once: the running refresh was cut off" in err and "Traceback" not in err
+    run_cli("--config", str(config), "score", expect=1)  # any command that takes the lock tidies up
+    statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
+    assert ("refresh", "interrupted") in statuses
