@@ -358,6 +358,11 @@ def schedule(state: State, next_count: int | None) -> None:
         for when in next_fire_times(trigger, next_count):
             click.echo(f"{when.isoformat()} {when:%A}")
         return
+    if _demo_database(state, None):  # its weekly refresh would crawl GitHub into synthetic data
+        raise click.ClickException(
+            f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
+            "to schedule the weekly crawl use another database, e.g. agentrank --db mine.db schedule"
+        )
     logging.getLogger("agentrank").setLevel(logging.INFO)
     click.echo(
         f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "

@@ -150,6 +150,10 @@ def test_refresh_on_the_demo_database_moves_it_a_week_offline(demo_folder, tmp_p
     # A crawl of real GitHub into the demo database is refused in one line.
     crawl = agentrank(folder.path, "crawl")
     assert crawl.returncode == 1 and "demo database" in crawl.stderr and len(crawl.stderr.splitlines()) == 1
+    # So is a weekly schedule on it (its refresh would crawl GitHub).
+    scheduled = agentrank(folder.path, "schedule")
+    assert scheduled.returncode == 1 and "demo database" in scheduled.stderr
+    assert len(scheduled.stderr.splitlines()) == 1
 
 
 def test_the_demo_never_replaces_a_database_it_did_not_build(tmp_path):
