@@ -177,16 +177,11 @@ def running(command: list[str], port: int, log_path: Path, env: dict[str, str] |
             process.wait()
 
 
+def agentrank_command(db_path: Path, *args: str) -> list[str]:
+    """The command line a user runs: ``agentrank --db PATH ARGS…`` (this checkout's code)."""
+    return [sys.executable, "-c", "from agentrank.cli import cli; cli()", "--db", str(db_path), *args]
+
+
 def agentrank_serve(db_path: Path, port: int, *extra: str) -> list[str]:
     """The command line a user runs: ``agentrank --db PATH serve --port N``."""
-    return [
-        sys.executable,
-        "-c",
-        "from agentrank.cli import cli; cli()",
-        "--db",
-        str(db_path),
-        "serve",
-        "--port",
-        str(port),
-        *extra,
-    ]
+    return agentrank_command(db_path, "serve", "--port", str(port), *extra)

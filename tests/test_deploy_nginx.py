@@ -167,12 +167,10 @@ def test_two_servers_restarted_in_turn_leave_no_gap(published_db, tmp_path):
     import subprocess
     import threading
 
-    from tests.publish_helpers import agentrank_serve, wait_until_up
+    from tests.publish_helpers import agentrank_command, agentrank_serve, wait_until_up
 
     snapshot = tmp_path / "site.db"
-    made = subprocess.run(
-        [*agentrank_serve(published_db.path, 0)[:5], "snapshot", "--out", str(snapshot)], capture_output=True
-    )
+    made = subprocess.run(agentrank_command(published_db.path, "snapshot", "--out", str(snapshot)), capture_output=True)
     assert made.returncode == 0, made.stderr
     ports = (free_port(), free_port())
 

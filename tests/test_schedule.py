@@ -229,11 +229,11 @@ def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     from crawler.emulator import server as faults
     from tests.crawl_helpers import emulated, population
+    from tests.publish_helpers import agentrank_command
 
     db_path = tmp_path / "agentrank.db"
     with emulated(population(150, seed=4)) as emulator:
@@ -241,16 +241,7 @@ def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
         config = tmp_path / "agentrank.toml"
         config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "from agentrank.cli import cli; cli()",
-                "--db",
-                str(db_path),
-                "--config",
-                str(config),
-                "schedule",
-            ],
+            agentrank_command(db_path, "--config", str(config), "schedule"),
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
