@@ -37,7 +37,7 @@ from apscheduler.triggers.cron import CronTrigger
 log = logging.getLogger("agentrank.schedule")
 
 JOB_ID = "weekly-refresh"
-OVERDUE_AFTER = timedelta(days=7)
+WEEK = timedelta(days=7)
 
 
 def weekly_trigger(day_of_week: str = "mon", hour: int = 6, minute: int = 0) -> CronTrigger:
@@ -63,17 +63,15 @@ def previous_fire_time(trigger: CronTrigger, now: datetime) -> datetime | None:
     upcoming = trigger.get_next_fire_time(None, now)
     if upcoming is None:
         return None
-    return upcoming if upcoming <= now else upcoming - OVERDUE_AFTER
+    return upcoming if upcoming <= now else upcoming - WEEK
 
 
-def is_overdue(last_success: datetime | None, now: datetime, trigger: CronTrigger | None = None) -> bool:
-    """True when no refresh has succeeded since the weekly slot that last passed (with no trigger:
-    within the last week). Not "within 7 days": a refresh on Sunday does not stand in for Tuesday's
-    slot that passed while the process was down."""
+def is_overdue(last_success: datetime | None, now: datetime, trigger: CronTrigger) -> bool:
+    """True when no refresh has succeeded since the weekly slot that last passed. Not "within 7
+    days": a refresh on Sunday does not stand in for Tuesday's slot that passed while the process
+    was down."""
     if last_success is None:
         return True
-    if trigger is None:
-        return now - last_success > OVERDUE_AFTER
     slot = previous_fire_time(trigger, now)
     return slot is not None and last_success < slot
 
