@@ -223,10 +223,8 @@ def _rank_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def rank(entries: list[dict[str, Any]], task_total: int | None = None) -> None:
-    """Rank one board's entries: only those covering its task set (default: every task attempted)."""
-    if task_total is None:
-        task_total = max((e["tasks"] for e in entries), default=0)
+def rank(entries: list[dict[str, Any]], task_total: int) -> None:
+    """Rank one board's entries: only those covering its task set (``task_total`` tasks)."""
     rank_board(entries, task_total, _rank_key, "mean_score")
 
 

@@ -168,11 +168,20 @@ def reliability_of(passes: int, attempts: int) -> int | None:
     return 2
 
 
-def speed_of(median_wall: float | None, limit: float | None) -> int | None:
+def decimal(value: float | Fraction) -> Fraction:
+    """A figure as its writer meant it: 0.09 is 9/100, not the binary float nearest to it.
+
+    Time limits and wall times arrive as decimal text, so a median exactly on a threshold (0.3 s of a
+    0.9 s limit) must compare as on it, whichever way the numbers were written.
+    """
+    return value if isinstance(value, Fraction) else Fraction(repr(float(value)))
+
+
+def speed_of(median_wall: float | Fraction | None, limit: float | None) -> int | None:
     """One task's speed from its median wall time and time limit (see the module's docstring)."""
     if median_wall is None or not limit:
         return None
-    share = Fraction(median_wall) / Fraction(limit)
+    share = decimal(median_wall) / decimal(limit)
     for bound, score in ((Fraction(1, 3), 5), (Fraction(1, 2), 4), (Fraction(2, 3), 3)):
         if share < bound:
             return score
@@ -189,9 +198,9 @@ def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
     for task_id, attempts in sorted(by_task.items()):
         qualities = [a.row["quality"] for a in attempts if a.row.get("quality") is not None]
         passes = sum(1 for a in attempts if is_pass(a))
-        walls = sorted(a.row["wall_seconds"] for a in attempts if a.row.get("wall_seconds") is not None)
+        walls = sorted(decimal(a.row["wall_seconds"]) for a in attempts if a.row.get("wall_seconds") is not None)
         limits = [a.row["limit_seconds"] for a in attempts if a.row.get("limit_seconds")]
-        median_wall = float(statistics.median(walls)) if walls else None
+        median_wall = statistics.median(walls) if walls else None
         limit = max(limits) if limits else None
         tasks.append(
             {
@@ -201,7 +210,7 @@ def derive(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
                 "quality_by_run": qualities,
                 "quality": round_half_up(Fraction(sum(qualities), len(qualities))) if qualities else None,
                 "reliability": reliability_of(passes, len(attempts)),
-                "median_wall_seconds": median_wall,
+                "median_wall_seconds": None if median_wall is None else float(median_wall),
                 "limit_seconds": limit,
                 "speed": speed_of(median_wall, limit),
             }

@@ -181,6 +181,9 @@ def rs9_runs(
     for entry in entries:
         boards.setdefault((entry["suite"], entry["run"], entry["tier"]), []).append(entry)
     for (suite, _, _), board in boards.items():
-        total = (suite_tasks or {}).get(suite, max(e["attempted"] for e in board))
+        # Without task records the run's task set is every task someone on the board attempted: two
+        # entries that tried different halves each covered half of it, not "all" of a smaller set.
+        attempted = {t["task_id"] for e in board for t in e["results"]}
+        total = (suite_tasks or {}).get(suite, len(attempted))
         rank_board(board, total, _rank_key, "headline", covered="attempted")
     return entries

@@ -1,0 +1,70 @@
+"""Wrong results a second audit against seeds 001 and 004 found, one test each (each failed before its fix).
+
+1. RS9 judged coverage by counting tasks: two entries that tried different halves of a run were both
+   "complete"; 2. FitScore's speed thresholds compared binary floats, so a median exactly on a
+   threshold written as a decimal (0.3 s of a 0.9 s limit) scored as under it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from leaderboard.methods import compute_methods
+from tests.benchmark_attempts import attempt
+from tests.test_benchmark_methods_fixes import rows_of
+
+V, D1 = "verified", "2026-11-01T09:00:00Z"
+
+
+def test_rs9_entries_that_tried_different_tasks_each_cover_part_of_the_run():
+    # No task records: the run's tasks are t1–t4, whoever tried them. "easy" passed t1 and t2, "hard"
+    # failed t3 and t4; neither tried the whole run, so neither is ranked above the other.
+    records = [attempt("easy", "1", t, 1, D1, V, 1, 1, 10, 1.0, suite="s", run="r1") for t in ("t1", "t2")]
+    records += [attempt("hard", "1", t, 1, D1, V, 0, 1, 10, 1.0, suite="s", run="r1") for t in ("t3", "t4")]
+    runs = {r["agent"]: r for r in compute_methods(rows_of(records)).rs9_runs}
+    assert {a: (r["rank"], r["coverage"], r["tasks_total"]) for a, r in runs.items()} == {
+        "easy": (None, "2 of 4 tasks", 4),
+        "hard": (None, "2 of 4 tasks", 4),
+    }
+    # An entry that tried all four is ranked beside them.
+    records += [attempt("full", "1", t, 1, D1, V, 1, 1, 10, 1.0, suite="s", run="r1") for t in ("t1", "t2", "t3", "t4")]
+    runs = {r["agent"]: r for r in compute_methods(rows_of(records)).rs9_runs}
+    assert (runs["full"]["rank"], runs["easy"]["rank"]) == (1, None)
+
+
+def speed_assessment(agent: str) -> dict[str, Any]:
+    weights = {"quality": 30, "reliability": 15, "cost": 15, "speed": 10, "setup": 10, "agent": 10, "privacy": 10}
+    return {
+        "agent": agent,
+        "suite": "half",
+        "scores": json.dumps({"cost": 5, "setup": 5, "agent": 5, "privacy": 5}),  # speed from the attempts
+        "notes": "{}",
+        "published": None,
+        "judgements": "[]",
+        "weights": json.dumps(weights),
+    }
+
+
+@pytest.mark.parametrize(
+    ("walls", "limit", "speed"),
+    [
+        ((0.09,), 0.27, 4),  # exactly a third: not under it
+        ((0.3,), 0.9, 4),
+        ((0.2, 0.4), 0.9, 4),  # the median of two, exactly a third
+        ((0.6,), 1.8, 4),
+        ((0.45,), 0.9, 3),  # exactly half
+        ((1.4,), 2.1, 2),  # exactly two thirds
+        ((0.29,), 0.9, 5),
+        ((300,), 900, 4),
+    ],
+)
+def test_fitscore_speed_takes_a_median_on_a_threshold_as_on_it(walls, limit, speed):
+    records = [
+        attempt("Tool", "1", "t1", n, D1, V, 1, 1, wall, None, suite="half", run="r", quality=5, limit_seconds=limit)
+        for n, wall in enumerate(walls, 1)
+    ]
+    (fit,) = compute_methods(rows_of(records), assessments=[speed_assessment("Tool")]).fitscores
+    assert fit["criteria"]["speed"] == speed
