@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote
 
 from datasette import Response
 from datasette.utils import tilde_decode, tilde_encode
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from datasette_plugins.reading import ranking_database, read_page
 from db.repos import listed_names
@@ -253,7 +253,9 @@ def agent_link(datasette: Any, listed: set[str]) -> Callable[[str], Markup]:
         if "/" in name and name.lower() in listed and not dots:
             href = datasette.urls.path("/-/agent/" + quote(name, safe="/"))
             return Markup('<a class="agentrank-breakdown" href="{}">{}</a>').format(href, name)
-        return escape(name)
+        # In an isolate (a link is one by the stylesheet): a right-to-left override in a name
+        # cannot reverse the version and model printed after it.
+        return Markup("<bdi>{}</bdi>").format(name)
 
     return link
 

@@ -2,16 +2,23 @@
 
 1. RS9 judged coverage by counting tasks: two entries that tried different halves of a run were both
    "complete"; 2. FitScore's speed thresholds compared binary floats, so a median exactly on a
-   threshold written as a decimal (0.3 s of a 0.9 s limit) scored as under it.
+   threshold written as a decimal (0.3 s of a 0.9 s limit) scored as under it; 3. an agent name with a
+   right-to-left override reversed the text after it on the benchmark pages.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from agentrank.cli import cli
+from agentrank.config import ServeConfig
+from agentrank.serve import build_datasette
 from leaderboard.methods import compute_methods
 from tests.benchmark_attempts import attempt
 from tests.test_benchmark_methods_fixes import rows_of
@@ -68,3 +75,48 @@ def test_fitscore_speed_takes_a_median_on_a_threshold_as_on_it(walls, limit, spe
     ]
     (fit,) = compute_methods(rows_of(records), assessments=[speed_assessment("Tool")]).fitscores
     assert fit["criteria"]["speed"] == speed
+
+
+RTL = "\u202eevil"  # a right-to-left override: unisolated, it reverses the text after it on the line
+
+
+def _isolated_everywhere(page: str, name: str) -> list[str]:
+    """The markup just before each place the name is printed, where the name is not in an isolate of its
+    own: a <bdi> or an element (link, cell, heading) that holds the name and nothing else."""
+    escaped = html.escape(name, quote=False)
+    loose = []
+    for match in re.finditer(re.escape(escaped), page):
+        before, after = page[: match.start()], page[match.end() :]
+        opened = re.search(r"<(\w+)[^<>]*>$", before)
+        if opened and (opened.group(1) == "bdi" or after.startswith(f"</{opened.group(1)}>")):
+            continue
+        loose.append(before[-60:])
+    return loose
+
+
+@pytest.mark.asyncio
+async def test_a_right_to_left_agent_name_cannot_reverse_the_benchmark_text_after_it(tmp_path):
+    agent = f"acme {RTL}"
+    records = [
+        attempt(agent, "1", "t1", 1, D1, V, 1, 2, 10, 1.0, suite="s", run="r1", quality=2),
+        attempt(agent, "1", "t2", 1, D1, V, 1, 1, 10, 1.0, suite="s", run="r1", quality=5, flags=("agent-error",)),
+        attempt(agent, "1", "t3", 1, D1, V, None, None, 10, None, suite="s", run="r1", flags=("infra-error",)),
+    ]
+    (tmp_path / "a.json").write_text(json.dumps(records))
+    (tmp_path / "f.toml").write_text(
+        f'[[assessment]]\nagent = "{agent}"\nsuite = "s"\n'
+        "scores = { cost = 3, speed = 5, setup = 5, agent = 5, privacy = 5 }\n"
+    )
+    db = tmp_path / "b.db"
+    runner = CliRunner()
+    for step in (
+        ["import-attempts", "--verified", str(tmp_path / "a.json")],
+        ["import-assessments", str(tmp_path / "f.toml")],
+    ):
+        result = runner.invoke(cli, ["--db", str(db), *step], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    datasette = build_datasette(db, ServeConfig(heap_limit_mb=0))
+    for path in ("/-/benchmark/runs/s/r1", "/-/benchmark/fitscore", "/-/benchmark/scorecard", "/-/leaderboard"):
+        page = (await datasette.client.get(path)).text
+        assert html.escape(agent, quote=False) in page, path
+        assert _isolated_everywhere(page, agent) == [], path

@@ -33,6 +33,8 @@ def datasette(methods_db):
 
 
 def text_of(page: str) -> str:
+    """The text as a reader sees it: an isolate (<bdi>) is inline, it adds no space."""
+    page = re.sub(r"</?bdi>", "", page)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page))).strip()
 
 
