@@ -20,7 +20,10 @@ when both hold:
 2. *peers*: ln(1 + gain) exceeds what a robust least-squares fit over the judged repos predicts
    from ln(1 + forks gained), ln(1 + stars a week ago) and a pushed-this-week indicator by more
    than ``PEER_SIGMAS`` robust standard deviations and by at least ln(``PEER_FACTOR``), i.e. the
-   gain is at least ``PEER_FACTOR`` times the peers' prediction.
+   gain is at least ``PEER_FACTOR`` times the peers' prediction. The prediction for a repo is the
+   fit *without that repo* (leave-one-out, from the hat matrix): a repo must not explain its own
+   jump. The pushed indicator is used only when at least ``MIN_GROUP`` judged repos are on each
+   side of it; with fewer, the one quiet repo that jumped would be its own peer group.
 
 Limits: a repo that really went viral without new forks or pushes (a mention in the news) is
 flagged too, which is why the flag accuses nothing; slow, steady buying over many weeks raises
@@ -45,6 +48,8 @@ OWN_FACTOR = 2.5
 OWN_FLOOR_SHARE = 0.02  # a quiet history still allows 2 % of the stars a week before the factor applies
 PEER_SIGMAS = 3.0
 PEER_FACTOR = 3.0
+MIN_GROUP = 5  # judged repos needed on each side of the pushed-last-week indicator to use it
+MAX_LEVERAGE = 0.9  # a repo the peers can hardly predict keeps a tenth of its own pull on the fit
 _MAD_TO_SD = 1.4826
 
 
@@ -106,18 +111,38 @@ def _gains(weekly_stars: np.ndarray) -> np.ndarray:
     return weekly[:, :-1] - weekly[:, 1:]
 
 
-def _robust_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Least squares, then again without the points more than 3 robust SDs off: (coefficients, SD)."""
+def _robust_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """Least squares, then again without the points more than 3 robust SDs off.
+
+    Returns the coefficients, the robust SD and which points the final fit used.
+    """
     keep = np.ones(len(y), dtype=bool)
+    used = keep
     coef = np.zeros(x.shape[1])
     sd = 0.0
     for _ in range(2):
-        coef, *_ = np.linalg.lstsq(x[keep], y[keep], rcond=None)
+        used = keep
+        coef, *_ = np.linalg.lstsq(x[used], y[used], rcond=None)
         residual = y - x @ coef
-        centre = np.median(residual[keep])
-        sd = _MAD_TO_SD * float(np.median(np.abs(residual[keep] - centre)))
+        centre = np.median(residual[used])
+        sd = _MAD_TO_SD * float(np.median(np.abs(residual[used] - centre)))
         keep = np.abs(residual - centre) <= 3 * max(sd, 1e-9)
-    return coef, sd
+    return coef, sd, used
+
+
+def _leave_one_out(x: np.ndarray, y: np.ndarray, coef: np.ndarray, judged: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """Each repo's prediction from the fit without it: y − e / (1 − h) for the repos the fit used.
+
+    A repo the fit left out (an outlier) is already predicted by the others alone. ``h`` is the
+    repo's leverage, the diagonal of the hat matrix, capped at ``MAX_LEVERAGE``.
+    """
+    predicted = x @ coef
+    rows = np.flatnonzero(judged)[used]
+    fitted = x[rows]
+    hat = np.einsum("ij,ji->i", fitted, np.linalg.pinv(fitted.T @ fitted) @ fitted.T)
+    hat = np.minimum(hat, MAX_LEVERAGE)
+    predicted[rows] = y[rows] - (y[rows] - predicted[rows]) / (1.0 - hat)
+    return predicted
 
 
 def judge(weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed_last_week: np.ndarray) -> GrowthJudgement:
@@ -150,18 +175,19 @@ def judge(weekly_stars: np.ndarray, forks_gain: np.ndarray, pushed_last_week: np
         judged[:] = False
         return GrowthJudgement(judged, flagged, gain, earlier_max, expected, peer_sd, reason, own_needed, peers_needed)
     previous_stars = weekly_stars[:, 1]
-    x = np.column_stack(
-        [
-            np.ones(n),
-            np.log1p(np.maximum(np.nan_to_num(forks_gain), 0)),
-            np.log1p(np.maximum(np.nan_to_num(previous_stars), 0)),
-            pushed.astype(float),
-        ]
-    )
+    columns = [
+        np.ones(n),
+        np.log1p(np.maximum(np.nan_to_num(forks_gain), 0)),
+        np.log1p(np.maximum(np.nan_to_num(previous_stars), 0)),
+    ]
+    pushed_judged = int(pushed[judged].sum())
+    if min(pushed_judged, int(judged.sum()) - pushed_judged) >= MIN_GROUP:
+        columns.append(pushed.astype(float))
+    x = np.column_stack(columns)
     y = np.log1p(np.maximum(np.nan_to_num(gain), 0))
-    coef, sd = _robust_fit(x[judged], y[judged])
+    coef, sd, kept = _robust_fit(x[judged], y[judged])
     peer_sd = sd
-    predicted = x @ coef
+    predicted = _leave_one_out(x, y, coef, judged, kept)
     expected[judged] = np.expm1(predicted[judged])
     baseline = np.maximum(np.nan_to_num(earlier_max), OWN_FLOOR_SHARE * np.nan_to_num(previous_stars))
     own = (gain >= MIN_GAIN) & (gain >= OWN_FACTOR * baseline)

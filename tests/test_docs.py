@@ -92,3 +92,14 @@ def test_relative_links_in_the_docs_resolve():
     for path in COGGED:
         for target in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", path.read_text(encoding="utf-8")):
             assert (path.parent / target).exists(), f"{path.relative_to(ROOT)} links to missing {target}"
+
+
+def test_the_score_page_states_the_growth_rules_figures_as_the_code_has_them():
+    from scoring import growth
+
+    text = " ".join((ROOT / "docs" / "score.md").read_text().split())
+    assert f"at least {growth.MIN_GAIN} stars and" in text
+    assert f"{growth.OWN_FACTOR:g} times the larger" in text
+    assert f"{growth.OWN_FLOOR_SHARE:.0%}".replace("%", " %") + " of its stars" in text
+    assert f"at least {growth.MIN_GROUP} judged repos are on each side" in text
+    assert f"fewer than {growth.MIN_PEERS} judged repos" in text

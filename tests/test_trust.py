@@ -340,6 +340,31 @@ def test_the_growth_rule_never_flags_ordinary_weeks_of_up_to_3_percent(pattern):
     assert result.judged.all() and not result.flagged.any()
 
 
+@pytest.mark.parametrize("quiet", [1, 2, 4, 7])
+def test_a_jump_is_flagged_however_few_peers_share_its_quiet_week(quiet):
+    # 14 repos gaining 10 to 140 stars and one fork a week; repo 3 gained 40 a week, then 5,040 in a
+    # week it was not pushed to. With few other unpushed repos, the pushed indicator let the repo be
+    # its own peer group: it "expected" most of its own jump and was not flagged.
+    from scoring.growth import WEEKS, judge
+
+    n = 14
+    weekly_gain = np.array([10 + 10 * i for i in range(n)], dtype=float)
+    weekly_gain[3] = 40
+    stars = np.full(n, 1_000.0)
+    columns = [stars.copy()]
+    for _ in range(WEEKS):
+        stars = stars + weekly_gain
+        columns.append(stars.copy())
+    columns[-1][3] += 5_000  # the latest week
+    weekly = np.column_stack(columns[::-1])
+    pushed = np.ones(n, dtype=bool)
+    pushed[[3, *range(7, 7 + quiet - 1)]] = False
+    result = judge(weekly, np.ones(n), pushed)
+    assert result.judged.all()
+    assert np.flatnonzero(result.flagged).tolist() == [3]
+    assert result.expected[3] < 200
+
+
 def test_a_run_scored_before_the_trust_fields_still_exports(tmp_path):
     import sqlite_utils
 
