@@ -15,7 +15,7 @@ from agentrank.errors import InputRefused, PipelineError
 from crawler.items import EARLIEST, format_timestamp, parse_timestamp
 from db.repos import count_seen_in_run
 from db.runs import latest_run, recorded_run, utcnow
-from db.scores import growth, load_score_inputs, publish, published_score_run, save_scores, top_of_run, weekly_stars
+from db.scores import growth, load_score_inputs, publish, save_scores, score_run_before, top_of_run, weekly_stars
 from db.validation import classifier_accuracy, crawl_coverage, run_ranks, save_validation
 from scoring import growth as growth_rule
 from scoring import validation
@@ -160,7 +160,7 @@ def score(
     lap("read the listed set")
     if len(inputs) == 0:
         raise PipelineError("no listed repos to score: crawl or import repos with at least min_stars stars first")
-    previous_run = published_score_run(db)
+    previous_run = score_run_before(db, as_of)
     with recorded_run(db, "score", parent_id=parent_id, as_of=as_of, started_at=started_at) as run:
         result = compute_scores(inputs)
         lap("compute the scores and ranks")

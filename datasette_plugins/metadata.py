@@ -273,9 +273,9 @@ TABLES: dict[str, dict[str, Any]] = {
             "n": "Listed repos ranked in the run",
             "spearman_vs_stars": "Spearman's rho between rank and stars (average ranks for ties), positive when more "
             "stars go with a better rank: near 1, the ranking mostly follows stars",
-            "kendall_tau_vs_previous": "Kendall's tau-b between this run's and the previous published run's ranks over "
+            "kendall_tau_vs_previous": "Kendall's tau-b between this run's and the previous run's ranks over "
             "the repos ranked in both: near 1, a stable ranking (empty on the first run)",
-            "previous_run": "The score run published when this one was scored",
+            "previous_run": "The score run before this one by as-of date (see score_run_previous)",
             "previous_common": "Repos ranked in both runs",
             "wide_rank_range_share": "Share of repos whose rank range spans more than 10 places: how much of the "
             "ranking sits within its own noise",
@@ -355,6 +355,16 @@ TABLES: dict[str, dict[str, Any]] = {
     },
 }
 
+TABLES["score_run_previous"] = {
+    "description": "Which score run comes before each: runs follow each other by the date they score as of "
+    "(the run id breaks a tie), so a what-if scored as of a later date is not the run before an ordinary one.",
+    "columns": {
+        "run_id": "A successful score run",
+        "as_of": "The instant it scores as of",
+        "previous_id": "The successful score run before it (empty for the first)",
+    },
+}
+
 TABLES["published_ranking"] = {
     "description": "The query that computes the agents table from the published score run; publishing a run "
     "copies its rows into agents, so pages read a table with indexes instead of this join.",
@@ -374,7 +384,8 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "scores": {"sort": "rank"},
     "runs": {"sort_desc": "id", "label_column": "started_at"},  # a run_id shows when the run started
     "_sqlite_migrations": {"hidden": True},
-    "published_ranking": {"hidden": True},  # what publish() copies into the agents table (db/agents.py)
+    "published_ranking": {"hidden": True},
+    "score_run_previous": {"hidden": True},  # plumbing for the movers, rank changes and validation  # what publish() copies into the agents table (db/agents.py)
 }
 
 REWEIGHT_SQL = _reweight_sql()
@@ -487,8 +498,7 @@ order by a.rank
         "sql": f"""
 with current_run as (select score_run_id as run_id from published where id = 1),
 previous_run as (
-  select max(id) as run_id from runs
-  where kind = 'score' and status = 'ok' and id < (select run_id from current_run)
+  select previous_id as run_id from score_run_previous where run_id = (select run_id from current_run)
 )
 select c.full_name, p.rank as previous_rank, c.rank, p.rank - c.rank as places_up,
        case

@@ -179,11 +179,10 @@ _SINCE_ACCEPTED = "give 'previous', the id of an earlier score run, or a date on
 
 
 def _score_runs(conn: sqlite3.Connection) -> list[tuple[int, str]]:
-    """Every successful score run: (id, as_of), oldest first (a run's as-of: the instant it scored,
-    the time its data was fetched; saved results imported today can be scored as of a past week)."""
-    return conn.execute(
-        "select id, coalesce(as_of, started_at) from runs where kind = 'score' and status = 'ok' order by id"
-    ).fetchall()
+    """Every successful score run: (id, as_of), oldest first by as-of, then id (a run's as-of: the
+    instant it scored, the time its data was fetched; saved results imported today can be scored as
+    of a past week, and a what-if as of a later date does not come before an ordinary run)."""
+    return conn.execute("select run_id, as_of from score_run_previous order by as_of, run_id").fetchall()
 
 
 def _runs_hint(conn: sqlite3.Connection) -> str:
@@ -221,8 +220,10 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
     """
     since = since.strip()
     runs = _score_runs(conn)
+    order = {rid: position for position, (rid, _) in enumerate(runs)}
+    here = order.get(run_id, len(runs))
     if since.lower() == "previous":
-        earlier = [rid for rid, _ in runs if rid < run_id]
+        earlier = [rid for rid, _ in runs if order[rid] < here]
         if not earlier:
             raise UnknownRun(f"--since previous: there is no earlier successful score run than run {run_id}")
         return earlier[-1]
@@ -238,7 +239,12 @@ def resolve_since(conn: sqlite3.Connection, since: str, run_id: int) -> int:
         if not matching:
             raise UnknownRun(f"--since {since}: no score run as of it or earlier; {_runs_hint(conn)}")
         found = max(matching)[1]
-    if found >= run_id:
+        # The day of the run being explained: its earlier run that day (or before), not itself.
+        explained = dict(runs).get(run_id, "")
+        before = [m for m in matching if order[m[1]] < here]
+        if len(bound) == 10 and explained[:10] == bound and before:
+            found = max(before)[1]
+    if order.get(found, -1) >= here:
         which = "the run being explained" if found == run_id else f"later than the run being explained ({run_id})"
         raise UnknownRun(f"--since {since}: names score run {found}, {which}; {_SINCE_ACCEPTED}; {_runs_hint(conn)}")
     return found

@@ -66,8 +66,8 @@ def biggest_riser(conn: sqlite3.Connection, top: int = 100) -> str | None:
         """
         select c.full_name from scores c
         join scores p on p.repo_id = c.repo_id
-         and p.run_id = (select max(id) from runs where kind = 'score' and status = 'ok'
-                         and id < (select score_run_id from published where id = 1))
+         and p.run_id = (select previous_id from score_run_previous
+                         where run_id = (select score_run_id from published where id = 1))
         where c.run_id = (select score_run_id from published where id = 1) and c.rank <= ?
         order by p.rank - c.rank desc, c.rank limit 1
         """,

@@ -38,17 +38,17 @@ def published_run(conn: sqlite3.Connection) -> dict[str, Any] | None:
 
 
 def score_runs(conn: sqlite3.Connection, limit: int = 8) -> list[dict[str, Any]]:
-    """Successful score runs up to the published one, newest first, each with the run before it."""
+    """Successful score runs up to the published one, latest as-of first, each with the run before it
+    (by as-of: a what-if scored as of a later date is not "before" an ordinary run; view
+    ``score_run_previous``)."""
     return dicts(
         conn.execute(
             """
-            select r.id, r.as_of,
-                   (select max(p.id) from runs p where p.kind = 'score' and p.status = 'ok' and p.id < r.id)
-                     as previous_id
-            from runs r
-            where r.kind = 'score' and r.status = 'ok'
-              and r.id <= (select score_run_id from published where id = 1)
-            order by r.id desc
+            select r.run_id as id, r.as_of, r.previous_id
+            from score_run_previous r, score_run_previous published
+            where published.run_id = (select score_run_id from published where id = 1)
+              and (r.as_of < published.as_of or (r.as_of = published.as_of and r.run_id <= published.run_id))
+            order by r.as_of desc, r.run_id desc
             limit ?
             """,
             [limit],

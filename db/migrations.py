@@ -987,3 +987,24 @@ def m023_index_list_price_cost(db: sqlite_utils.Database) -> None:
     columns = {row[1] for row in db.execute("pragma table_info(benchmark_index_entries)").fetchall()}
     if is_table and "mean_list_cost_usd" not in columns:
         db.execute("alter table benchmark_index_entries add column mean_list_cost_usd float")
+
+
+@migrations()
+def m024_previous_score_run_by_as_of(db: sqlite_utils.Database) -> None:
+    # Self-contained SQL. "The previous run" meant the previous run id, so after a what-if scored as
+    # of a later date (score --as-of … --force), the next ordinary run was compared with a run as of
+    # a later instant than itself: history ran backwards. The order of score runs is their as-of
+    # (the run id breaks ties); one view says which run comes before each, and every reader uses it.
+    db.execute("drop view if exists score_run_previous")
+    db.execute(
+        """
+        create view score_run_previous as
+        select r.id as run_id, coalesce(r.as_of, r.started_at) as as_of,
+               (select p.id from runs p
+                 where p.kind = 'score' and p.status = 'ok'
+                   and (coalesce(p.as_of, p.started_at) < coalesce(r.as_of, r.started_at)
+                        or (coalesce(p.as_of, p.started_at) = coalesce(r.as_of, r.started_at) and p.id < r.id))
+                 order by coalesce(p.as_of, p.started_at) desc, p.id desc limit 1) as previous_id
+        from runs r where r.kind = 'score' and r.status = 'ok'
+        """
+    )

@@ -344,6 +344,15 @@ def published_score_run(db: sqlite_utils.Database) -> int | None:
     return row[0] if row else None
 
 
+def score_run_before(db: sqlite_utils.Database, as_of: str) -> int | None:
+    """The successful score run a new run as of ``as_of`` comes after: the latest as-of on or before
+    it (view ``score_run_previous``: a what-if scored as of a later date is not "previous")."""
+    row = db.execute(
+        "select run_id from score_run_previous where as_of <= ? order by as_of desc, run_id desc limit 1", [as_of]
+    ).fetchone()
+    return row[0] if row else None
+
+
 def top_of_run(conn: sqlite3.Connection, run_id: int) -> tuple[str, float] | None:
     """(full_name, score) ranked first in a score run."""
     row = conn.execute(

@@ -124,3 +124,35 @@ def test_numbers_read_as_people_write_them():
     now = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
     assert ago("2026-11-27T06:00:00Z", now) == "3 days ago" and ago("2026-11-29T20:00:00Z", now) == "today"
     assert ago("2026-11-02T06:00:00Z", now) == "4 weeks ago" and ago("2024-11-30T06:00:00Z", now) == "2 years ago"
+
+
+def test_since_the_date_of_the_run_explained_names_that_days_earlier_run(tmp_path, run_cli):
+    # Two runs on the 16th (06:00 and 18:00): "--since 2026-11-16" for the evening run is the
+    # morning's, not the run being explained (which was refused).
+    days = ("2026-11-09T06:00:00Z", "2026-11-16T06:00:00Z", "2026-11-16T18:00:00Z")
+    for n, at in enumerate(days, 1):
+        run_cli("import", "--observed-at", at, str(write_json(tmp_path / f"w{n}.json", _week(10 + n))))
+        run_cli("score")
+    change = json.loads(run_cli("explain", "m3/agent3", "--since", "2026-11-16", "--json").output)
+    assert (change["as_of_before"], change["as_of_after"]) == (days[1], days[2])
+
+
+def test_a_what_if_as_of_a_later_date_is_not_the_previous_run(tmp_path, run_cli, db_path):
+    # Week 1 scored; a what-if as of Dec 1 (forced); then the saves of Nov 20 are imported and scored.
+    # The Nov 20 run comes after week 1, not after the what-if: history does not run backwards.
+    run_cli("import", "--observed-at", "2026-11-13T06:00:00Z", str(write_json(tmp_path / "w1.json", _week(12))))
+    run_cli("score")
+    run_cli("score", "--as-of", "2026-12-01T00:00:00Z", "--force")
+    run_cli("import", "--observed-at", "2026-11-20T06:00:00Z", str(write_json(tmp_path / "w2.json", _week(14))))
+    run_cli("score")
+    change = json.loads(run_cli("explain", "m3/agent3", "--since", "previous", "--json").output)
+    assert (change["as_of_before"], change["as_of_after"]) == ("2026-11-13T06:00:00Z", "2026-11-20T06:00:00Z")
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    as_of = dict(conn.execute("select id, as_of from runs where kind = 'score'").fetchall())
+    (previous,) = conn.execute(
+        "select previous_run from validation where run_id = (select score_run_id from published)"
+    ).fetchone()
+    assert as_of[previous] == "2026-11-13T06:00:00Z"
+    conn.close()
