@@ -182,10 +182,23 @@ def uvicorn_config(app: Any, settings: ServeConfig) -> Any:
     )
 
 
+def _stop_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
 def serve(db_path: str | Path, settings: ServeConfig) -> None:
-    """Run Datasette in this process until interrupted."""
+    """Run Datasette in this process until interrupted (Ctrl-C, or SIGTERM from a service manager)."""
+    import signal
+
     import uvicorn
 
     limit_malloc_arenas()
     datasette = build_datasette(db_path, settings)
-    uvicorn.Server(uvicorn_config(datasette.app(), settings)).run()
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again for the handler it found:
+    # Python's default would end the process there, skipping the clean-up after serving (the
+    # FILE.serving line). This handler turns it into an ordinary exit, status 0, as a requested stop.
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        uvicorn.Server(uvicorn_config(datasette.app(), settings)).run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)

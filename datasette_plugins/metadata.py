@@ -385,7 +385,9 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
     "runs": {"sort_desc": "id", "label_column": "started_at"},  # a run_id shows when the run started
     "_sqlite_migrations": {"hidden": True},
     "published_ranking": {"hidden": True},
-    "score_run_previous": {"hidden": True},  # plumbing for the movers, rank changes and validation  # what publish() copies into the agents table (db/agents.py)
+    "score_run_previous": {
+        "hidden": True
+    },  # plumbing for the movers, rank changes and validation  # what publish() copies into the agents table (db/agents.py)
 }
 
 REWEIGHT_SQL = _reweight_sql()

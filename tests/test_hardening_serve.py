@@ -263,3 +263,27 @@ def test_the_read_only_site_answers_405_to_a_post(working_db):
         assert response.headers["allow"] == "GET, HEAD, OPTIONS"
     assert asyncio.run(post("/DB/agents.json")).json()["status"] == 405
     assert _get(working_db, "/DB/agents.json").status_code == 200
+
+
+def test_a_server_stopped_by_sigterm_exits_cleanly_and_takes_its_serving_line_away(working_db, tmp_path):
+    # A service manager stops the server with SIGTERM: it shut down, then died of the signal again,
+    # leaving FILE.serving behind (the demo then warned about a server that was gone).
+    import signal
+    import subprocess
+
+    from agentrank.serving import marker_path
+    from tests.publish_helpers import agentrank_serve, free_port, wait_until_up
+
+    port = free_port()
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(agentrank_serve(working_db, port), stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
+        assert marker_path(working_db).exists()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0, log_path.read_text()
+    finally:
+        process.kill()
+        process.wait()
+    assert not marker_path(working_db).exists()
