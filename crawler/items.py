@@ -175,6 +175,13 @@ class License(_Model):
     name: StrictStr | None = None
     spdx_id: StrictStr | None = None
 
+    @field_validator("spdx_id")
+    @classmethod
+    def _spdx_id(cls, value: str | None) -> str | None:
+        # An SPDX id never holds a space: " MIT " in a saved file is MIT, and "" is no licence (null
+        # in the export, as GitHub sends it), not an id nobody can look up.
+        return (value.strip() or None) if value is not None else None
+
 
 class SearchItem(_Model):
     id: StrictInt = Field(gt=0, le=MAX_INT)

@@ -87,6 +87,13 @@ def test_licences_and_missing_fields():
     assert record["license_spdx"] is None and record["topics"] == "[]" and record["description"] is None
 
 
+def test_a_padded_or_empty_spdx_id_is_the_licence_or_none():
+    padded = {"key": "mit", "name": "MIT License", "spdx_id": " MIT "}
+    assert parse_item(make_item(license=padded))["license_spdx"] == "MIT"
+    empty = {"key": None, "name": None, "spdx_id": ""}
+    assert parse_item(make_item(license=empty))["license_spdx"] is None
+
+
 def test_timestamps_are_normalised_to_utc():
     record = parse_item(make_item(created_at="2024-05-01T12:00:00", pushed_at="2024-05-02T14:00:00+02:00"))
     assert record["created_at"] == "2024-05-01T12:00:00Z"
