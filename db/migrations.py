@@ -995,16 +995,23 @@ def m024_previous_score_run_by_as_of(db: sqlite_utils.Database) -> None:
     # of a later date (score --as-of … --force), the next ordinary run was compared with a run as of
     # a later instant than itself: history ran backwards. The order of score runs is their as-of
     # (the run id breaks ties); one view says which run comes before each, and every reader uses it.
+    # Only runs that were published count: a refresh that failed after its score stage published
+    # nothing, and nobody saw its ranking (a score run outside a refresh publishes at once).
     db.execute("drop view if exists score_run_previous")
     db.execute(
         """
         create view score_run_previous as
-        select r.id as run_id, coalesce(r.as_of, r.started_at) as as_of,
-               (select p.id from runs p
-                 where p.kind = 'score' and p.status = 'ok'
-                   and (coalesce(p.as_of, p.started_at) < coalesce(r.as_of, r.started_at)
-                        or (coalesce(p.as_of, p.started_at) = coalesce(r.as_of, r.started_at) and p.id < r.id))
-                 order by coalesce(p.as_of, p.started_at) desc, p.id desc limit 1) as previous_id
-        from runs r where r.kind = 'score' and r.status = 'ok'
+        with published_runs as (
+          select s.id, coalesce(s.as_of, s.started_at) as as_of from runs s
+          where s.kind = 'score' and s.status = 'ok'
+            and (s.parent_id is null
+                 or exists (select 1 from runs f where f.id = s.parent_id and f.status = 'ok')
+                 or s.id = (select score_run_id from published where id = 1))
+        )
+        select r.id as run_id, r.as_of,
+               (select p.id from published_runs p
+                 where p.as_of < r.as_of or (p.as_of = r.as_of and p.id < r.id)
+                 order by p.as_of desc, p.id desc limit 1) as previous_id
+        from published_runs r
         """
     )

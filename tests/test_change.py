@@ -156,3 +156,34 @@ def test_a_what_if_as_of_a_later_date_is_not_the_previous_run(tmp_path, run_cli,
     ).fetchone()
     assert as_of[previous] == "2026-11-13T06:00:00Z"
     conn.close()
+
+
+def test_a_score_run_whose_refresh_failed_was_never_published_and_is_nobodys_previous(tmp_path, run_cli, db_path):
+    import sqlite3
+
+    run_cli("import", "--observed-at", "2026-11-09T06:00:00Z", str(write_json(tmp_path / "w1.json", _week(12))))
+    run_cli("score")
+    run_cli("import", "--observed-at", "2026-11-16T06:00:00Z", str(write_json(tmp_path / "w2.json", _week(13))))
+    run_cli("score")
+    conn = sqlite3.connect(db_path)
+    first, second = (r[0] for r in conn.execute("select id from runs where kind = 'score' order by id"))
+    # What a refresh that failed after its score stage leaves: its score run ok, the ranking not moved.
+    with conn:
+        conn.execute(
+            "insert into runs (kind, status, started_at, finished_at) values "
+            "('refresh', 'failed', '2026-11-16T06:00:00Z', '2026-11-16T06:05:00Z')"
+        )
+        refresh = conn.execute("select max(id) from runs").fetchone()[0]
+        conn.execute("update runs set parent_id = ? where id = ?", [refresh, second])
+        conn.execute("update published set score_run_id = ? where id = 1", [first])
+    conn.close()
+    run_cli("import", "--observed-at", "2026-11-23T06:00:00Z", str(write_json(tmp_path / "w3.json", _week(14))))
+    run_cli("score", "--force")  # past the unfinished-refresh guard, as its message says
+    conn = sqlite3.connect(db_path)
+    (previous,) = conn.execute(
+        "select previous_run from validation where run_id = (select score_run_id from published)"
+    ).fetchone()
+    conn.close()
+    assert previous == first
+    change = json.loads(run_cli("explain", "m3/agent3", "--since", "previous", "--json").output)
+    assert change["as_of_before"] == "2026-11-09T06:00:00Z"
