@@ -38,9 +38,9 @@ class ImportResult:
 
 def read_tasks(path: str | Path) -> list[TaskRecord]:
     try:
-        records = read_records(path)
+        records = read_records(path, what="task")
     except AttemptFileError as e:
-        raise LedgerFileError(str(e).replace("an attempt object", "a task object")) from None
+        raise LedgerFileError(str(e)) from None
     tasks: dict[tuple[str, str], TaskRecord] = {}
     for record in records:
         if record.error or not isinstance(record.raw, dict):

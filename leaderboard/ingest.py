@@ -64,8 +64,8 @@ MAX_ATTEMPTS_FILE_BYTES = 64 * 2**20
 MAX_ATTEMPT_RECORDS = 50_000
 
 
-def read_records(path: str | Path) -> list[Record]:
-    """Every record of an attempts file, in order."""
+def read_records(path: str | Path, what: str = "attempt") -> list[Record]:
+    """Every record of an attempts file (or of ``what`` records: a tasks file), in order."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -76,7 +76,7 @@ def read_records(path: str | Path) -> list[Record]:
             f"{path}: {size / 2**20:.0f} MB is more than one file may hold ({MAX_ATTEMPTS_FILE_BYTES // 2**20} MB): "
             "split it and import the parts one after another"
         )
-    records = _records(path)
+    records = _records(path, what)
     if len(records) > MAX_ATTEMPT_RECORDS:
         raise AttemptFileError(
             f"{path}: {len(records):,} records is more than one file may hold ({MAX_ATTEMPT_RECORDS:,}): "
@@ -85,7 +85,7 @@ def read_records(path: str | Path) -> list[Record]:
     return records
 
 
-def _records(path: Path) -> list[Record]:
+def _records(path: Path, what: str) -> list[Record]:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as e:
@@ -97,23 +97,24 @@ def _records(path: Path) -> list[Record]:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as whole:
-        return _json_lines(path, text, whole)
+        return _json_lines(path, text, whole, what)
     except RecursionError:
-        raise AttemptFileError(f"{path}: JSON nested too deeply to be attempts") from None
+        raise AttemptFileError(f"{path}: JSON nested too deeply to be {what}s") from None
     except ValueError:  # an integer past Python's limit of 4,300 digits
         raise AttemptFileError(f"{path}: {TOO_LONG_NUMBER}") from None
     if isinstance(document, list):
         if not document:
-            raise AttemptFileError(f"{path}: the file holds no attempts (an empty list)")
+            raise AttemptFileError(f"{path}: the file holds no {what}s (an empty list)")
         return [Record(f"record {i}", raw) for i, raw in enumerate(document, 1)]
     if isinstance(document, dict):
         return [Record("record 1", document)]
     raise AttemptFileError(
-        f"{path}: expected an attempt object, a JSON list of attempts or JSON Lines, got {type(document).__name__}"
+        f"{path}: expected {'an' if what[0] in 'aeiou' else 'a'} {what} object, a JSON list of {what}s or JSON Lines, "
+        f"got {type(document).__name__}"
     )
 
 
-def _json_lines(path: Path, text: str, whole: json.JSONDecodeError) -> list[Record]:
+def _json_lines(path: Path, text: str, whole: json.JSONDecodeError, what: str) -> list[Record]:
     """JSON Lines; a line that is not JSON is a bad record, unless the very first one is not."""
     records = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -122,7 +123,11 @@ def _json_lines(path: Path, text: str, whole: json.JSONDecodeError) -> list[Reco
         try:
             records.append(Record(f"line {number}", json.loads(line)))
         except RecursionError:
-            records.append(Record(f"line {number}", None, "JSON nested too deeply to be an attempt"))
+            records.append(
+                Record(
+                    f"line {number}", None, f"JSON nested too deeply to be {'an' if what[0] in 'aeiou' else 'a'} {what}"
+                )
+            )
         except json.JSONDecodeError as e:
             if not records:
                 raise AttemptFileError(

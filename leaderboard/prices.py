@@ -16,6 +16,7 @@ unknown"), never 0.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,17 @@ class Price(BaseModel):
     cached_input: float | None = Field(None, ge=0, le=MAX_RATE, allow_inf_nan=False)
     cache_write: float | None = Field(None, ge=0, le=MAX_RATE, allow_inf_nan=False)
     output: float = Field(ge=0, le=MAX_RATE, allow_inf_nan=False)
+
+    @field_validator("from_date", mode="before")
+    @classmethod
+    def _a_date(cls, value: Any) -> Any:
+        # A TOML date (from = 2026-10-01) or its text; a number is not read as a Unix time, and a
+        # date-time is not cut to its day.
+        written = isinstance(value, dt.date | str) and not isinstance(value, dt.datetime)
+        if not written or (isinstance(value, str) and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)):
+            shown = value.isoformat() if isinstance(value, dt.date) else repr(value)
+            raise ValueError(f"a date is written 2026-10-01 (got {shown})")
+        return value
 
     @field_validator("from_date")
     @classmethod

@@ -59,3 +59,34 @@ def test_deeply_nested_attempts_are_one_line(db, run_cli, tmp_path):
     path.write_text(json.dumps([good(), record]))
     result = run_cli("import-attempts", "--verified", str(path), expect=3)
     assert "nested deeper than" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ([], "holds no tasks (an empty list)"),
+        ("a task", "expected a task object, a JSON list of tasks or JSON Lines, got str"),
+    ],
+)
+def test_a_tasks_file_is_told_about_tasks_not_attempts(db, run_cli, tmp_path, content, said):
+    result = run_cli("import-tasks", str(write_json(tmp_path / "t.json", content)), expect=1)
+    assert said in result.stderr and "attempt" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and db["runs"].count == 0
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("1790812800", "got 1790812800"),  # was stored as a Unix time: 2026-10-01
+        ("20261001", "got 20261001"),
+        ("2026-10-01T10:00:00Z", "got 2026-10-01T10:00:00+00:00"),  # a date-time is not cut to its day
+        ('"2026-10-01T00:00:00Z"', "got '2026-10-01T00:00:00Z'"),
+    ],
+)
+def test_a_price_date_is_a_date_as_written(db, run_cli, tmp_path, written, shown):
+    path = tmp_path / "p.toml"
+    path.write_text(f'[[price]]\nmodel = "m"\nfrom = {written}\ninput = 1.0\noutput = 2.0\n')
+    result = run_cli("import-prices", str(path), expect=1)
+    assert "price.0.from: a date is written 2026-10-01" in result.stderr and shown in result.stderr
+    assert db["runs"].count == 0
+    assert "benchmark_prices" not in db.table_names() or db["benchmark_prices"].count == 0
