@@ -1015,3 +1015,16 @@ def m024_previous_score_run_by_as_of(db: sqlite_utils.Database) -> None:
         from published_runs r
         """
     )
+
+
+@migrations()
+def m025_index_cost_lower_bound(db: sqlite_utils.Database) -> None:
+    # Self-contained SQL. A cost that is a lower bound (an attempt stopped at its time limit before
+    # reporting its final usage, seed 001) is marked wherever it shows: the index's mean cost too.
+    # Rows stored before stay null until the next ledger command recomputes every figure.
+    is_table = db.execute(
+        "select 1 from sqlite_master where type = 'table' and name = 'benchmark_index_entries'"
+    ).fetchone()
+    columns = {row[1] for row in db.execute("pragma table_info(benchmark_index_entries)").fetchall()}
+    if is_table and "cost_lower_bound" not in columns:
+        db.execute("alter table benchmark_index_entries add column cost_lower_bound integer")

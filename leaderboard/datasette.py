@@ -337,6 +337,8 @@ _METHOD_TABLES: dict[str, Any] = {
             "per_suite": "each suite's mean score (JSON)",
             "mean_cost_usd": "mean cost per attempt across the suites, as the attempts gave it (cost_source), "
             "unknowns left out",
+            "cost_lower_bound": "1 when an attempt stopped before reporting its final usage: the mean cost is a "
+            "lower bound",
             "mean_list_cost_usd": "mean cost per attempt at the provider's list price of its tokens (seed 003), "
             "unknowns left out",
             "mean_tokens": "mean input + output tokens per attempt, unknowns left out",

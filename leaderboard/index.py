@@ -94,6 +94,8 @@ def index_entries(
             "attempts": len(counted),
             "infra_errors": len(attempts) - len(counted),
             "mean_cost_usd": mean(r.get("cost_usd") for r in counted),
+            # seed 001: an attempt stopped at its time limit may not have reported its final usage
+            "cost_lower_bound": any(r.get("cost_lower_bound") for r in counted),
             "cost_source": cost_source(a for a in attempts if a.result.counted),
             # seed 003's cost: the tokens at the provider's list price, not what a plan or a bill
             # said (attempts without token counts or a price are left out)

@@ -73,6 +73,7 @@ INDEX_FIELDS = (
     "infra_errors",
     "mean_cost_usd",
     "cost_source",
+    "cost_lower_bound",
     "mean_list_cost_usd",
     "mean_tokens",
     "mean_tokens_input",

@@ -120,3 +120,31 @@ async def test_a_right_to_left_agent_name_cannot_reverse_the_benchmark_text_afte
         page = (await datasette.client.get(path)).text
         assert html.escape(agent, quote=False) in page, path
         assert _isolated_everywhere(page, agent) == [], path
+
+
+@pytest.mark.asyncio
+async def test_the_index_marks_a_mean_cost_that_is_a_lower_bound(tmp_path):
+    # t1's attempt hit its time limit before reporting its final usage: its cost, and every mean
+    # that includes it, is a lower bound (seed 001); the RS9 run said so, the index did not.
+    records = [
+        attempt("acme/coder", "1", "t1", 1, D1, V, 8, 8, 10, 4.0, suite="lb", cost_lower_bound=True),
+        attempt("acme/coder", "1", "t2", 1, D1, V, 8, 8, 10, 5.0, suite="lb"),
+    ]
+    (tmp_path / "a.json").write_text(json.dumps(records))
+    config = tmp_path / "agentrank.toml"
+    config.write_text('[[benchmark.index]]\nname = "LB"\nversion = "1"\nsuites = ["lb"]\n')
+    db = tmp_path / "b.db"
+    result = CliRunner().invoke(
+        cli, ["--db", str(db), "--config", str(config), "import-attempts", "--verified", str(tmp_path / "a.json")]
+    )
+    assert result.exit_code == 0, result.output
+    (entry,) = compute_methods(
+        rows_of(records), indexes=[{"name": "LB", "version": "1", "suites": '["lb"]'}]
+    ).index_entries
+    assert (entry["mean_cost_usd"], entry["cost_lower_bound"]) == (4.5, True)
+    datasette = build_datasette(db, ServeConfig(heap_limit_mb=0))
+    page = (await datasette.client.get("/-/benchmark/index")).text
+    cell = re.search(r'data-label="mean cost per attempt">(.*?)</td>', page, re.S)
+    assert cell and "$4.50" in cell.group(1) and "(lower bound)" in cell.group(1)
+    twin = (await datasette.client.get("/-/benchmark/index.json")).json()
+    assert [e["cost_lower_bound"] for i in twin for e in i["entries"]] == [True]
