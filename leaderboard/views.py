@@ -210,6 +210,8 @@ def methods_document(conn: sqlite3.Connection) -> dict[str, Any]:
     for spec in METHODS.values():
         reader = READERS.get(spec.key)
         document[spec.export_name] = reader(conn) if reader is not None else method_items(conn, spec.key)
+    # Each item carries its inputs next to its figures (design.md): an RS9 entry its per-task results.
+    document["rs9_runs"] = rs9_runs(conn, results=True)
     document["scorecards"] = scorecards(conn)
     return document
 

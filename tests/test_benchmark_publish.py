@@ -36,6 +36,10 @@ def test_the_export_carries_every_method_with_the_fixed_names(methods_db, tmp_pa
              "partial_credit", "total_cost_usd", "cost_lower_bound", "cost_per_pass", "version_changed"]  # fmt: skip
     assert set(fixed) <= set(run)
     assert (run["version_changed"], run["passed"], run["headline"], run["settings"]) == (True, 3, 100.0, {})
+    # Its inputs next to its figures: the per-task results the headline and partial credit come from.
+    results = run["results"]
+    assert len(results) == run["tasks"] and sum(t["passed"] for t in results) == run["passed"]
+    assert sum(t["partial_credit"] for t in results) / len(results) == pytest.approx(run["partial_credit"])
     (index,) = methods["indexes"]
     assert (index["name"], index["version"], index["suites"]) == ("Coding Agent Index", "1.5", ["deep", "term", "qna"])
     values = {e["settings"]["reasoning"]: (e["value"], e["null_reason"]) for e in index["entries"]}
