@@ -504,8 +504,8 @@ def import_tasks(state: State, file: str, leave_uncounted: bool) -> None:
 
     A task counts once its untouched code fails the hidden tests and its reference fix passes
     them all; attempts at other tasks of the suite are kept and shown apart with the reason.
-    A file that would leave attempted tasks of a suite without a record is refused unless
-    --leave-uncounted is given. A bad file changes nothing (one line on stderr, exit 1).
+    A file giving a suite its first records that would leave attempted tasks of the suite without
+    one is refused unless --leave-uncounted is given. A bad file changes nothing (one line on stderr, exit 1).
     """
     _ledger_import(state, "import-tasks", file, leave_uncounted=leave_uncounted)
 

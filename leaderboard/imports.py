@@ -71,11 +71,16 @@ def import_tasks(db: sqlite_utils.Database, path: str | Path, *, leave_uncounted
 
 
 def uncounted_by(db: sqlite_utils.Database, tasks: list[TaskRecord]) -> list[str]:
-    """Per suite the file gives records for: the attempted tasks that would be left without a record."""
+    """Per suite the file gives its first records for: the attempted tasks that would stop counting.
+
+    A suite that already has records already leaves its attempted tasks without one uncounted: a
+    later file that corrects one record stops nothing from counting."""
     out = []
     for suite in sorted({t.suite for t in tasks}):
+        stored = {r["task_id"] for r in db.query("select task_id from benchmark_task_records where suite = ?", [suite])}
+        if stored:
+            continue
         known = {t.task_id for t in tasks if t.suite == suite}
-        known |= {r["task_id"] for r in db.query("select task_id from benchmark_task_records where suite = ?", [suite])}
         attempted = [
             r["task_id"]
             for r in db.query(

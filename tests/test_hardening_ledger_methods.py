@@ -146,6 +146,9 @@ def test_one_stray_task_record_cannot_unrank_a_suite(db_path, db, run_cli, tmp_p
     assert dump(db_path) == before
     run_cli("import-tasks", "--leave-uncounted", stray)  # the operator means it
     assert {r["task_status"] for r in db["benchmark_attempts"].rows} == {"no task record: t1 is not among suite s's tasks", "no task record: t2 is not among suite s's tasks"}  # fmt: skip
+    # A later file correcting the suite's one record stops nothing more from counting: no guard.
+    run_cli("import-tasks", str(write_json(tmp_path / "fix.json", [task("t9", 1, 5, suite="s")])))
+    assert db["benchmark_task_records"].count == 1
 
 
 @pytest.mark.parametrize(
