@@ -201,7 +201,17 @@ class Attempt(BaseModel):
         None, max_length=2000, pattern=_URL, description="the attempt's log (required for verified)"
     )
     diff_url: str | None = Field(None, max_length=2000, pattern=_URL, description="the agent's diff")
-    suite: str = Field(DEFAULT_SUITE, min_length=1, max_length=200, description="the benchmark the task belongs to")
+    suite: Annotated[
+        str,
+        WithJsonSchema(
+            {
+                "anyOf": [{"type": "string", "minLength": 1, "maxLength": 200}, {"type": "null"}],
+                "default": DEFAULT_SUITE,
+                "description": f"the benchmark the task belongs to (null or absent: {DEFAULT_SUITE!r})",
+                "title": "Suite",
+            }
+        ),
+    ] = Field(DEFAULT_SUITE, min_length=1, max_length=200)
     run: str | None = Field(
         None,
         min_length=1,
@@ -235,6 +245,12 @@ class Attempt(BaseModel):
         max_length=500,
         description="what went wrong, for an attempt flagged infra-error or agent-error (shown with the count)",
     )
+
+    @field_validator("suite", mode="before")
+    @classmethod
+    def _default_suite(cls, value: Any) -> Any:
+        # Every added field is optional with null for "not given" (design.md); a suite not given is the default one.
+        return DEFAULT_SUITE if value is None else value
 
     @field_validator("agent")
     @classmethod

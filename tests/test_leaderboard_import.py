@@ -71,6 +71,22 @@ def test_a_repo_name_differing_in_case_is_the_same_attempt(db, run_cli, tmp_path
     assert [r["agent"] for r in db["benchmark_attempts"].rows] == ["Acme/Coder"]
 
 
+def test_every_added_field_may_be_null_and_a_null_suite_is_the_default_one(db, run_cli, tmp_path):
+    # design.md: the fields added to the attempt record are all optional, null meaning "not given".
+    import jsonschema
+
+    from leaderboard.attempt import shipped_schema
+
+    added = ("suite", "run", "quality", "unrelated_changes", "regression_passed", "regression_total", "repo_commit",
+             "limit_seconds", "cost_lower_bound")  # fmt: skip
+    record = good(**dict.fromkeys(added))
+    jsonschema.validate(record, shipped_schema())
+    run_cli("import-attempts", "--verified", str(write_json(tmp_path / "a.json", [record])))
+    again = run_cli("import-attempts", "--verified", str(write_json(tmp_path / "b.json", [good()])))
+    assert "(0 new, 0 updated, 1 unchanged)" in again.stdout  # the same attempt: suite "agentrank"
+    assert [r["suite"] for r in db["benchmark_attempts"].rows] == ["agentrank"]
+
+
 BAD = [
     (
         good(tests_passed="3"),
