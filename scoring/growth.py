@@ -49,7 +49,7 @@ OWN_FLOOR_SHARE = 0.02  # a quiet history still allows 2 % of the stars a week b
 PEER_SIGMAS = 3.0
 PEER_FACTOR = 3.0
 MIN_GROUP = 5  # judged repos needed on each side of the pushed-last-week indicator to use it
-MAX_LEVERAGE = 0.9  # a repo the peers can hardly predict keeps a tenth of its own pull on the fit
+MAX_LEVERAGE = 0.9  # caps the leave-one-out correction (the residual scaled at most tenfold) for a repo the peers can hardly predict
 _MAD_TO_SD = 1.4826
 
 
