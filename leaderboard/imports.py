@@ -77,8 +77,7 @@ def uncounted_by(db: sqlite_utils.Database, tasks: list[TaskRecord]) -> list[str
     later file that corrects one record stops nothing from counting."""
     out = []
     for suite in sorted({t.suite for t in tasks}):
-        stored = {r["task_id"] for r in db.query("select task_id from benchmark_task_records where suite = ?", [suite])}
-        if stored:
+        if db.execute("select 1 from benchmark_task_records where suite = ? limit 1", [suite]).fetchone():
             continue
         known = {t.task_id for t in tasks if t.suite == suite}
         attempted = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from functools import partial
 from typing import Any
 
 from leaderboard.fairness import run_order
@@ -198,7 +199,9 @@ def method_items(conn: sqlite3.Connection, key: str) -> list[dict[str, Any]]:
 
 
 # How the export reads each registered method that has a table of its own (others: method_items).
-READERS: dict[str, Any] = {"rs9": rs9_runs, "index": indexes, "fitscore": fitscores}
+# Each method's items as the export carries them: inputs next to figures (design.md), so an RS9
+# entry comes with its per-task results.
+EXPORT_READERS: dict[str, Any] = {"rs9": partial(rs9_runs, results=True), "index": indexes, "fitscore": fitscores}
 
 
 def methods_document(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -208,10 +211,8 @@ def methods_document(conn: sqlite3.Connection) -> dict[str, Any]:
 
     document: dict[str, Any] = {}
     for spec in METHODS.values():
-        reader = READERS.get(spec.key)
+        reader = EXPORT_READERS.get(spec.key)
         document[spec.export_name] = reader(conn) if reader is not None else method_items(conn, spec.key)
-    # Each item carries its inputs next to its figures (design.md): an RS9 entry its per-task results.
-    document["rs9_runs"] = rs9_runs(conn, results=True)
     document["scorecards"] = scorecards(conn)
     return document
 
