@@ -350,7 +350,12 @@ class GitHubClient:
                 self._redact(f"GitHub refused {where} (403 {message}); check the token's permissions"), status
             )
         if status >= 500:
-            raise _Transient(f"{status} {message}", self._retry_after(r.headers))
+            retry_after = self._retry_after(r.headers)
+            if retry_after is not None and retry_after > self.config.max_wait_s:
+                # A maintenance page or proxy saying "come back in an hour" is a wait like a rate
+                # limit's: past max_wait_s the run stops, resumable, instead of sleeping silently.
+                self._pause(retry_after, f"{status} {message}, retry-after {retry_after:g} s", self.clock.now())
+            raise _Transient(f"{status} {message}", retry_after)
         if status == 401:
             raise GitHubError(self._redact(f"GitHub refused the credentials (401 {message}): check GITHUB_TOKEN"), 401)
         raise GitHubError(self._redact(f"GitHub answered {status} to {where}: {message}"), status)
@@ -536,6 +541,13 @@ class GitHubClient:
                 self._redact(str(error)),
                 state.attempt_number + 1,
                 self.config.max_retries + 1,
+            )
+        elif isinstance(error, _Transient) and error.retry_after is not None and error.retry_after >= LONG_WAIT_S:
+            log.warning(
+                "GitHub answered %s; waiting %d s as its Retry-After asks, attempt %d",
+                self._redact(str(error)),
+                math.ceil(max(error.retry_after, 0)),
+                state.attempt_number + 1,
             )
         elif isinstance(error, _Transient):
             log.info(

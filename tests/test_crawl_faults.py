@@ -409,3 +409,17 @@ def test_crawl_parts_record_what_github_said(db, repos):
     assert root["total_count"] > 0 and root["pages"] == 1 and root["items"] == 100
     assert all(r["pages"] >= 1 and r["items"] >= 0 and r["total_count"] is not None for r in rows)
     assert json.loads(root["flags"]) == []
+
+
+def test_a_5xx_retry_after_within_max_wait_is_waited_and_said(db, repos, caplog):
+    clock = FakeClock()
+    config = one_topic()
+    with emulated(repos, clock=clock) as emulator:
+        emulator.inject(faults.error_status(503, page=2, headers={"Retry-After": "30"}))
+        with caplog.at_level("WARNING"):
+            run_crawl(db, emulator, config)
+        log = emulator.search_requests()
+    [i] = faulted(log, "status")
+    assert log[i + 1].t - log[i].t >= 30 and log[i + 1].params == log[i].params
+    assert any("waiting 30 s as its Retry-After asks" in r.getMessage() for r in caplog.records)
+    assert_complete(db, repos, config)

@@ -176,3 +176,23 @@ def test_unreachable_api_is_one_clear_line(tmp_path, run_cli):
     result = run_cli("--config", str(config), "refresh", "--api-url", "ftp://user:pw@example.invalid", expect=1)
     assert result.stderr.strip() == "Error: API URL must be an http(s) URL, got 'ftp://example.invalid'"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["agentrank.toml"]
+
+
+@pytest.mark.parametrize("retry_after", ["3600", "99999999999"])
+def test_a_5xx_asking_to_come_back_in_an_hour_stops_cleanly_and_resumes(tmp_path, repos, run_cli, retry_after):
+    # A maintenance page: 503 with Retry-After. It was slept in full, silently (an hour), or, past
+    # what a timestamp holds, ended in a traceback; a wait past max_wait_s stops the run, resumable.
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0)
+    with emulated(repos) as emulator:
+        q = "topic:ai-agents stars:>=200 archived:false"
+        emulator.inject(faults.error_status(503, page=2, q=q, headers={"Retry-After": retry_after}))
+        stopped = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, expect=1)
+        assert stopped.stderr.startswith("Error: rate-limited until ") and stopped.stderr.strip().endswith(
+            "UTC; resume later"
+        )
+        assert len(stopped.stderr.strip().splitlines()) == 1
+        db = open_store(tmp_path / "agentrank.db")
+        assert db["runs"].get(1)["status"] == "interrupted"
+        assert next(db.query("select next_page from crawl_parts where q = ?", [q])) == {"next_page": 2}
+        resumed = run_cli("--config", str(config), "crawl", "--api-url", emulator.url)
+        assert "(complete, resumed)" in resumed.stdout
