@@ -290,7 +290,13 @@ class _Crawl:
                 return
 
     def _verify(self, part: dict[str, Any]) -> None:
-        """Fetch the first page again; a part that now holds repos it never gave us is swept again."""
+        """Fetch the first page again, and the last one of a part of several pages; a part that now
+        holds repos it never gave us is swept again.
+
+        Results come by stars, descending, so a repo joining the part as it pages (one crossing
+        ``min_stars``) lands on its last page while one leaving it (rising into the next part) leaves
+        its first: the count alone stays the same, the two ends show the change.
+        """
         page = fetch_search_page(self.client, part["q"], 1)
         self.progress.page(part, page, verifying=True)
         if page.total_count > CAP:
@@ -300,7 +306,17 @@ class _Crawl:
                     part, page, {"state": "split", "verified": 1, "total_count": page.total_count}, children, "verify"
                 )
                 return
-        distinct = crawl_state.distinct_in_part(self.db.conn, self.run_id, part["id"], _item_ids(page.items))
+        ends = [page]
+        last_page = pages_for(page.total_count)
+        if last_page > 1 and page.next_page is not None:
+            last = fetch_search_page(self.client, part["q"], last_page)
+            self.progress.page(part, last, verifying=True)
+            ends.append(last)
+        shown = [i for end in ends for i in _item_ids(end.items)]
+        sighted = crawl_state.distinct_in_part(self.db.conn, self.run_id, part["id"])
+        distinct = crawl_state.distinct_in_part(self.db.conn, self.run_id, part["id"], shown)
+        if len(ends) > 1 and distinct > sighted:
+            self.moved.add(part["id"])  # repos it never returned: its pages shifted under the crawl
         expected = min(page.total_count, CAP)
         values: dict[str, Any] = {"total_count": page.total_count}
         if part["total_count"] is not None and page.total_count != part["total_count"]:
@@ -318,6 +334,8 @@ class _Crawl:
             flags.append(f"{distinct} of {expected} results after {MAX_SWEEPS} sweeps")
             values.update(verified=1, incomplete=1, flags=flags)
         self._save(part, page, values)
+        for end in ends[1:]:  # after the part's new state: a resumed run sweeps or trusts it as decided
+            self._save(part, end, {})
 
     # -- saving -----------------------------------------------------------------------------------
     def _stats(self) -> dict[str, float]:

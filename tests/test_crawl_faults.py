@@ -172,7 +172,9 @@ def test_a_burst_of_5xx_is_retried_with_growing_jittered_backoff(db, repos):
     assert 2 <= waits[0] < 3 and 4 <= waits[1] < 5 and 8 <= waits[2] < 9  # 2, 4, 8 s plus up to 1 s jitter
     assert result.retries == 3
     part = next(db.query("select pages, items, total_count from crawl_parts"))
-    assert part["items"] == part["total_count"] + 100 * 1  # each page landed once (+ the verification page 1)
+    last_page = part["total_count"] - 100 * (math.ceil(part["total_count"] / 100) - 1)
+    # each page landed once, + the verification's first and last pages
+    assert part["items"] == part["total_count"] + 100 + last_page
     assert_complete(db, repos, config)
 
 
@@ -423,3 +425,25 @@ def test_a_5xx_retry_after_within_max_wait_is_waited_and_said(db, repos, caplog)
     assert log[i + 1].t - log[i].t >= 30 and log[i + 1].params == log[i].params
     assert any("waiting 30 s as its Retry-After asks" in r.getMessage() for r in caplog.records)
     assert_complete(db, repos, config)
+
+
+def test_a_repo_joining_at_the_bottom_while_one_leaves_the_top_is_found(db, repos):
+    """Once the part is paged, a repo crosses min_stars (joins at its last page) while one already
+    served leaves at the top: the total stays level and the first page shows nothing new, so a
+    count-only check trusted the part and missed the newcomer (a later complete crawl would have
+    delisted it had it been listed before). The verification also reads the last page, finds a
+    repo never returned there, and sweeps the part again (which also finds the repos that slid
+    up a page when the top one left)."""
+    config = one_topic()
+    with emulated(repos, clock=FakeClock()) as emulator:
+        before = emulator.expected(Q)
+        # once every page was served: the part looks finished, and changes before it is verified
+        last_page = math.ceil(len(before) / 100)
+        emulator.inject(faults.shift_pages(insert=0, promote=0, leave=1, enter=1, page=last_page, q=Q))
+        result = run_crawl(db, emulator, config)
+        after = emulator.expected(Q)
+    assert len(after) == len(before) and set(after) != set(before)  # the total stayed level
+    assert set(after) <= listed_ids(db)  # the newcomer at the bottom was found
+    part = next(db.query("select sweeps, verified, incomplete from crawl_parts"))
+    assert part == {"sweeps": 1, "verified": 1, "incomplete": 0}
+    assert result.complete

@@ -74,8 +74,8 @@ def test_sigkill_mid_crawl_then_restart_ends_with_the_data_of_an_uninterrupted_c
         full = emulator.search_requests()
         if when == "paging":
             middle = next(r for r in full[len(full) // 2 :] if r.page >= 2)
-        else:  # the verification pass: the last request fetches some part's first page again
-            middle = full[-1]
+        else:  # the verification pass: its last first page fetched again (then that part's last page)
+            middle = next(r for r in reversed(full) if r.page == 1)
         same = [r for r in full if r.params == middle.params]
         held = emulator.inject(faults.hold(q=middle.params["q"], page=middle.page, after=same.index(middle)))
 

@@ -85,6 +85,7 @@ class Fault:
     seconds: float = 0.0
     count: int = 0
     leave: int = 0
+    enter: int = 0
     location: str | None = None
     path: str = "/search/"
     q: str | None = None
@@ -156,12 +157,13 @@ def duplicate_item(**match: Any) -> Fault:
     return Fault("duplicate", **match)
 
 
-def shift_pages(*, insert: int = 3, promote: int = 1, leave: int = 0, **match: Any) -> Fault:
+def shift_pages(*, insert: int = 3, promote: int = 1, leave: int = 0, enter: int = 0, **match: Any) -> Fault:
     """After answering, the ranking moves as stars change mid-crawl: ``insert`` new repos land at the
     top of this query, ``promote`` repos from the next page jump into the middle of this one
-    (already served), pushing its last items down onto the next one, and ``leave`` repos at the
-    top (already served) are deleted: the total can stay level while a promoted repo is missed."""
-    return Fault("shift", count=insert, seconds=float(promote), leave=leave, **match)
+    (already served), pushing its last items down onto the next one, ``leave`` repos at the
+    top (already served) are deleted, and ``enter`` repos join at the bottom (as a repo crossing
+    ``min_stars`` does): the total can stay level while a promoted or entering repo is missed."""
+    return Fault("shift", count=insert, seconds=float(promote), leave=leave, enter=enter, **match)
 
 
 def lie_total(total: int = 50, **match: Any) -> Fault:
@@ -958,12 +960,14 @@ class GitHubEmulator:
         """Repos move while a crawler pages: new ones land on top, some from below jump up."""
         if not found:
             return
-        top = found[0]
-        for i in range(fault.count):
+        top, bottom = found[0], found[-1]
+        joining = [(top, top.stars + 10 + i) for i in range(fault.count)]
+        joining += [(bottom, bottom.stars) for _ in range(fault.enter)]
+        for like, stars in joining:
             self._extra_ids += 1
-            item = json.loads(top.json_bytes())
+            item = json.loads(like.json_bytes())
             new_id = self._extra_ids
-            full_name = f"{top.full_name.split('/')[0]}/newcomer-{new_id}"
+            full_name = f"{like.full_name.split('/')[0]}/newcomer-{new_id}"
             item.update(
                 id=new_id,
                 node_id=f"R_new{new_id}",
@@ -971,22 +975,21 @@ class GitHubEmulator:
                 name=full_name.split("/")[1],
                 html_url=f"https://github.com/{full_name}",
             )
-            stars = top.stars + 10 + i
             for key in ("stargazers_count", "watchers_count", "watchers"):
                 item[key] = stars
             entry = Entry(
                 new_id,
                 item,
                 stars=stars,
-                created=top.created,
-                pushed=top.pushed,
+                created=like.created,
+                pushed=like.pushed,
                 archived=False,
                 fork=False,
-                topics=top.topics,
+                topics=like.topics,
                 name=item["name"],
                 description=item.get("description"),
-                language=top.language,
-                forks=top.forks,
+                language=like.language,
+                forks=like.forks,
             )
             self.add_entry(entry)
         # Promoted repos land in the middle of the page just served, which the crawler will not ask for again.
