@@ -378,8 +378,11 @@ class GitHubClient:
         except httpx.ConnectError as e:
             # Nobody answers at that address (refused, no such host): waiting does not fix that.
             raise _Unreachable(f"connection failed: {type(e).__name__}") from None
-        except httpx.TimeoutException as e:
+        except httpx.ConnectTimeout as e:
             raise _Transient(self._timed_out(e, deadline), unreachable=True) from None
+        except httpx.TimeoutException as e:
+            # Connected, but the answer did not come in time: a slow server, not an unreachable one.
+            raise _Transient(self._timed_out(e, deadline)) from None
         except httpx.TransportError as e:
             raise _Transient(f"connection failed: {type(e).__name__}", unreachable=True) from None
         try:

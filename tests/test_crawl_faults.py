@@ -447,3 +447,13 @@ def test_a_repo_joining_at_the_bottom_while_one_leaves_the_top_is_found(db, repo
     part = next(db.query("select sweeps, verified, incomplete from crawl_parts"))
     assert part == {"sweeps": 1, "verified": 1, "incomplete": 0}
     assert result.complete
+
+
+def test_a_server_that_answers_too_slowly_is_not_called_unreachable(db, repos):
+    # It accepts the connection, then takes longer than timeout_s: the network, the proxy and the
+    # URL are fine, so the error does not send the user to check them.
+    with emulated(repos, clock=FakeClock()) as emulator:
+        emulator.inject(faults.slow(2.0, times=None))
+        with pytest.raises(GitHubUnavailable) as raised:
+            run_crawl(db, emulator, one_topic(timeout_s=0.5, max_retries=1))
+    assert "within timeout_s (0.5 s)" in str(raised.value) and "cannot reach" not in str(raised.value)
