@@ -61,6 +61,9 @@ from db.runs import finish_run, get_run, iso, latest_run, start_run, update_run
 RESUMABLE = ("running", "interrupted", "failed")  # not "refused": see DelistRefused
 RESUME_WITHIN_S = 3 * 24 * 3600  # an older unfinished crawl is stale: start afresh
 MAX_SWEEPS = 2
+# A configured query that held at least this many repos in the last crawl and now holds none is an
+# outage of GitHub's search, not a week's change: that crawl is incomplete and delists nothing.
+EMPTIED_FROM = 10
 # The delisting guard ignores a crawl that would delist this many repos or fewer, whatever the share.
 DELIST_GUARD_FLOOR = 10
 
@@ -319,6 +322,13 @@ class _Crawl:
             self.moved.add(part["id"])  # repos it never returned: its pages shifted under the crawl
         expected = min(page.total_count, CAP)
         values: dict[str, Any] = {"total_count": page.total_count}
+        emptied = self._emptied(part, page.total_count)
+        if emptied:
+            # Not believed: a whole configured query does not empty in a week; GitHub's search
+            # answering nothing for it (an outage, an index being rebuilt) must not delist its repos.
+            flags = [*crawl_state.part_flags(part), emptied]
+            self._save(part, page, {**values, "verified": 1, "incomplete": 1, "flags": flags})
+            return
         if part["total_count"] is not None and page.total_count != part["total_count"]:
             self.moved.add(part["id"])
         moved = part["id"] in self.moved and part["sweeps"] < MAX_SWEEPS
@@ -336,6 +346,15 @@ class _Crawl:
         self._save(part, page, values)
         for end in ends[1:]:  # after the part's new state: a resumed run sweeps or trusts it as decided
             self._save(part, end, {})
+
+    def _emptied(self, part: dict[str, Any], total: int) -> str | None:
+        """Why a configured query that now holds nothing is not believed, or None."""
+        if total or part["parent_id"] is not None:
+            return None
+        before = crawl_state.previous_query_total(self.db.conn, self.run_id, part["base"])
+        if before is None or before < EMPTIED_FROM:
+            return None
+        return f"GitHub returned no results where the last crawl found {before:,}: not trusted as complete"
 
     # -- saving -----------------------------------------------------------------------------------
     def _stats(self) -> dict[str, float]:

@@ -100,6 +100,17 @@ def parts_summary(conn: sqlite3.Connection, run_id: int) -> dict[str, int]:
     return {"parts": row[0] or 0, "split": row[1] or 0, "incomplete": row[2] or 0, "pages": row[3] or 0}
 
 
+def previous_query_total(conn: sqlite3.Connection, run_id: int, base: str) -> int | None:
+    """What the latest earlier finished crawl's GitHub said query ``base`` held (its root part's total)."""
+    row = conn.execute(
+        "select p.total_count from crawl_parts p join runs r on r.id = p.run_id "
+        "where p.base = ? and p.parent_id is null and p.run_id < ? and r.kind = 'crawl' and r.status = 'ok' "
+        "and p.total_count is not null order by p.run_id desc limit 1",
+        [base, run_id],
+    ).fetchone()
+    return row[0] if row else None
+
+
 def seen_in_run(conn: sqlite3.Connection, run_id: int, ids: list[int]) -> set[int]:
     found: set[int] = set()
     for chunk in _chunks(ids):

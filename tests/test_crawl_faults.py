@@ -457,3 +457,27 @@ def test_a_server_that_answers_too_slowly_is_not_called_unreachable(db, repos):
         with pytest.raises(GitHubUnavailable) as raised:
             run_crawl(db, emulator, one_topic(timeout_s=0.5, max_retries=1))
     assert "within timeout_s (0.5 s)" in str(raised.value) and "cannot reach" not in str(raised.value)
+
+
+def test_a_configured_query_that_suddenly_holds_nothing_is_not_trusted(db, repos):
+    """GitHub's search answers one configured query with nothing (an outage, an index rebuilt): the
+    repos only that query found would be delisted, too few for the 20 % guard to notice. A query
+    that held many repos last time and none now makes the crawl incomplete: nothing is delisted."""
+    config = crawl_config(topics=[TOPIC, "llm", "agents", "openai", "gpt"], keywords=[])
+    empty = json.dumps({"total_count": 0, "incomplete_results": False, "items": []})
+    with emulated(repos, clock=FakeClock()) as emulator:
+        first = run_crawl(db, emulator, config)
+        assert first.complete
+        listed = listed_ids(db)
+        emulator.inject(faults.raw_answer(empty, q=f"topic:{TOPIC}", times=None))
+        second = run_crawl(db, emulator, config)
+        assert second.missing > 0 and not second.complete and second.delisted == 0
+        assert listed_ids(db) == listed
+        (flags,) = [r["flags"] for r in db.query("select flags from crawl_parts where run_id = ? and incomplete = 1", [second.run_id])]  # fmt: skip
+        assert "GitHub returned no results where the last crawl found" in flags
+        # Still empty a week later: believed (the last crawl found none), the repos only it found go.
+        third = run_crawl(db, emulator, config)
+        assert third.complete and third.delisted == second.missing
+        emulator.faults.clear()
+        fourth = run_crawl(db, emulator, config)
+    assert fourth.complete and listed_ids(db) == listed

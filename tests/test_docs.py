@@ -103,3 +103,10 @@ def test_the_score_page_states_the_growth_rules_figures_as_the_code_has_them():
     assert f"{growth.OWN_FLOOR_SHARE:.0%}".replace("%", " %") + " of its stars" in text
     assert f"at least {growth.MIN_GROUP} judged repos are on each side" in text
     assert f"fewer than {growth.MIN_PEERS} judged repos" in text
+
+
+def test_the_crawling_page_states_when_an_emptied_query_is_not_believed():
+    from agentrank.crawl import EMPTIED_FROM
+
+    text = " ".join((ROOT / "docs" / "crawling.md").read_text().split())
+    assert f"held at least {EMPTIED_FROM} repos in the last crawl and holds none now" in text
