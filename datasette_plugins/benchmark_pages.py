@@ -21,6 +21,8 @@ from markupsafe import Markup
 from datasette_plugins.reading import ranking_database, read_page
 from db.repos import listed_names
 from leaderboard import page_views, views
+from leaderboard.attempt import agent_key
+from leaderboard.fairness import run_order
 
 PANEL_HEIGHT = 130
 # The runs spread between these shares of the chart's width (the axis labels sit left of them).
@@ -211,35 +213,37 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str], dates: dict[str
 
 
 def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One chart per suite, tier and agent variant (agent and settings) across the suite's runs.
+    """One chart per suite, tier and agent variant (agent and settings) across the tier's runs.
 
     ``entries`` come from ``views.rs9_runs``, runs in date order (the name breaking ties): the
-    charts keep that order (``run-9`` before ``run-10``), never the names' alphabetical one.
+    charts keep that order (``run-9`` before ``run-10``), never the names' alphabetical one. A run's
+    date is per tier, so each tier has its own run order. An agent is one series however its GitHub
+    name is cased from run to run (``agent_key``), named as in its latest run.
     """
     charts: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
-    runs: dict[str, list[str]] = {}
-    dates: dict[tuple[str, str], str] = {}
+    runs: dict[tuple[str, str], list[str]] = {}
+    dates: dict[tuple[str, str, str], str] = {}
     for entry in entries:
         settings = json.dumps(entry["settings"], sort_keys=True)
-        charts.setdefault((entry["suite"], entry["tier"], entry["agent"], settings), []).append(entry)
-        runs.setdefault(entry["suite"], [])
-        if entry["run"] not in runs[entry["suite"]]:
-            runs[entry["suite"]].append(entry["run"])
-            dates[(entry["suite"], entry["run"])] = entry.get("run_date") or ""
+        charts.setdefault((entry["suite"], entry["tier"], agent_key(entry["agent"]), settings), []).append(entry)
+        tier_runs = runs.setdefault((entry["suite"], entry["tier"]), [])
+        if entry["run"] not in tier_runs:
+            tier_runs.append(entry["run"])
+            dates[(entry["suite"], entry["tier"], entry["run"])] = entry.get("run_date") or ""
     out = []
-    for (suite, tier, agent, settings), points in sorted(
+    for (suite, tier, _, settings), points in sorted(
         charts.items(), key=lambda item: (item[0][0], item[0][1] == "community", *item[0][2:])
     ):
-        suite_runs = runs[suite]
-        points.sort(key=lambda p: suite_runs.index(p["run"]))
+        tier_runs = sorted(runs[(suite, tier)], key=lambda r: run_order(r, dates[(suite, tier, r)]))
+        points.sort(key=lambda p: tier_runs.index(p["run"]))
         out.append(
             {
                 "suite": suite,
                 "tier": tier,
-                "agent": agent,
+                "agent": points[-1]["agent"],
                 "settings": json.loads(settings),
                 "points": points,
-                "svg": over_time_svg(points, suite_runs, {r: dates[(suite, r)] for r in suite_runs}),
+                "svg": over_time_svg(points, tier_runs, {r: dates[(suite, tier, r)] for r in tier_runs}),
                 "changes": sum(1 for p in points if p["version_changed"]),
             }
         )

@@ -300,7 +300,7 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def select(
-    assessment: Assessment, attempts: Sequence[Scored], run_dates: Mapping[tuple[str, str], str]
+    assessment: Assessment, attempts: Sequence[Scored], run_dates: Mapping[tuple[str, str, str], str]
 ) -> tuple[str, list[str], list[Scored]]:
     """The tier, the runs and the agent's attempts an assessment is computed from.
 
@@ -319,7 +319,7 @@ def select(
     runs = assessment.named_runs
     if runs is None:
         in_tier = {run_of(a.row) for a in mine if a.row["tier"] == tier}
-        latest = max(in_tier, key=lambda r: run_order(r, run_dates.get((assessment.suite, r))), default=None)
+        latest = max(in_tier, key=lambda r: run_order(r, run_dates.get((assessment.suite, r, tier))), default=None)
         runs = [] if latest is None else [latest]
     chosen = [a for a in mine if a.row["tier"] == tier and run_of(a.row) in runs]
     return tier, list(runs), chosen

@@ -36,7 +36,7 @@ class Context:
     attempts: list[Scored]  # attempts at tasks that count (infra errors included, flagged)
     all_rows: list[dict[str, Any]]  # every attempt row, priced, with its task status
     suite_tasks: dict[str, int]  # validated tasks per suite with task records
-    run_dates: dict[tuple[str, str], str]  # (suite, run) → its earliest attempt's date
+    run_dates: dict[tuple[str, str, str], str]  # (suite, run, tier) → its earliest attempt's date
     task_records: Sequence[Mapping[str, Any]] = ()
     prices: Sequence[Mapping[str, Any]] = ()
     assessments: Sequence[Mapping[str, Any]] = ()

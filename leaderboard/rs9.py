@@ -12,7 +12,7 @@
   null when nothing passed or the cost is unknown;
 - ``total_list_cost_usd``: the same tokens at the public list price (null when any is unknown),
   beside the billed figure when a router billed less (seed 001's OpenRouter note);
-- runs are ordered by date: a run's date is its earliest attempt's, the run name breaks ties
+- runs are ordered by date: a run's date is its earliest attempt's in the tier, the run name breaks ties
   (``run-9`` comes before ``run-10`` when it ran first);
 - ``version_changed`` when the agent version or model differs from the agent's previous run (by
   date) in the suite and tier (the entry with the same settings in that run, when there is one);
@@ -105,11 +105,12 @@ def run_of(row: Mapping[str, Any]) -> str:
     return row.get("run") or str(row["date"])[:10]
 
 
-def run_dates(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[tuple[str, str], str]:
-    """Each (suite, run)'s date: its earliest attempt's (every tier's attempts, counted or not)."""
-    dates: dict[tuple[str, str], str] = {}
+def run_dates(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[tuple[str, str, str], str]:
+    """Each (suite, run, tier)'s date: its earliest attempt's in that tier (counted or not). Per tier, so
+    a community record filed under a verified run's name never moves the verified run in time."""
+    dates: dict[tuple[str, str, str], str] = {}
     for attempt in scored(rows):
-        key = (suite_of(attempt.row), run_of(attempt.row))
+        key = (suite_of(attempt.row), run_of(attempt.row), attempt.row["tier"])
         date = str(attempt.row["date"])
         if key not in dates or date < dates[key]:
             dates[key] = date
@@ -155,7 +156,7 @@ def mark_changes(entries: list[dict[str, Any]]) -> None:
 def rs9_runs(
     rows: Iterable[Mapping[str, Any] | Scored],
     suite_tasks: Mapping[str, int] | None = None,
-    dates: Mapping[tuple[str, str], str] | None = None,
+    dates: Mapping[tuple[str, str, str], str] | None = None,
 ) -> list[dict[str, Any]]:
     """Every entry of every suite, run and tier, ranked within its run and tier, version changes marked."""
     attempts = scored(rows)
@@ -175,7 +176,7 @@ def rs9_runs(
         groups.setdefault(key, []).append(attempt)
     entries = [run_entry(group) for _, group in sorted(groups.items())]
     for entry in entries:
-        entry["run_date"] = dates[(entry["suite"], entry["run"])]
+        entry["run_date"] = dates[(entry["suite"], entry["run"], entry["tier"])]
     mark_changes(entries)
     boards: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for entry in entries:

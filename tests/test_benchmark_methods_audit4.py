@@ -1,0 +1,57 @@
+"""Wrong results a fourth audit against design.md and seeds 001–004 found, one test each (each failed
+before its fix), worked out by hand.
+
+1. a community record filed under a verified run's name moved the verified run in time (RS9 order,
+   ``version_changed``, FitScore's default run); 2. the over-time chart split one agent in two when its
+   GitHub name was cased differently from run to run.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from datasette_plugins.benchmark_pages import over_time
+from leaderboard.methods import compute_methods
+from tests.benchmark_attempts import attempt
+from tests.test_benchmark_methods_fixes import assessment, rows_of
+
+V, C = "verified", "community"
+D0, D1, D2 = "2026-10-01T00:00:00Z", "2026-11-01T10:00:00Z", "2026-11-08T10:00:00Z"
+
+
+def test_a_community_record_never_moves_a_verified_run_in_time():
+    # Verified: r1 (1 Nov, version 1, passed, quality 5), then r2 (8 Nov, version 2, failed, quality 1).
+    verified = [
+        attempt("v/agent", "1", "t", 1, D1, V, 1, 1, 10, 1.0, suite="p", run="r1", quality=5),
+        attempt("v/agent", "2", "t", 1, D2, V, 0, 1, 10, 1.0, suite="p", run="r2", quality=1),
+    ]
+    # One community record filed under the name "r2", dated a month before either verified run.
+    community = [attempt("someone/else", "9", "t", 1, D0, C, 0, 1, 10, 1.0, suite="p", run="r2")]
+    methods = compute_methods(rows_of(verified + community), assessments=[assessment("v/agent", "p")])
+    mine = {r["run"]: r for r in methods.rs9_runs if r["tier"] == V}
+    # The verified runs keep their own dates and order: r2 follows r1 and is the version change.
+    assert (mine["r1"]["run_date"][:10], mine["r2"]["run_date"][:10]) == ("2026-11-01", "2026-11-08")
+    assert (mine["r1"]["version_changed"], mine["r2"]["version_changed"]) == (False, True)
+    # The FitScore's default run is the agent's latest verified run, r2: quality 1, reliability 1, the
+    # rest as assessed (cost 3, speed/setup/agent/privacy 5) → (1·30 + 1·15 + 3·15 + 5·40) / 5 = 58.
+    [fit] = methods.fitscores
+    assert (fit["runs"], fit["fitscore"]) == (["r2"], 58)
+    # The community run r2 is dated by its own record.
+    [theirs] = [r for r in methods.rs9_runs if r["tier"] == C]
+    assert theirs["run_date"][:10] == "2026-10-01"
+
+
+def test_the_over_time_chart_keeps_one_agent_whose_name_changed_case():
+    records = [
+        attempt("Acme/CODER", "1", "t", 1, D1, V, 1, 1, 10, 1.0, suite="s", run="r1"),
+        attempt("acme/coder", "2", "t", 1, D2, V, 0, 1, 10, 1.0, suite="s", run="r2"),
+    ]
+    entries = compute_methods(rows_of(records)).rs9_runs
+    for entry in entries:
+        entry["settings"] = json.loads(entry["settings"]) if isinstance(entry["settings"], str) else entry["settings"]
+    charts: list[dict[str, Any]] = over_time(entries)
+    # One series across both runs, named as in its latest run, with the version change on its second point.
+    assert [(c["agent"], [p["run"] for p in c["points"]], c["changes"]) for c in charts] == [
+        ("acme/coder", ["r1", "r2"], 1)
+    ]
