@@ -326,11 +326,12 @@ def select(
 
 
 def rank_fitscores(results: list[dict[str, Any]]) -> None:
-    """rank within each tier: FitScore, then the unrounded sum, then agent name (no FitScore: no rank)."""
-    for tier in {r["tier"] for r in results}:
+    """rank within each suite and tier: FitScore, then the unrounded sum, then agent name (no FitScore:
+    no rank). A FitScore is a score on one pack of tasks (seed 004), so two suites are two rankings."""
+    for suite, tier in {(r["suite"], r["tier"]) for r in results}:
         ranked = sorted(
-            (r for r in results if r["tier"] == tier and r["fitscore"] is not None),
-            key=lambda r: (-r["fitscore"], -r["weighted_sum"], r["agent"].lower(), r["suite"]),
+            (r for r in results if (r["suite"], r["tier"]) == (suite, tier) and r["fitscore"] is not None),
+            key=lambda r: (-r["fitscore"], -r["weighted_sum"], r["agent"].lower()),
         )
         for position, result in enumerate(ranked, 1):
             result["rank"] = position

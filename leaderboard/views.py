@@ -184,10 +184,11 @@ def indexes(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 
 def fitscores(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every assessment: criteria, FitScore, the published figure and whether it recomputes, judgement calls."""
+    """Every assessment, by suite (each suite its own ranking, per tier): criteria, FitScore, the published
+    figure and whether it recomputes, judgement calls."""
     rows = _query(
         conn,
-        "select * from benchmark_fitscores order by tier = 'community', rank is null, rank, agent, suite",
+        "select * from benchmark_fitscores order by suite, tier = 'community', rank is null, rank, agent",
     )
     return [_decode(dict(row)) for row in rows]
 

@@ -3,14 +3,22 @@ before its fix), worked out by hand.
 
 1. a community record filed under a verified run's name moved the verified run in time (RS9 order,
    ``version_changed``, FitScore's default run); 2. the over-time chart split one agent in two when its
-   GitHub name was cased differently from run to run.
+   GitHub name was cased differently from run to run; 3. FitScores of two suites (two packs of tasks)
+   were ranked in one list.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+import pytest
+from click.testing import CliRunner
+
+from agentrank.cli import cli
+from agentrank.config import ServeConfig
+from agentrank.serve import build_datasette
 from datasette_plugins.benchmark_pages import over_time
 from leaderboard.methods import compute_methods
 from tests.benchmark_attempts import attempt
@@ -55,3 +63,35 @@ def test_the_over_time_chart_keeps_one_agent_whose_name_changed_case():
     assert [(c["agent"], [p["run"] for p in c["points"]], c["changes"]) for c in charts] == [
         ("acme/coder", ["r1", "r2"], 1)
     ]
+
+
+@pytest.mark.asyncio
+async def test_fitscores_of_two_suites_are_two_rankings(tmp_path):
+    # "low" passes everything in pack A (quality 5); "high" fails everything in pack B (quality 1).
+    records = [attempt("low", "1", "t", 1, D1, V, 1, 1, 10, 1.0, suite="packA", run="r1", quality=5)]
+    records += [attempt("high", "1", "t", 1, D1, V, 0, 1, 10, 1.0, suite="packB", run="r1", quality=1)]
+    methods = compute_methods(rows_of(records), assessments=[assessment("low", "packA"), assessment("high", "packB")])
+    # Each is first of its own pack: 94 = (5·30 + 5·15 + 3·15 + 5·40) / 5, and 58 as above.
+    assert {(f["suite"], f["agent"], f["rank"], f["fitscore"]) for f in methods.fitscores} == {
+        ("packA", "low", 1, 94),
+        ("packB", "high", 1, 58),
+    }
+    (tmp_path / "a.json").write_text(json.dumps(records))
+    (tmp_path / "f.toml").write_text(
+        "".join(
+            f'[[assessment]]\nagent = "{agent}"\nsuite = "{suite}"\n'
+            "scores = { cost = 3, speed = 5, setup = 5, agent = 5, privacy = 5 }\n"
+            for agent, suite in (("low", "packA"), ("high", "packB"))
+        )
+    )
+    db = tmp_path / "b.db"
+    for step in (
+        ["import-attempts", "--verified", str(tmp_path / "a.json")],
+        ["import-assessments", str(tmp_path / "f.toml")],
+    ):
+        result = CliRunner().invoke(cli, ["--db", str(db), *step], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    page = (await build_datasette(db, ServeConfig(heap_limit_mb=0)).client.get("/-/benchmark/fitscore")).text
+    # The page shows each suite under its own heading, each with its own #1.
+    assert re.findall(r"<h2[^>]*>Suite (\w+)</h2>", page) == ["packA", "packB"]
+    assert page.count(">#1") == 2 and ">#2" not in page
