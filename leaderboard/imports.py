@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from crawler.items import clean_text
 from db.connection import write_transaction
 from db.runs import iso, recorded_run, utcnow
-from leaderboard.attempt import agent_key
+from leaderboard.attempt import DEFAULT_SUITE, agent_key
 from leaderboard.fitscore import AssessmentFile, read_assessments
 from leaderboard.ingest import AttemptFileError, describe, one_line, read_records
 from leaderboard.prices import Price, read_prices
@@ -94,13 +94,26 @@ def uncounted_by(db: sqlite_utils.Database, tasks: list[TaskRecord]) -> list[str
 
 
 def unknown_runs(db: sqlite_utils.Database, parsed: AssessmentFile) -> list[str]:
-    """Assessments that name a run the agent has no attempts in (in the assessment's tier) although it
-    has attempts in the suite: a typo there would silently leave the agent without a FitScore. An
-    agent without any attempts in the suite is a candidate without runs, which is allowed."""
+    """Assessments that name a suite the ledger has no attempts or task records in (while it has some
+    for other suites), or a run the agent has no attempts in (in the assessment's tier) although it
+    has attempts in the suite: a typo in either would silently leave the agent without a FitScore.
+    An agent without any attempts in a known suite is a candidate without runs, which is allowed."""
     if not db["benchmark_attempts"].exists():
         return []
     out = []
+    suites = {r["suite"] or DEFAULT_SUITE for r in db.query("select distinct suite from benchmark_attempts")}
+    if db["benchmark_task_records"].exists():
+        suites |= {r["suite"] for r in db.query("select distinct suite from benchmark_task_records")}
     for a in parsed.assessment:
+        if suites and a.suite not in suites:
+            # A suite the ledger has never seen, in a ledger that has some: a typo would save an
+            # assessment that no attempt can ever reach, and say nothing.
+            shown = ", ".join(sorted(suites)[:10]) + (" …" if len(suites) > 10 else "")
+            out.append(
+                f"the assessment of {a.agent} names suite {a.suite!r}, which has no attempts or task records"
+                f" in this ledger (its suites: {shown}); import the suite's attempts first"
+            )
+            continue
         if a.named_runs is None:
             continue
         rows = [

@@ -95,3 +95,23 @@ async def test_fitscores_of_two_suites_are_two_rankings(tmp_path):
     # The page shows each suite under its own heading, each with its own #1.
     assert re.findall(r"<h2[^>]*>Suite (\w+)</h2>", page) == ["packA", "packB"]
     assert page.count(">#1") == 2 and ">#2" not in page
+
+
+def test_an_assessment_naming_a_suite_the_ledger_has_never_seen_is_refused(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps([attempt("acme", "1", "t", 1, D1, V, 1, 1, 10, 1.0, suite="packA")]))
+    (tmp_path / "f.toml").write_text(
+        '[[assessment]]\nagent = "acme"\nsuite = "packA-typo"\n'
+        "scores = { cost = 3, speed = 5, setup = 5, agent = 5, privacy = 5 }\n"
+    )
+    db = tmp_path / "b.db"
+    runner = CliRunner()
+    assert (
+        runner.invoke(cli, ["--db", str(db), "import-attempts", "--verified", str(tmp_path / "a.json")]).exit_code == 0
+    )
+    before = db.read_bytes()
+    result = runner.invoke(cli, ["--db", str(db), "import-assessments", str(tmp_path / "f.toml")])
+    # One line naming the suite and the ledger's suites; nothing stored.
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "'packA-typo'" in lines[0] and "its suites: packA" in lines[0], result.output
+    assert db.read_bytes() == before
