@@ -38,6 +38,7 @@ class Context:
     suite_tasks: dict[str, int]  # validated tasks per suite with task records
     run_dates: dict[tuple[str, str, str], str]  # (suite, run, tier) → its earliest attempt's date
     task_records: Sequence[Mapping[str, Any]] = ()
+    validated: dict[str, dict[str, str | None]] = field(default_factory=dict)  # suite → counted task → validated_at
     prices: Sequence[Mapping[str, Any]] = ()
     assessments: Sequence[Mapping[str, Any]] = ()
     indexes: Sequence[Mapping[str, Any]] = ()
@@ -75,7 +76,7 @@ def assessment_of(row: Mapping[str, Any]) -> tuple[Assessment, dict[str, int]]:
 
 
 def _rs9(context: Context) -> list[dict[str, Any]]:
-    return rs9_runs(context.attempts, context.suite_tasks, context.run_dates)
+    return rs9_runs(context.attempts, context.suite_tasks, context.run_dates, context.validated)
 
 
 def _indexes(context: Context) -> list[dict[str, Any]]:
@@ -189,6 +190,10 @@ def compute_methods(
         all_rows=rows,
         suite_tasks=methods.suite_tasks,
         run_dates=run_dates(rows),
+        validated={
+            s: {task: r.get("validated_at") for (suite, task), r in records.items() if suite == s and r["counts"]}
+            for s in suites
+        },
         task_records=task_records,
         prices=prices,
         assessments=assessments,

@@ -97,6 +97,7 @@ def run_entry(attempts: list[Scored]) -> dict[str, Any]:
         "agent_errors": sum(1 for a in counted if "agent-error" in a.flags),
         "error_reasons": error_reasons(attempts),
         "first_date": min(str(a.row["date"]) for a in attempts),
+        "last_date": max(str(a.row["date"]) for a in attempts),
         "results": results,
     }
 
@@ -157,8 +158,15 @@ def rs9_runs(
     rows: Iterable[Mapping[str, Any] | Scored],
     suite_tasks: Mapping[str, int] | None = None,
     dates: Mapping[tuple[str, str, str], str] | None = None,
+    validated: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every entry of every suite, run and tier, ranked within its run and tier, version changes marked."""
+    """Every entry of every suite, run and tier, ranked within its run and tier, version changes marked.
+
+    ``validated`` gives, per suite with task records, each counted task's ``validated_at`` (None when
+    not given): a run's task set is the tasks validated by the day of its last attempt, plus any task
+    attempted in it. A run is a dated snapshot (seed 001): a task added to the suite later does not
+    unrank the entries of the runs before it.
+    """
     attempts = scored(rows)
     dates = {**run_dates(attempts), **(dates or {})}
     groups: dict[tuple[str, str, str, str, str, str, str], list[Scored]] = {}
@@ -186,5 +194,9 @@ def rs9_runs(
         # entries that tried different halves each covered half of it, not "all" of a smaller set.
         attempted = {t["task_id"] for e in board for t in e["results"]}
         total = (suite_tasks or {}).get(suite, len(attempted))
+        if validated is not None and suite in validated:
+            last_day = max(e["last_date"] for e in board)[:10]
+            known = {t for t, when in validated[suite].items() if when is None or when[:10] <= last_day}
+            total = len(known | attempted)
         rank_board(board, total, _rank_key, "headline", covered="attempted")
     return entries

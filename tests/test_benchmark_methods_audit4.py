@@ -4,7 +4,8 @@ before its fix), worked out by hand.
 1. a community record filed under a verified run's name moved the verified run in time (RS9 order,
    ``version_changed``, FitScore's default run); 2. the over-time chart split one agent in two when its
    GitHub name was cased differently from run to run; 3. FitScores of two suites (two packs of tasks)
-   were ranked in one list.
+   were ranked in one list; 4. an assessment naming a suite the ledger never saw was saved silently;
+   5. a task validated after a run unranked that run's entries.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from agentrank.config import ServeConfig
 from agentrank.serve import build_datasette
 from datasette_plugins.benchmark_pages import over_time
 from leaderboard.methods import compute_methods
+from leaderboard.tasks import TaskRecord
 from tests.benchmark_attempts import attempt
 from tests.test_benchmark_methods_fixes import assessment, rows_of
 
@@ -115,3 +117,38 @@ def test_an_assessment_naming_a_suite_the_ledger_has_never_seen_is_refused(tmp_p
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "'packA-typo'" in lines[0] and "its suites: packA" in lines[0], result.output
     assert db.read_bytes() == before
+
+
+def _record(task_id: str, validated_at: str) -> dict[str, Any]:
+    return TaskRecord.model_validate_json(
+        json.dumps(
+            {
+                "suite": "s",
+                "task_id": task_id,
+                "title": task_id,
+                "hidden_tests": 2,
+                "baseline_passed": 0,
+                "reference_passed": 2,
+                "validated_at": validated_at,
+            }
+        )
+    ).row()
+
+
+def test_a_task_validated_after_a_run_does_not_unrank_that_run():
+    # Run r1 (3 Nov): one/a passes t1, two/b fails it. t1 was validated on 30 Oct.
+    records = [attempt("one/a", "1", "t1", 1, "2026-11-03T09:00:00Z", V, 2, 2, 10, 1.0, suite="s", run="r1")]
+    records += [attempt("two/b", "1", "t1", 1, "2026-11-03T09:00:00Z", V, 0, 2, 10, 1.0, suite="s", run="r1")]
+    # Run r2 (25 Nov): one/a tries t1 only.
+    records += [attempt("one/a", "1", "t1", 1, "2026-11-25T09:00:00Z", V, 2, 2, 10, 1.0, suite="s", run="r2")]
+    t1 = _record("t1", "2026-10-30T12:00:00Z")
+    before = compute_methods(rows_of(records), task_records=[t1]).rs9_runs
+    # t2 is added to the suite on 20 Nov, after r1 and before r2.
+    after = compute_methods(rows_of(records), task_records=[t1, _record("t2", "2026-11-20T12:00:00Z")]).rs9_runs
+
+    def board(entries: list[dict[str, Any]]) -> set[tuple[str, str, int | None, str | None]]:
+        return {(e["run"], e["agent"], e["rank"], e["coverage"]) for e in entries}
+
+    assert board(before) == {("r1", "one/a", 1, None), ("r1", "two/b", 2, None), ("r2", "one/a", 1, None)}
+    # r1's page stays as it was (a dated snapshot); r2 had t2 to do and one/a skipped it.
+    assert board(after) == {("r1", "one/a", 1, None), ("r1", "two/b", 2, None), ("r2", "one/a", None, "1 of 2 tasks")}
