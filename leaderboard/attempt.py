@@ -304,6 +304,11 @@ class Attempt(BaseModel):
             raise ValueError("cost_source: a community attempt's cost is 'self-reported'")
         if self.tier == "verified" and self.log_url is None:
             raise ValueError("log_url: a verified attempt has a published log")
+        if self.agent_seconds is not None and self.wall_seconds is not None and self.agent_seconds > self.wall_seconds:
+            raise ValueError(
+                f"agent_seconds: {self.agent_seconds:g} is more than wall_seconds {self.wall_seconds:g}"
+                " (the agent's own time is part of the wall time)"
+            )
         if (self.regression_passed is None) != (self.regression_total is None):
             raise ValueError("regression_passed: regression_passed and regression_total go together")
         regression = (self.regression_passed, self.regression_total)

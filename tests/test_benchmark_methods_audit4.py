@@ -5,7 +5,8 @@ before its fix), worked out by hand.
    ``version_changed``, FitScore's default run); 2. the over-time chart split one agent in two when its
    GitHub name was cased differently from run to run; 3. FitScores of two suites (two packs of tasks)
    were ranked in one list; 4. an assessment naming a suite the ledger never saw was saved silently;
-   5. a task validated after a run unranked that run's entries.
+   5. a task validated after a run unranked that run's entries; 6. an agent time longer than the
+   wall time it is part of was accepted.
 """
 
 from __future__ import annotations
@@ -152,3 +153,16 @@ def test_a_task_validated_after_a_run_does_not_unrank_that_run():
     assert board(before) == {("r1", "one/a", 1, None), ("r1", "two/b", 2, None), ("r2", "one/a", 1, None)}
     # r1's page stays as it was (a dated snapshot); r2 had t2 to do and one/a skipped it.
     assert board(after) == {("r1", "one/a", 1, None), ("r1", "two/b", 2, None), ("r2", "one/a", None, "1 of 2 tasks")}
+
+
+def test_an_agent_time_longer_than_the_wall_time_is_refused(tmp_path):
+    record = attempt("acme", "1", "t", 1, D1, V, 1, 1, 10, 1.0, agent_seconds=50)
+    (tmp_path / "a.json").write_text(json.dumps([record]))
+    db = tmp_path / "b.db"
+    result = CliRunner().invoke(cli, ["--db", str(db), "import-attempts", "--verified", str(tmp_path / "a.json")])
+    assert result.exit_code != 0
+    assert "agent_seconds: 50 is more than wall_seconds 10" in result.output, result.output
+    # Equal is fine: an agent that spent the whole attempt working.
+    (tmp_path / "b.json").write_text(json.dumps([{**record, "agent_seconds": 10}]))
+    result = CliRunner().invoke(cli, ["--db", str(db), "import-attempts", "--verified", str(tmp_path / "b.json")])
+    assert result.exit_code == 0, result.output
