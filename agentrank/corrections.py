@@ -264,7 +264,7 @@ def resolve_corrections(
     return resolved
 
 
-PENDING = "pending: not in the database yet; applies when a crawl finds it"
+PENDING = "pending: not in the database yet; applies when a crawl or an import brings it"
 
 
 def pending_when_absent(db: sqlite_utils.Database, resolved: list[Resolved]) -> list[Resolved]:

@@ -326,7 +326,11 @@ def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]
 
 def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:
     """Makers who claimed the repo through the corrections file."""
+    # A claim of a repo the database did not hold at the last refresh waits by name (repo_id null):
+    # it shows once the repo arrives, by a crawl or an import, as an exclusion applies then.
     rows = conn.execute(
-        "select value, reason, date from corrections where kind = 'claim' and repo_id = ? order by line", [repo_id]
+        "select value, reason, date from corrections where kind = 'claim' and (repo_id = :id or (repo_id is null "
+        "and lower(repo) = (select lower(full_name) from repos where id = :id))) order by line",
+        {"id": repo_id},
     ).fetchall()
     return [{"login": login, "reason": reason, "date": date} for login, reason, date in rows]

@@ -113,8 +113,10 @@ def save_repos(
     ``exclusions`` (repo id → reason) defaults to the ones the latest refresh applied, so a crawl or
     an import on its own never lists a repo a correction excludes.
     """
+    waiting: dict[str, str] = {}
     if exclusions is None:
         exclusions = stored_exclusions(db.conn)
+        waiting = waiting_exclusions(db.conn)
     batch: dict[int, dict[str, Any]] = {}
     counts = SaveCounts()
     for record in records:
@@ -136,7 +138,7 @@ def save_repos(
                 fork=bool(row["fork"]),
                 archived=bool(row["archived"]),
                 min_stars=min_stars,
-                excluded=exclusions.get(repo_id),
+                excluded=exclusions.get(repo_id, waiting.get(str(record.get("full_name") or "").lower())),
             )
             row.update(
                 listed=int(reason is None),
@@ -214,6 +216,13 @@ def stored_exclusions(conn: sqlite3.Connection) -> dict[int, str]:
     """The exclusions of the corrections file as the latest refresh applied it: repo id → reason."""
     rows = conn.execute("select repo_id, reason from corrections where kind = 'exclude' and repo_id is not null")
     return {repo_id: reason or "" for repo_id, reason in rows}
+
+
+def waiting_exclusions(conn: sqlite3.Connection) -> dict[str, str]:
+    """Exclusions of repos the database did not hold at the last refresh (kept by name, no repo id):
+    lower-cased name → reason. A crawl or an import that brings such a repo leaves it unlisted."""
+    rows = conn.execute("select repo, reason from corrections where kind = 'exclude' and repo_id is null")
+    return {repo.lower(): reason or "" for repo, reason in rows}
 
 
 def relist(db: sqlite_utils.Database, *, min_stars: int, exclusions: dict[int, str]) -> dict[str, int]:

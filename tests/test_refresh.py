@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from agentrank.exporter import export_schema
-from crawler.emulator.population import SyntheticRepo
+from crawler.emulator.population import SyntheticRepo, to_search_item
 from scoring.explain import signed
 from tests.crawl_helpers import emulated, population
 
@@ -426,6 +426,32 @@ def test_corrections_of_a_repo_no_crawl_has_found_wait_for_it(repos, setup, run_
     agents = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
     assert (agents[quiet.full_name]["category"], agents[quiet.full_name]["category_source"]) == ("voice", "correction")
     assert _query(db_path, "select status from corrections where kind = 'category'") == [("applied",)]
+
+
+def test_an_exclude_and_a_claim_waiting_for_a_repo_apply_when_an_import_brings_it(
+    repos, setup, run_cli, db_path, tmp_path
+):
+    """Between refreshes, saved results loaded with `import` bring the repo: the waiting exclusion keeps it
+    off the listing (it was listed and exported) and the claim shows on its page (it did not)."""
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    other = replace(eligible[1], id=999_000_013, full_name="Quiet/Other-Helper", topics=[], description="Books trains")
+    third = replace(eligible[2], id=999_000_014, full_name="quiet/third-helper", topics=[], description="Sorts files")
+    corrections = (
+        '[[exclude]]\nrepo = "quiet/other-helper"\nreason = "not an agent"\n\n'
+        f'[[claim]]\nrepo = "{third.full_name}"\nlogin = "octo-maker"\n'
+    )
+    with emulated([*repos, other, third]) as emulator:
+        paths = setup(emulator, corrections)
+        run_cli("--config", str(paths["config"]), "refresh")
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps([to_search_item(replace(r, topics=list(TOPICS[:1]))) for r in (other, third)]))
+    run_cli("import", str(saved))
+    assert _query(db_path, "select listed, unlisted_reason from repos where id = ?", [other.id]) == [
+        (0, "excluded by correction: not an agent")
+    ]
+    assert _query(db_path, "select listed from repos where id = ?", [third.id]) == [(1,)]
+    run_cli("score")
+    assert "octo-maker" in _maker_page(db_path, third.full_name)
 
 
 def test_an_include_dropped_from_the_file_takes_the_repo_out_again(repos, setup, run_cli, db_path):
