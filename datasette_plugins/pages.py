@@ -23,7 +23,7 @@ from db import directory
 from db.categories import category_names
 from leaderboard import page_views
 from leaderboard.attempt import DEFAULT_SUITE, DISQUALIFYING
-from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS
+from scoring.score import ACTIVITY_BUCKETS, METHOD_VERSION, MIN_AGE_DAYS, WEIGHTS, shown
 
 # The feeds the home page links to (path under /-/feeds/, title).
 FEEDS = {
@@ -338,6 +338,8 @@ def reranked(rows: list[dict[str, Any]], weights: dict[str, float]) -> list[dict
     total = sum(weights.values()) or 1.0
     shares = {name: w / total for name, w in weights.items()}
     scored = [{**r, "mine": sum(shares[n] * (r[n] or 0.0) for n in WEIGHTS)} for r in rows]
+    for r in scored:
+        r["mine_shown"] = shown(r["mine"])  # as the published score is shown: one decimal, halves up
     scored.sort(key=lambda r: (-round(r["mine"], 9), -(r["stars"] or 0), r["full_name"]))
     for position, r in enumerate(scored, start=1):
         r["my_rank"], r["moved"] = position, r["rank"] - position

@@ -14,6 +14,7 @@ import numpy as np
 
 from db.breakdown import resolve_repo
 from db.rows import dicts
+from scoring.components import NAMES as COMPONENTS
 
 # The columns one line of a list shows (from the agents view).
 LINE_COLUMNS = (
@@ -380,11 +381,16 @@ def leaderboard_entries(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 def published_components(conn: sqlite3.Connection, limit: int = 20_000) -> list[dict[str, Any]]:
     """Every published repo's five components (0–100), rank, stars and category name, best first:
-    what "your own weights" re-ranks in the browser (at most ``limit`` repos)."""
+    what "your own weights" re-ranks in the browser (at most ``limit`` repos).
+
+    The components are the score rows' own, unrounded (the ``agents`` table shows them to one
+    decimal): at the published weights the page must give each repo its published score, and a sum
+    of rounded parts can miss it by 0.1."""
+    columns = ", ".join(f"s.{name}" for name in COMPONENTS)
     return dicts(
         conn.execute(
-            f"select a.rank, a.full_name, a.stars, cat.name as category_name, a.popularity, a.adoption, "
-            f"a.activity, a.momentum, a.openness {_FROM_AGENTS} order by a.rank limit ?",
+            f"select a.rank, a.full_name, a.stars, cat.name as category_name, {columns} {_FROM_AGENTS} "
+            "join scores s on s.run_id = a.score_run_id and s.repo_id = a.repo_id order by a.rank limit ?",
             [limit],
         )
     )

@@ -193,6 +193,7 @@ def test_your_own_weights_reranks_in_the_browser(view, directory_server):
     view.goto(directory_server.url + "/-/weights")
     expect(view.locator("#ar-weights-list .ar-weights-row")).to_have_count(100)
     published = _weights_order(view)
+    published_scores = view.locator("#ar-weights-list .ar-weights-score").all_inner_texts()
     assert view.locator("#ar-weights-list .ar-weights-moved").first.inner_text() == "= published #1"
     page_text = view.locator("body").inner_text().lower()
     assert "select " not in page_text and "w_popularity" not in page_text
@@ -216,6 +217,12 @@ def test_your_own_weights_reranks_in_the_browser(view, directory_server):
     # A slider moves the number with it.
     view.locator("#r-popularity").fill("40")
     expect(view.locator("#w-popularity")).to_have_value("40")
+    # Back at the published weights, the script gives every repo its published place and score.
+    for name, weight in (("popularity", 30), ("adoption", 20), ("activity", 25), ("momentum", 15), ("openness", 10)):
+        view.fill(f"#w-{name}", str(weight))
+    expect(view.locator("#ar-weights-list .ar-weights-moved").first).to_have_text("= published #1")
+    assert _weights_order(view) == published
+    assert view.locator("#ar-weights-list .ar-weights-score").all_inner_texts() == published_scores
 
 
 def test_compare_page(view, directory_server, directory_db):

@@ -59,7 +59,8 @@
       a.textContent = r.name;
       var score = document.createElement("span");
       score.className = "ar-weights-score";
-      score.textContent = r.score.toFixed(1);
+      // one decimal, halves up, as the published score is shown (scoring.score.shown)
+      score.textContent = (Math.floor(r.score * 10 + 0.5 + 1e-9) / 10).toFixed(1);
       var move = document.createElement("span");
       move.className = "ar-weights-moved";
       move.textContent = moved > 0 ? "▲ " + fmt(moved) + " (published #" + fmt(r.rank) + ")"
