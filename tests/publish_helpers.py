@@ -34,7 +34,8 @@ OLD_NAME = "oldowner/old-agent"
 NEW_NAME = "newowner/renamed-agent"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 # The churn database's second week: a hostile newcomer (HTML, an RTL override, 10,000 characters).
-HOSTILE_NEW_NAME = "rtl-owner/long-agent"
+# Its name is as long as GitHub allows a repo name to be (100 characters), in one word.
+HOSTILE_NEW_NAME = "rtl-owner/long-agent-" + "x" * 89
 HOSTILE_TEXT = (
     '<b onmouseover="alert(1)">bold</b> \u202egnp.exe <script>window.__agentrank_xss = 3</script> ' + "x" * 10_000
 )

@@ -246,3 +246,7 @@ def test_compare_page(view, directory_server, directory_db):
     no_sideways_scroll(view)
     nothing_hidden_in_a_box(view)  # on a phone the table turns into one card per figure
     shot(view, f"directory-compare-{view.label}")
+    # A name as long as GitHub allows, one word: the table's heading and the charts' legend wrap it.
+    view.goto(f"{directory_server.url}/-/compare?{query}&repo={HOSTILE_NEW_NAME}")
+    expect(view.locator(".ar-compare-table thead th a")).to_have_count(4)
+    no_sideways_scroll(view)
