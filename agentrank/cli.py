@@ -817,11 +817,13 @@ def snapshot(state: State, out: str, public_url: str | None) -> None:
     "A consistent, integrity-checked read-only copy of the published database for datasette -i / publish"
     from agentrank.serve import datasette_command, publish_snapshot
     from db.paths import output_refusal
-    from db.snapshot import metadata_path_for
+    from db.snapshot import metadata_path_for, replace_refusal
 
     serve_config = serve_settings(state, {"public_url": public_url})
-    refusal = output_refusal(Path(out), state.db_path, sqlite=True) or output_refusal(
-        metadata_path_for(out), state.db_path, sqlite=False
+    refusal = (
+        output_refusal(Path(out), state.db_path, sqlite=True)
+        or replace_refusal(Path(out))
+        or output_refusal(metadata_path_for(out), state.db_path, sqlite=False)
     )
     if refusal:
         raise click.ClickException(f"--out {out}: {refusal}")

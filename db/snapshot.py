@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlite_utils
 
-from db.paths import make_folder_for
+from db.paths import is_sqlite_file, make_folder_for
 from db.scores import published_score_run
 
 PRIVATE_TABLE_PREFIXES = ("crawl_",)
@@ -105,6 +105,29 @@ def check_snapshot(conn: sqlite3.Connection) -> int:
     if worst is None or worst > 1e-9 or mismatched:
         raise SnapshotError(f"check failed: the recompute query differs (max {worst}, {mismatched} ranks)")
     return agents
+
+
+def replace_refusal(out: Path) -> str | None:
+    """Why an existing SQLite file at ``out`` must not be replaced by a snapshot, or None.
+
+    Only an earlier snapshot may be replaced (the weekly publish writes over last week's): a working
+    AgentRank database (it holds the crawl's private tables, which a snapshot leaves out) or any
+    other SQLite database would lose its data without a word."""
+    if not (out.is_file() and out.stat().st_size and is_sqlite_file(out)):
+        return None
+    try:
+        conn = sqlite3.connect(f"{out.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        return f"{out} exists and cannot be read as a database ({e}): remove it or choose another path"
+    if any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables):
+        return f"{out} exists and is a working AgentRank database, not a snapshot: choose another path"
+    if "agents" not in tables:
+        return f"{out} exists and is an SQLite database that is not an AgentRank snapshot: remove it or choose another path"
+    return None
 
 
 def make_snapshot(db: sqlite_utils.Database, out: str | Path) -> SnapshotResult:

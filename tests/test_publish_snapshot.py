@@ -104,6 +104,7 @@ def test_snapshot_is_a_checked_copy_without_private_state(source, tmp_path):
 
 def test_snapshot_replaces_the_file_only_when_everything_passed(source, tmp_path):
     out = tmp_path / "pub.db"
+    snapshot(source, out)  # last week's snapshot, marked so that its replacement shows
     previous = sqlite3.connect(out)
     previous.execute("create table previous_snapshot (x)")
     previous.close()
@@ -116,12 +117,22 @@ def test_snapshot_replaces_the_file_only_when_everything_passed(source, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
     snapshot(source, out)
     assert sqlite3.connect(out).execute("select count(*) from agents").fetchone()[0] > 0
+    assert not sqlite3.connect(out).execute("select 1 from sqlite_master where name = 'previous_snapshot'").fetchall()
 
 
 def test_snapshot_never_replaces_what_it_must_not(source, tmp_path):
-    """The database and the files beside it, a device, an export: one line, nothing replaced."""
+    """The database and the files beside it, a device, an export, another working database, any other
+    SQLite database: one line, nothing replaced (only an earlier snapshot is)."""
     export = tmp_path / "agentrank.json"
     export.write_text('{"schema_version": 1}')
+    working = tmp_path / "prod.db"
+    open_store(working).close()
+    other = tmp_path / "notes.db"
+    notes = sqlite3.connect(other)
+    notes.execute("create table notes (body text)")
+    notes.execute("insert into notes values ('keep me')")
+    notes.commit()
+    notes.close()
     lock = source.path.with_name(source.path.name + ".lock")
     for out, words in (
         (source.path, "is the database itself"),
@@ -129,6 +140,8 @@ def test_snapshot_never_replaces_what_it_must_not(source, tmp_path):
         (lock, "the database's run lock"),
         (Path("/dev/null"), "is not a regular file"),
         (export, "exists and is not an SQLite database"),
+        (working, "is a working AgentRank database, not a snapshot"),
+        (other, "is an SQLite database that is not an AgentRank snapshot"),
     ):
         before = out.read_bytes() if out.is_file() else None
         result = snapshot(source, out, expect=1)
