@@ -99,6 +99,11 @@ class AgentRankGroup(click.Group):
         except click.UsageError as e:
             raise UsageRefused.of(e) from None
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # A subcommand's --help shows even with a bad config file (the group's callback reads it).
+        ctx.meta["agentrank.help"] = "--help" in args
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -245,8 +250,12 @@ def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., 
 def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool) -> None:
     "AgentRank: the most-starred open-source AI agents on GitHub, scored 0-100 from public data."
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if not db_path.strip() or Path(db_path).name in ("", ".", "..") or db_path.endswith(("/", os.sep)):
+        raise Refused(f"--db {db_path!r}: give the database's file name (e.g. agentrank.db)")
     ctx.obj = State(db_path, config_path)
-    _ = ctx.obj.config  # a bad config file fails every command, before it does anything
+    # A bad config file fails every command, before it does anything; a command's --help still shows.
+    if not ctx.meta.get("agentrank.help"):
+        _ = ctx.obj.config
 
 
 def _demo_database(state: State, api_url: str | None) -> bool:

@@ -64,3 +64,28 @@ def test_reading_commands_leave_the_database_file_as_it_was(db_path, tmp_path):
     ]:
         assert agentrank(tmp_path, *args).returncode == status, args
         assert db_path.read_bytes() == before, args
+
+
+@pytest.mark.parametrize("db", ["", "  ", "data/"])
+def test_a_database_path_that_names_no_file_is_one_line(tmp_path, monkeypatch, db):
+    # `--db "$DB"` with DB unset was a traceback, on every command, --help included.
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    for args in (["score"], ["export", "--help"]):
+        result = CliRunner().invoke(cli, ["--db", db, *args])
+        assert result.exit_code == 2, (result.output, result.exception)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "give the database's file name" in lines[0], lines
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_commands_help_shows_whatever_the_config_file(run_cli, db_path, tmp_path):
+    missing = tmp_path / "nowhere.toml"
+    result = run_cli("score", "--help", env={"AGENTRANK_CONFIG": str(missing)})
+    assert "score [OPTIONS]" in result.output
+    # The command itself still refuses the missing file.
+    result = run_cli("score", expect=1, env={"AGENTRANK_CONFIG": str(missing)})
+    assert "config file not found" in result.output
