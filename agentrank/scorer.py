@@ -92,9 +92,11 @@ def unfinished_crawl(db: sqlite_utils.Database) -> str | None:
     A crawl saves what it finds page by page, so after one that stopped (refused by the delisting
     guard, interrupted, failed) the repos hold part of its data: repos it first found are listed
     although no complete crawl has confirmed them, and they were fetched after the as-of a score
-    would take (the start of the latest complete crawl or import)."""
-    last = latest_run(db, ("crawl", "import"), status=None)
-    if last is None or last["kind"] != "crawl" or last["status"] == "ok":
+    would take (the start of the latest complete crawl or import). An import after it does not end
+    this: it confirms only the repos it holds, and the crawl's first-found repos would be published
+    with it."""
+    last = latest_run(db, ("crawl",), status=None)
+    if last is None or last["status"] == "ok":
         return None
     if count_seen_in_run(db.conn, last["id"]) == 0:  # it stopped before saving anything (a bad token)
         return None

@@ -3,6 +3,8 @@ would delist most of the listing stops before it publishes anything."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentrank.errors import PipelineError
@@ -97,11 +99,13 @@ def test_new_repos_do_not_dilute_the_delisting_guard_and_a_refused_crawl_is_not_
     assert db.execute("select count(*) from runs where kind = 'crawl' and status = 'ok'").fetchone()[0] == 2
 
 
-def test_a_score_after_a_crawl_that_stopped_is_refused_until_forced(db):
+def test_a_score_after_a_crawl_that_stopped_is_refused_until_forced(db, tmp_path):
     """A stopped crawl saved what it found page by page: scoring it would list repos no complete crawl
     confirmed, fetched after the as-of the score takes. Refused (nothing written) unless --force."""
     from agentrank.errors import InputRefused
+    from agentrank.importer import import_files
     from agentrank.scorer import score
+    from crawler.emulator.population import to_search_item
 
     config = crawl_config(topics=["ai-agent"], keywords=[])
     with emulated(population(300, seed=3)) as emulator:
@@ -117,6 +121,13 @@ def test_a_score_after_a_crawl_that_stopped_is_refused_until_forced(db):
     with pytest.raises(InputRefused, match=r"crawl run \d+ was stopped by the delisting guard.*nothing was scored"):
         score(db, check=True)
     assert db.execute("select count(*) from runs").fetchone()[0] == runs_after_crawl  # no score run written
+    # Saved results loaded after it do not lift the refusal: they confirm only the repos they hold, and
+    # a score would publish the stopped crawl's first-found repos with them.
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps([to_search_item(r) for r in population(300, seed=3)[:5]]))
+    import_files(db, [saved], min_stars=200)
+    with pytest.raises(InputRefused, match=r"crawl run \d+ was stopped by the delisting guard"):
+        score(db, check=True)
     # --force scores what is stored: the stopped crawl's new repos are among them
     assert score(db, check=False).count == len(listed_ids(db)) > confirmed
     with emulated(population(300, seed=3)) as emulator:
