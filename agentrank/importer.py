@@ -14,7 +14,7 @@ from typing import IO, Any
 import sqlite_utils
 
 from agentrank.errors import PipelineError
-from crawler.items import EARLIEST, ItemRejected, parse_item, parse_timestamp
+from crawler.items import EARLIEST, FUTURE_SLACK, ItemRejected, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
 from db.connection import write_transaction
 from db.redate import skew_hint
@@ -122,6 +122,7 @@ class _Validated:
     rejected: int = 0
     reasons: dict[str, int] = field(default_factory=dict)  # every reject, by field
     conflicts: list[str] = field(default_factory=list)
+    newest: tuple[datetime, str, str] | None = None  # the latest created_at or pushed_at: when, whose, which
 
 
 def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
@@ -146,6 +147,11 @@ def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
                     {"item_ref": ref, "repo_id": e.repo_id, "full_name": e.full_name, "reason": e.reason}
                 )
             continue
+        for which in ("created_at", "pushed_at"):
+            if record.get(which):
+                when = parse_timestamp(record[which])
+                if result.newest is None or when > result.newest[0]:
+                    result.newest = (when, record["full_name"], which.replace("_at", ""))
         line = json.dumps(record, ensure_ascii=False, sort_keys=True)
         digest = int.from_bytes(hashlib.blake2b(line.encode("utf-8"), digest_size=8).digest())
         first = seen.setdefault(record["id"], digest)
@@ -208,6 +214,14 @@ def import_files(
         )
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         validated = _validate(paths, spool)
+        if observed_at is not None and validated.newest and validated.newest[0] > started + FUTURE_SLACK:
+            # Results cannot have been fetched before the data they hold: every age, push and delta
+            # would be measured from the wrong day.
+            when, name, which = validated.newest
+            raise PipelineError(
+                f"--observed-at {iso(started)}: is before the data the files hold ({name} was {which} at "
+                f"{iso(when)}): give the instant the saved results were fetched from GitHub"
+            )
         return _import(db, paths, validated, started=started, min_stars=min_stars, parent_id=parent_id)
 
 

@@ -241,6 +241,22 @@ def _describe(error: ValidationError) -> str:
     return f"{field}: {first['msg']} (got {shown})"
 
 
+# An item's keys that may be missing from a saved file, and the repos columns each sets.
+OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {
+    "node_id": ("node_id",),
+    "description": ("description",),
+    "homepage": ("homepage",),
+    "language": ("language",),
+    "topics": ("topics",),
+    "license": ("license_key", "license_name", "license_spdx"),
+    "open_issues_count": ("open_issues",),
+    "size": ("size_kb",),
+    "default_branch": ("default_branch",),
+    "pushed_at": ("pushed_at",),
+    "updated_at": ("updated_at",),
+}
+
+
 def parse_item(raw: Any) -> dict[str, Any]:
     """Validate one raw search item and return the ``repos`` columns it sets.
 
@@ -311,8 +327,16 @@ def parse_item(raw: Any) -> dict[str, Any]:
         "archived": int(item.archived),
         "fork": int(item.fork),
     }
+    # A key the item does not carry at all is not GitHub saying "none" (it sends every one of these,
+    # null when empty): a saved file trimmed of it says nothing, so its columns are left out and the
+    # stored values stand (``db.repos.save_repos``).
+    for key, columns in OPTIONAL_KEYS.items():
+        if key not in raw:
+            for column in columns:
+                del record[column]
     for column, limit in TEXT_LIMITS.items():
-        record[column] = _cut(record[column], limit)
+        if column in record:
+            record[column] = _cut(record[column], limit)
     return record
 
 

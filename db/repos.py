@@ -129,7 +129,10 @@ def save_repos(
         rows, snapshots, names = [], [], []
         for repo_id, record in batch.items():
             old = existing.get(repo_id)
-            row: dict[str, Any] = {column: record.get(column) for column in ITEM_COLUMNS}
+            # A column the record leaves out (its key was missing from a saved item) keeps what is stored.
+            row: dict[str, Any] = {
+                column: record[column] if column in record else (old or {}).get(column) for column in ITEM_COLUMNS
+            }
             was_matched = bool(old and old["matched"])
             row["matched"] = int(matched or was_matched)
             reason = unlisted_reason(

@@ -185,3 +185,41 @@ def test_a_database_path_that_cannot_be_used_is_a_one_line_error(tmp_path):
         assert result.exit_code == 1 and message in result.stderr, result.output
         assert "Traceback" not in result.output
     assert garbage.read_bytes() == b"this is not sqlite" * 100
+
+
+def test_a_saved_item_without_some_keys_keeps_what_is_stored(tmp_path, run_cli, db_path):
+    """A save trimmed of keys (older saves without topics, files cut down with jq) says nothing about
+    them: the push date, licence, description and topics stored before stand (they were wiped, and the
+    repo's activity and openness with them)."""
+    full = make_item(
+        id=5001,
+        full_name="acme/keeper",
+        description="Plans trips",
+        topics=["ai-agent"],
+        pushed_at="2026-11-20T00:00:00Z",
+    )
+    run_cli("import", "--observed-at", "2026-11-23T06:00:00Z", str(write_json(tmp_path / "full.json", [full])))
+    trimmed = {k: v for k, v in full.items() if k not in ("description", "topics", "license", "pushed_at", "language")}
+    new = {k: v for k, v in make_item(id=5002, full_name="acme/newcomer").items() if k != "license"}
+    run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "trim.json", [trimmed, new])))
+    sql = "select description, topics, license_spdx, pushed_at, language from repos where id = ?"
+    assert [tuple(r.values()) for r in _rows(db_path, sql, [5001])] == [
+        (full["description"], '["ai-agent"]', full["license"]["spdx_id"], "2026-11-20T00:00:00Z", full["language"])
+    ]
+    pushes = _rows(db_path, "select pushed_at from snapshots where repo_id = 5001 order by run_id")
+    assert [r["pushed_at"] for r in pushes] == ["2026-11-20T00:00:00Z"] * 2
+    # A repo seen for the first time without a licence key has none.
+    assert _rows(db_path, "select license_spdx from repos where id = 5002") == [{"license_spdx": None}]
+
+
+def test_an_observed_at_before_the_data_the_files_hold_is_refused(tmp_path, run_cli, db_path):
+    item = make_item(
+        id=5003, full_name="acme/late", created_at="2025-01-01T00:00:00Z", pushed_at="2025-03-10T00:00:00Z"
+    )
+    saved = write_json(tmp_path / "items.json", [item])
+    result = run_cli("import", "--observed-at", "2023-06-01T00:00:00Z", str(saved), expect=1)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "is before the data the files hold (acme/late was pushed at 2025-03-10" in lines[0]
+    assert not db_path.exists()
+    # A date without a time, on the day of the last push, is fine (the day's slack).
+    run_cli("import", "--observed-at", "2025-03-10", str(saved))
