@@ -80,7 +80,7 @@ class UsageRefused(click.ClickException):
     @classmethod
     def of(cls, e: click.UsageError) -> UsageRefused:
         command = e.ctx.command_path if e.ctx is not None else "agentrank"
-        return cls(f"{e.format_message()} (see `{command} --help`)")
+        return cls(redact(f"{e.format_message()} (see `{command} --help`)"))
 
 
 def _remove_new_files(ctx: click.Context) -> None:
@@ -111,7 +111,8 @@ class AgentRankGroup(click.Group):
             raise
         except click.UsageError as e:
             raise UsageRefused.of(e) from None
-        except click.ClickException:
+        except click.ClickException as e:
+            e.message = redact(e.message)  # a value quoted back (a URL, a path) may hold the token
             raise
         except Exception as e:
             if is_one_of(e, REFUSALS):
@@ -250,6 +251,11 @@ def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., 
 def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool) -> None:
     "AgentRank: the most-starred open-source AI agents on GitHub, scored 0-100 from public data."
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    from crawler.secrets import register_secret
+
+    # The token is a secret from the first line on: any error that quotes a value holding it (a URL,
+    # a config path) prints it redacted, whether or not the command uses GitHub.
+    register_secret(os.environ.get("GITHUB_TOKEN", "").strip() or None)
     if not db_path.strip() or Path(db_path).name in ("", ".", "..") or db_path.endswith(("/", os.sep)):
         raise Refused(f"--db {db_path!r}: give the database's file name (e.g. agentrank.db)")
     ctx.obj = State(db_path, config_path)

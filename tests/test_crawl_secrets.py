@@ -133,3 +133,27 @@ def test_log_records_are_redacted_whatever_logs_them(caplog):
     assert_clean(text, "the captured log")
     assert "[redacted]" in text
     assert redact(f"token={TOKEN}") == "token=[redacted]"
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        # refresh checked the URL before the token was known to be a secret
+        (["refresh", "--api-url", "https://api.github.com/{t}?x=1"], {}),
+        (["--config", "/tmp/{t}/agentrank.toml", "score"], {}),
+        (["score"], {"GITHUB_API_URL": "ftp://{t}"}),
+    ],
+)
+def test_an_error_quoting_a_value_that_holds_the_token_never_shows_it(tmp_path, db_path, args, env):
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    token = "plainSecretValue42"  # not shaped like ghp_…: only knowing it is the token redacts it
+    result = CliRunner().invoke(
+        cli,
+        ["--db", str(db_path), *(a.format(t=token) for a in args)],
+        env={"GITHUB_TOKEN": token, **{k: v.format(t=token) for k, v in env.items()}},
+    )
+    assert result.exit_code != 0 and "Error:" in result.output
+    assert token not in result.output, result.output
