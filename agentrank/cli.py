@@ -112,8 +112,12 @@ class AgentRankGroup(click.Group):
         except click.UsageError as e:
             raise UsageRefused.of(e) from None
         except click.ClickException as e:
-            e.message = redact(e.message)  # a value quoted back (a URL, a path) may hold the token
-            raise
+            cleaned = redact(e.message)  # a value quoted back (a URL, a path) may hold the token
+            if cleaned == e.message:
+                raise
+            redacted = click.ClickException(cleaned)
+            redacted.exit_code = e.exit_code
+            raise redacted from None
         except Exception as e:
             if is_one_of(e, REFUSALS):
                 _remove_new_files(ctx)
