@@ -115,9 +115,7 @@ class AgentRankGroup(click.Group):
             cleaned = redact(e.message)  # a value quoted back (a URL, a path) may hold the token
             if cleaned == e.message:
                 raise
-            redacted = click.ClickException(cleaned)
-            redacted.exit_code = e.exit_code
-            raise redacted from None
+            raise (Refused if e.exit_code == Refused.exit_code else click.ClickException)(cleaned) from None
         except Exception as e:
             if is_one_of(e, REFUSALS):
                 _remove_new_files(ctx)
