@@ -179,13 +179,23 @@ def passings(conn: sqlite3.Connection, repo_id: int, change: dict[str, Any] | No
                 "full_name": row["full_name"],
                 "rank_before": row["before"]["rank"],
                 "rank_after": row["after"]["rank"],
-                **movement.classify(row["before"], row["after"], population),
+                **movement.classify(
+                    row["before"],
+                    row["after"],
+                    population,
+                    directory.places_in_both(pairs, row["before"]["rank"], row["after"]["rank"]),
+                ),
             }
             for row in found[key]
         ]
     mine = found.pop("mine")
     if mine is not None:
-        found["own"] = movement.classify(mine["before"], mine["after"], population)
+        # Places among the repos ranked in both runs (those it passed less those that passed it); the
+        # rest of its rank change is repos joining or leaving the list above it.
+        places = found["it_passed_count"] - found["passed_it_count"]
+        found["own"] = movement.classify(mine["before"], mine["after"], population, places)
+        if mine["before"]["rank"] is not None and mine["after"]["rank"] is not None:
+            found["own"] |= directory.arrivals_above(conn, repo_id, run_id, previous)
     return found
 
 

@@ -156,8 +156,18 @@ def mover_entries(conn: sqlite3.Connection, run_id: int, previous: int, as_of: s
     """One run's biggest movers, each said in words: first the news (moved by its own stars, forks
     or licence), biggest move first, then the noise (its activity bucket, the others' changes)."""
     population = movement.sorted_population(run_population(conn, previous))
+    pairs = directory.rank_pairs(conn, run_id, previous)
+    # Places among the repos ranked in both runs: a repo pushed down by newcomers did not fall.
     moves = [
-        {**row, **movement.classify(row["before"], row["after"], population)}
+        {
+            **row,
+            **movement.classify(
+                row["before"],
+                row["after"],
+                population,
+                directory.places_in_both(pairs, row["before"]["rank"], row["after"]["rank"]),
+            ),
+        }
         for row in directory.movers(conn, run_id, previous)
     ]
     # a place or two is no move worth a feed entry (a tie broken the other way, a neighbour's week)

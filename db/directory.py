@@ -266,6 +266,34 @@ def rank_pairs(conn: sqlite3.Connection, run_id: int, previous_id: int) -> dict[
     return {"repo_id": ids, "before": before, "after": after}
 
 
+def places_in_both(pairs: dict[str, np.ndarray], before: float, after: float) -> int:
+    """Places a repo ranked ``before`` then ``after`` moved up among the repos ranked in both runs
+    (``pairs`` from :func:`rank_pairs`): those it passed less those that passed it. Repos that joined
+    or left the list move its rank number but are not places it won or lost."""
+    was, now = pairs["before"], pairs["after"]
+    it_passed = int(np.count_nonzero((was < before) & (now > after)))
+    passed_it = int(np.count_nonzero((was > before) & (now < after)))
+    return it_passed - passed_it
+
+
+def arrivals_above(conn: sqlite3.Connection, repo_id: int, run_id: int, previous_id: int) -> dict[str, int]:
+    """How many ranked repos joined the list above the repo since the previous run, and how many that
+    were above it then are not ranked now: the part of its rank change that is nobody's move."""
+    row = conn.execute(
+        """
+        select
+          (select count(*) from scores c where c.run_id = :run and c.rank < (select rank from scores
+             where run_id = :run and repo_id = :repo) and not exists (select 1 from scores p
+             where p.run_id = :previous and p.repo_id = c.repo_id and p.rank is not null)),
+          (select count(*) from scores p where p.run_id = :previous and p.rank < (select rank from scores
+             where run_id = :previous and repo_id = :repo) and not exists (select 1 from scores c
+             where c.run_id = :run and c.repo_id = p.repo_id and c.rank is not null))
+        """,
+        {"run": run_id, "previous": previous_id, "repo": repo_id},
+    ).fetchone()
+    return {"joined_above": row[0] or 0, "left_above": row[1] or 0}
+
+
 def passed(
     conn: sqlite3.Connection,
     repo_id: int,

@@ -147,10 +147,17 @@ def title(full_name: str, move: dict[str, Any], rank: int) -> str:
     return f"{full_name} moved {way} {count} to #{rank:,}, not on its own stars or forks: {move['reason']}"
 
 
-def classify(before: dict[str, Any], after: dict[str, Any], previous: dict[str, np.ndarray]) -> dict[str, Any]:
+def classify(
+    before: dict[str, Any], after: dict[str, Any], previous: dict[str, np.ndarray], places_up: int | None = None
+) -> dict[str, Any]:
     """A move between two score rows of one repo: ``places_up``, ``why`` (a key of ``PARTS``),
-    ``kind`` (``news`` or ``noise``), ``reason`` in words and the points of each part."""
-    places_up = int(before["rank"]) - int(after["rank"])
+    ``kind`` (``news`` or ``noise``), ``reason`` in words and the points of each part.
+
+    ``places_up`` is best counted among the repos ranked in both runs (``db.directory.places_in_both``):
+    repos that joined or left the list change a rank number without anyone moving. Without it, the
+    difference of the two ranks."""
+    if places_up is None:
+        places_up = int(before["rank"]) - int(after["rank"])
     parts = split(before, after, previous)
     why = driver(parts, places_up) if places_up else "others"
     if why != "others" and abs(parts[why]) < MATERIAL_POINTS:

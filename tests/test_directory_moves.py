@@ -163,3 +163,58 @@ def test_a_fall_its_own_score_did_not_make_is_the_others_and_a_slower_pace_says_
     fell = movement.classify(before, slower, _population())
     assert fell["kind"] == "news" and fell["why"] == "stars"
     assert fell["reason"] == "+5 stars this week, fewer a day than before (its stars per day of age fell)"
+
+
+@pytest.mark.asyncio
+async def test_repos_joining_above_are_no_places_lost(tmp_path, run_cli, db_path):
+    """Five newcomers rank above the last repo: its rank number drops five, but nobody passed it and it
+    passed nobody. It is no mover in the feed, and its page says why its number changed."""
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+    from tests.conftest import make_item, write_json
+
+    def items(week: int, extra: int) -> list[dict]:
+        common = [
+            make_item(
+                id=7000 + i,
+                full_name=f"steady/r{i}",
+                stargazers_count=2_000 + 500 * i,
+                forks_count=100 + i,
+                created_at="2025-01-01T00:00:00Z",
+                pushed_at="2026-11-20T00:00:00Z",
+            )
+            for i in range(10)
+        ]
+        low = make_item(
+            id=7100,
+            full_name="low/z",
+            stargazers_count=300 + week,
+            forks_count=5,
+            created_at="2025-01-01T00:00:00Z",
+            pushed_at="2026-11-20T00:00:00Z",
+        )
+        new = [
+            make_item(
+                id=7200 + i,
+                full_name=f"fresh/n{i}",
+                stargazers_count=9_000 + i,
+                forks_count=900,
+                created_at="2026-10-01T00:00:00Z",
+                pushed_at="2026-11-28T00:00:00Z",
+            )
+            for i in range(extra)
+        ]
+        return [*common, low, *new]
+
+    for week, (day, extra) in enumerate((("2026-11-23", 0), ("2026-11-30", 5))):
+        saved = write_json(tmp_path / f"{day}.json", items(week, extra))
+        run_cli("import", "--observed-at", f"{day}T06:00:00Z", str(saved))
+        run_cli("score")
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+    feed = (await datasette.client.get("/-/feeds/movers.atom")).text
+    assert "low/z" not in feed
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", (await datasette.client.get("/-/agent/low/z")).text))
+    assert "rank 11 → 16" in page
+    assert "It kept its place among the repos ranked both times." in page
+    assert "5 repos joined the list above it: that moved its rank number without anyone passing it." in page
+    assert "on its own" not in page
