@@ -493,29 +493,43 @@ order by a.rank
     },
     "rank_changes": {
         "title": "Biggest rank changes since the previous run",
-        "description": "Repositories in both the published score run and the score run before it, "
-        "by how far their rank moved, with what moved it: its activity bucket (its last push), its "
+        "description": "Repositories ranked in both the published score run and the score run before it, "
+        "by how many places they moved among those repositories (repos joining or leaving the list change a "
+        "rank number, not a place), with what moved it: its activity bucket (its last push), its "
         "licence, or its stars and forks against the other repos' changes; each repository's page "
         "splits the last into its own part and the others' (empty until two score runs exist).",
         "sql": f"""
 with current_run as (select score_run_id as run_id from published where id = 1),
 previous_run as (
   select previous_id as run_id from score_run_previous where run_id = (select run_id from current_run)
+),
+-- places among the repos ranked in both runs: newcomers and leavers change a rank number, not a place
+place_now as (
+  select repo_id, row_number() over (order by rank) as place from scores
+  where run_id = (select run_id from current_run) and rank is not null
+    and repo_id in (select repo_id from scores where run_id = (select run_id from previous_run) and rank is not null)
+),
+place_before as (
+  select repo_id, row_number() over (order by rank) as place from scores
+  where run_id = (select run_id from previous_run) and rank is not null
+    and repo_id in (select repo_id from scores where run_id = (select run_id from current_run) and rank is not null)
 )
-select c.full_name, p.rank as previous_rank, c.rank, p.rank - c.rank as places_up,
+select c.full_name, p.rank as previous_rank, c.rank, b.place - n.place as places_up,
        case
          when c.activity != p.activity then 'its activity bucket (its last push) changed'
          when c.openness != p.openness then 'its licence changed'
          when c.stars = p.stars and c.forks = p.forks then 'the other repos'' changes (no new stars or forks)'
-         else 'its stars and forks, and the other repos'' changes'
+         else 'its stars and forks against the other repos'' changes (its page says which moved it)'
        end as moved_by,
        c.stars - p.stars as stars_gained,
        {SHOWN_SQL.format("p.score")} as previous_score, {SHOWN_SQL.format("c.score")} as score,
        substr(p.as_of, 1, 10) as previous_run_day, substr(c.as_of, 1, 10) as run_day
 from scores c
 join scores p on p.repo_id = c.repo_id and p.run_id = (select run_id from previous_run)
-where c.run_id = (select run_id from current_run)
-order by abs(p.rank - c.rank) desc, c.rank
+join place_now n on n.repo_id = c.repo_id
+join place_before b on b.repo_id = c.repo_id
+where c.run_id = (select run_id from current_run) and b.place != n.place
+order by abs(b.place - n.place) desc, c.rank
 limit 100
 """.strip(),
     },
