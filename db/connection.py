@@ -47,12 +47,20 @@ def connect(path: str | Path) -> sqlite_utils.Database:
         db = sqlite_utils.Database(conn)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA foreign_keys = ON")
-        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal" and not is_snapshot(db):
             db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
     except sqlite3.DatabaseError as e:
         raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}{_read_only_hint(path)}") from None
     return db
+
+
+def is_snapshot(db: sqlite_utils.Database) -> bool:
+    """A published snapshot (``agentrank snapshot``): the ranking without the crawl's private tables.
+    It is one self-contained file in rollback-journal mode, served as it is (``datasette -i``), so
+    opening it to read (``explain``) must not switch it to WAL, which rewrites its header."""
+    tables = {row[0] for row in db.execute("select name from sqlite_master where type = 'table'")}
+    return "agents" in tables and not any(name.startswith("crawl_") for name in tables)
 
 
 def _read_only_hint(path: Path) -> str:

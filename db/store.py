@@ -14,7 +14,17 @@ from db.migrations import migrations
 
 
 def migrate(db: sqlite_utils.Database) -> None:
-    """Apply pending migrations, holding the write lock so two processes cannot race."""
+    """Apply pending migrations, holding the write lock so two processes cannot race.
+
+    A database with a migration this code does not know was made by a newer AgentRank: its schema
+    is not the one this code writes, so it is refused before anything touches it."""
+    known = {m.name for m in migrations._migrations}
+    unknown = [m.name for m in migrations.applied(db) if m.name not in known]
+    if unknown:
+        raise DatabaseError(
+            f"this database was made by a newer AgentRank (its schema has {unknown[-1]}, which this version "
+            "does not know): upgrade AgentRank to use it"
+        )
     if migrations.pending(db):
         with write_transaction(db):
             migrations.apply(db)

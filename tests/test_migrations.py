@@ -164,3 +164,25 @@ def test_an_older_database_upgrades_to_the_same_schema_as_a_new_one(tmp_path, st
     old.close()
     open_store(old_path).close()
     assert _schema(sqlite3.connect(old_path)) == _schema(sqlite3.connect(fresh))
+
+
+def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
+    path = tmp_path / "newer.db"
+    open_store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "insert into _sqlite_migrations (migration_set, name, applied_at) values ('agentrank', 'm900_future', '2027')"
+    )
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    for args in (["score"], ["explain", "acme/agent"]):
+        result = CliRunner().invoke(cli, ["--db", str(path), *args])
+        assert result.exit_code != 0
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "made by a newer AgentRank" in lines[0] and "m900_future" in lines[0], lines
+    assert path.read_bytes() == before

@@ -202,6 +202,17 @@ def test_agentrank_serve_immutable_leaves_the_snapshot_untouched(source, tmp_pat
     assert {p.name for p in tmp_path.iterdir()} == {"agentrank.db", "agentrank.metadata.json", "serve.log"}
 
 
+def test_explaining_a_score_from_a_snapshot_leaves_it_as_it_was(source, tmp_path):
+    # A web host serves the snapshot with --immutable; a maker's `explain` run there switched it to WAL
+    # (its header rewritten, -wal and -shm beside it) under a server that assumes it never changes.
+    out = tmp_path / "agentrank.db"
+    snapshot(source, out)
+    before, files = sha256(out), {p.name for p in tmp_path.iterdir()}
+    result = agentrank("--db", str(out), "explain", source.top_name)
+    assert source.top_name in result.output
+    assert sha256(out) == before and {p.name for p in tmp_path.iterdir()} == files
+
+
 @pytest.mark.asyncio
 async def test_private_tables_are_hidden_on_the_live_database(source):
     from agentrank.config import ServeConfig
