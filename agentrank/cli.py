@@ -414,6 +414,8 @@ def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> No
         db = state.open()
         result = import_files(db, list(files), min_stars=config.crawl.min_stars, observed_at=observed_at)
     click.echo(result.summary())
+    if result.note:
+        click.echo(f"Note: {result.note}", err=True)
 
 
 @cli.command(name="redate-run")

@@ -39,6 +39,7 @@ class ImportResult:
     reasons: dict[str, int] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)  # the same id twice with different data
     rejects_recorded: int = 0  # rows in `rejects` (at most MAX_REJECTS_KEPT)
+    note: str | None = None  # something the user should look at (printed on stderr)
 
     def summary(self) -> str:
         c = self.counts
@@ -214,15 +215,17 @@ def import_files(
         )
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         validated = _validate(paths, spool)
+        result = _import(db, paths, validated, started=started, min_stars=min_stars, parent_id=parent_id)
         if observed_at is not None and validated.newest and validated.newest[0] > started + FUTURE_SLACK:
-            # Results cannot have been fetched before the data they hold: every age, push and delta
-            # would be measured from the wrong day.
+            # Results cannot have been fetched before the data they hold: ages and days since the last
+            # push would be measured from the wrong day (the score clamps them at 0). Said, not refused:
+            # the design lets such a history be built, and the score's own checks still apply.
             when, name, which = validated.newest
-            raise PipelineError(
-                f"--observed-at {iso(started)}: is before the data the files hold ({name} was {which} at "
-                f"{iso(when)}): give the instant the saved results were fetched from GitHub"
+            result.note = (
+                f"--observed-at {iso(started)} is before the data the files hold ({name} was {which} at "
+                f"{iso(when)}): was it the instant the saved results were fetched from GitHub?"
             )
-        return _import(db, paths, validated, started=started, min_stars=min_stars, parent_id=parent_id)
+        return result
 
 
 def _import(
