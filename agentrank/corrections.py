@@ -261,6 +261,18 @@ def resolve_corrections(
         except ItemRejected as e:
             raise CorrectionsError(f"{source}:{c.line}: {c.repo}: GitHub's answer failed validation: {e}") from None
         resolved.append(Resolved(c, repo_id=record["id"], item=record if c.kind == "include" else None))
+    # The file checks each (kind, name) once; a repo's old and new names are one repo too, and two
+    # entries of one kind for it would leave one silently winning.
+    first: dict[tuple[str, int], Resolved] = {}
+    for r in resolved:
+        if r.repo_id is None:
+            continue
+        earlier = first.setdefault((r.correction.kind, r.repo_id), r)
+        if earlier is not r:
+            raise CorrectionsError(
+                f"{source}:{r.correction.line}: duplicate [[{r.correction.kind}]] entry for {r.correction.repo}: "
+                f"the same repo as {earlier.correction.repo} (line {earlier.correction.line}), under another name"
+            )
     return resolved
 
 

@@ -154,3 +154,23 @@ def test_only_changed_redoes_new_and_edited_repos(db, item_factory, tmp_path):
     assert {i for i, r in after.items() if r["run_id"] == run_id} == {9005, 9006}
     assert after[9005]["category"] == "evaluation" and after[9006]["category"] == "chat"
     assert after[9001] == before[9001]
+
+
+def test_one_repo_under_its_old_and_new_names_is_a_duplicate(db, item_factory, tmp_path):
+    from agentrank.corrections import CorrectionsError, parse_corrections, resolve_corrections
+
+    load(db, item_factory, tmp_path)
+    load(db, item_factory, tmp_path, [(9003, "newowner/talkline-v2", REPOS[2][2], REPOS[2][3])])
+    text = (
+        '[[category]]\nrepo = "acme/talkline"\ncategory = "other"\n\n'
+        '[[category]]\nrepo = "newowner/talkline-v2"\ncategory = "coding"\n'
+    )
+    with pytest.raises(
+        CorrectionsError,
+        match=r"corrections.toml:5: duplicate \[\[category\]\] entry for "
+        r"newowner/talkline-v2: the same repo as acme/talkline \(line 1\)",
+    ):
+        resolve_corrections(db, parse_corrections(text), None, "corrections.toml")
+    # Two kinds for one repo are fine.
+    text = '[[category]]\nrepo = "acme/talkline"\ncategory = "other"\n\n[[claim]]\nrepo = "newowner/talkline-v2"\nlogin = "octo"\n'
+    assert len(resolve_corrections(db, parse_corrections(text), None, "corrections.toml")) == 2
