@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import escape
 
+from datasette_plugins.bidi import isolated
 from scoring.score import shown as published_score
 
 WIDTH = 640
@@ -192,7 +193,7 @@ def overlay_chart(histories: list[tuple[str, list[dict[str, Any]]]], key: str) -
                 "colour": COLOURS[index % len(COLOURS)],
                 "points": " ".join(f"{px},{py}" for px, py, _ in points),
                 "dots": [
-                    {"x": px, "y": py, "title": f"{name}, {h['as_of'][:10]}: {label} {shown(h[key])}"}
+                    {"x": px, "y": py, "title": f"{isolated(name)}, {h['as_of'][:10]}: {label} {shown(h[key])}"}
                     for px, py, h in points
                 ],
             }
@@ -215,7 +216,7 @@ def overlay_chart(histories: list[tuple[str, list[dict[str, Any]]]], key: str) -
 def history_svg(full_name: str, history: list[dict[str, Any]], *, key: str = "stars", site: str = "AgentRank") -> str:
     """A standalone SVG of one series (stars by default) over time with dated axes, to embed in a
     README or a page: ``<img src=".../history.svg">``. Repository text is escaped."""
-    title = f"{full_name}: {key} over time"
+    title = f"{isolated(full_name)}: {key} over time"
     width = WIDTH
     if not history:
         return (

@@ -25,6 +25,7 @@ from xml.etree import ElementTree as ET
 from datasette import Response
 
 from datasette_plugins.agent_page import agent_path
+from datasette_plugins.bidi import isolated
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
 from datasette_plugins.reading import ranking_database
@@ -47,16 +48,6 @@ ENTRIES_PER_RUN = 50  # newly listed or left in one run; the rest are one "…an
 SUMMARY_CHARS = 500
 # Characters XML 1.0 does not allow (control characters, lone surrogates, U+FFFE/U+FFFF).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-# Bidirectional controls (embeddings, overrides, isolates): repo text keeps them, inside an isolate.
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
-def isolated(text: str) -> str:
-    """``text`` in an isolate (FSI … PDI) when it holds a bidirectional control, so a right-to-left
-    override in it cannot reverse what follows it."""
-    return "\u2068" + text + "\u2069" if _BIDI.search(text) else text
 
 
 def clean(text: Any, limit: int | None = None, *, isolate: bool = True) -> str:

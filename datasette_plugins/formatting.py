@@ -13,6 +13,7 @@ from datasette import hookimpl
 from crawler.items import parse_timestamp
 from datasette_plugins.agent_page import agent_path, correction
 from datasette_plugins.benchmark_pages import bench_path
+from datasette_plugins.bidi import isolated
 from datasette_plugins.limits import limits
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
@@ -119,6 +120,7 @@ def own_words(change: dict[str, Any]) -> str:
 def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
     env.filters.update(
         anchor=anchor,
+        isolate=lambda value: isolated(str(value)),
         thousands=thousands,
         signed=signed,
         plural=plural,

@@ -631,3 +631,29 @@ async def test_an_uncertain_category_on_a_list_links_to_the_makers_correction(da
     from urllib.parse import urlencode
 
     assert urlencode({"title": f"Correction: {name}"}) in line
+
+
+@pytest.mark.asyncio
+async def test_a_right_to_left_name_is_isolated_in_titles_and_tooltips(tmp_path, run_cli, db_path):
+    """A right-to-left override in a repo's name reversed the text after it (the star count among it) in
+    the compare page's title, the chart tooltips and the history SVG's title."""
+    from urllib.parse import quote
+
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+    from tests.conftest import make_item, write_json
+
+    rtl = "rtl/\u202etxt.exe"
+    items = [make_item(id=8001, full_name=rtl), make_item(id=8002, full_name="plain/agent", seed=2)]
+    for day in ("2026-11-23", "2026-11-30"):
+        run_cli("import", "--observed-at", f"{day}T06:00:00Z", str(write_json(tmp_path / f"{day}.json", items)))
+        run_cli("score")
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+    isolated = "\u2068" + rtl + "\u2069"
+    page = (await datasette.client.get(f"/-/compare?repo={quote(rtl)}&repo=plain/agent")).text
+    title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+    assert isolated in title
+    tooltips = re.findall(r"<circle[^>]*>\s*<title>([^<]*)</title>", page)
+    assert tooltips and all(isolated in t for t in tooltips if rtl in t)
+    svg = (await datasette.client.get(f"/-/agent/{quote(rtl)}/history.svg")).text
+    assert f"<title>{isolated}: stars over time</title>" in svg
