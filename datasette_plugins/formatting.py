@@ -18,7 +18,7 @@ from datasette_plugins.limits import limits
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed
-from scoring.score import shown
+from scoring.score import half_up, shown
 
 
 def thousands(value: Any) -> str:
@@ -121,6 +121,8 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
     env.filters.update(
         anchor=anchor,
         isolate=lambda value: isolated(str(value)),
+        # a figure to n decimals, halves up: as the tables (SQLite's round) and the score show it
+        decimals=lambda value, n=1: "" if value is None else f"{half_up(float(value), n):.{n}f}",
         thousands=thousands,
         signed=signed,
         plural=plural,

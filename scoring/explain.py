@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from scoring.components import EXTRA_INPUTS, PERCENTILE, RANKED_VALUES, TABLE, Component, explain_measure
-from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, SECONDS_PER_DAY, WEIGHTS, shown, shown_range
+from scoring.score import ACTIVITY_BUCKETS, MIN_AGE_DAYS, SECONDS_PER_DAY, WEIGHTS, half_up, shown, shown_range
 
 STEP_SHARE = 0.10  # "pass the next 10 % of listed repos"
 
@@ -424,12 +424,12 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
     lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
     for c in breakdown["components"]:
         inputs = ", ".join(f"{field_label(k)} {field_value(v)}" for k, v in c["input"].items())
-        where = f"percentile {c['percentile']:.1f}" if "percentile" in c else c.get("bucket", "")
+        where = f"percentile {half_up(c['percentile']):.1f}" if "percentile" in c else c.get("bucket", "")
         if c["component"] == "openness":
             where = "OSI-approved" if c["input"]["osi_approved"] else "not OSI-approved"
         lines.append("")
         lines.append(
-            f"{c['component']:<10} {c['score']:5.1f} × {c['weight']:.2f} = {c['points']:5.2f} points   "
+            f"{c['component']:<10} {half_up(c['score']):5.1f} × {c['weight']:.2f} = {half_up(c['points'], 2):5.2f} points   "
             f"({where}; {inputs})"
         )
         lines.extend(f"           → {advice}" for advice in c["advice"])
@@ -551,7 +551,7 @@ def format_change(change: dict[str, Any]) -> str:
     lines.append("component    before   after   delta  = own     + population   (points)")
     for c in change["components"]:
         lines.append(
-            f"{c['component']:<11} {c['before']:7.1f} {c['after']:7.1f} {signed(c['delta'], 1):>7}  = "
+            f"{c['component']:<11} {half_up(c['before']):7.1f} {half_up(c['after']):7.1f} {signed(c['delta'], 1):>7}  = "
             f"{signed(c['own'], 1):>7} + {signed(c['population'], 1):>7}     ({signed(c['points_delta'])})"
         )
     return "\n".join(lines)

@@ -56,6 +56,13 @@ def shown(score: float) -> float:
     return math.floor(score * 10 + 0.5 + SHOWN_SLACK) / 10
 
 
+def half_up(value: float, decimals: int = 1) -> float:
+    """``value`` to ``decimals`` places, halves up, as SQLite's ``round`` and the published score show it
+    (56.25 → 56.3, where Python's ``f"{56.25:.1f}"`` gives 56.2: a maker reads one figure everywhere)."""
+    scale = 10**decimals
+    return math.floor(value * scale + 0.5 + SHOWN_SLACK) / scale
+
+
 def shown_range(low: float, high: float) -> tuple[float, float]:
     """A score range as published: one decimal, rounded outwards (``low`` down, ``high`` up, within
     0–100), so it still holds the unrounded score as well as the shown one. ``SHOWN_LOW_SQL`` and

@@ -657,3 +657,25 @@ async def test_a_right_to_left_name_is_isolated_in_titles_and_tooltips(tmp_path,
     assert tooltips and all(isolated in t for t in tooltips if rtl in t)
     svg = (await datasette.client.get(f"/-/agent/{quote(rtl)}/history.svg")).text
     assert f"<title>{isolated}: stars over time</title>" in svg
+
+
+@pytest.mark.asyncio
+async def test_a_figure_on_a_half_shows_the_same_on_every_page(tmp_path, run_cli, db_path):
+    """17 repos: percentiles are multiples of 6.25, so the 10th by forks has adoption 56.25. The tables
+    (SQLite's round) showed 56.3, the maker's page, compare and `explain` 56.2 (Python rounds that half
+    to even): one figure, halves up, everywhere."""
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+    from tests.conftest import make_item, write_json
+
+    items = [make_item(id=8100 + i, full_name=f"half/r{i}", forks_count=10 + i, seed=i + 1) for i in range(17)]
+    run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "items.json", items)))
+    run_cli("score")
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+    table = (await datasette.client.get("/agentrank/agents.json?_shape=array&full_name=half/r9")).json()
+    assert table[0]["adoption"] == 56.3
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (await datasette.client.get("/-/agent/half/r9")).text))
+    assert "ahead of 56.3 % of the other listed repos" in page and "56.2" not in page
+    compare = (await datasette.client.get("/-/compare?repo=half/r9")).text
+    assert "56.3 of 100" in compare
+    assert "percentile 56.3" in run_cli("explain", "half/r9").output
