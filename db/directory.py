@@ -139,7 +139,7 @@ def newly_listed(
             """
             select s.rank, s.full_name, r.description, s.category, cat.name as category_name, s.score, s.stars,
                    s.forks, s.stars_delta_7d, s.pushed_at as last_push, s.category_uncertain, s.as_of, s.repo_id,
-                   s.run_id
+                   s.run_id, s.rank_best, s.rank_worst, s.flags, s.openness, s.license_spdx as license, r.topics
             from scores s join repos r on r.id = s.repo_id left join categories cat on cat.id = s.category
             where s.run_id = ? and s.repo_id not in (select repo_id from scores where run_id = ?)
             order by s.rank

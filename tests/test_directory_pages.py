@@ -84,6 +84,18 @@ async def test_home_is_the_directory(datasette, conn):
     risers = names_in(section(page, "ar-risers"))
     assert risers and len(risers) <= 10
     assert len(newly_listed(conn)) == 4 and names_in(section(page, "ar-new")) == newly_listed(conn)
+    # Their rows are rows like the others: the likely-rank range under the rank and their topics as chips.
+    newly = section(page, "ar-new")
+    ranges = {
+        n: (b, w)
+        for n, b, w in conn.execute("select full_name, rank_best, rank_worst from agents")
+        if n in newly_listed(conn)
+    }
+    for name, (best, worst) in ranges.items():
+        if best != worst:
+            assert f'title="likely rank {best:,}–{worst:,}' in newly, name
+    with_topics = [n for n, t in conn.execute("select full_name, topics from agents") if n in ranges and t != "[]"]
+    assert newly.count('class="ar-topics"') == len(with_topics) > 0
     # The ways on: method, leaderboards, SQL, feeds.
     for link in ('href="/-/method"', 'href="/-/leaderboard"', 'href="/agentrank"', 'href="/agentrank/agents"'):
         assert link in page
