@@ -691,3 +691,24 @@ async def test_a_figure_on_a_half_shows_the_same_on_every_page(tmp_path, run_cli
     compare = (await datasette.client.get("/-/compare?repo=half/r9")).text
     assert "56.3 of 100" in compare
     assert "percentile 56.3" in run_cli("explain", "half/r9").output
+
+
+@pytest.mark.asyncio
+async def test_the_only_listed_repo_is_not_ahead_of_anyone(tmp_path, run_cli, db_path):
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+    from tests.conftest import make_item, write_json
+
+    run_cli(
+        "import",
+        "--observed-at",
+        "2026-11-30T06:00:00Z",
+        str(write_json(tmp_path / "i.json", [make_item(id=8301, full_name="solo/one")])),
+    )
+    run_cli("score")
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+    page = text_of((await datasette.client.get("/-/agent/solo/one")).text)
+    # Percentiles are 100 by the method's rule with one repo; the page says so instead of "ahead of 100 %"
+    # of nobody, and shows no chart of where it sits among the 0 others.
+    assert "ahead of" not in page and "of the 0 other" not in page
+    assert page.count("the only listed repo: 100 by the method's rule") == 3
