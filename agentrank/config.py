@@ -80,7 +80,8 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
     file_path = Path(path) if path else None
     if file_path is not None:
         try:
-            data = tomllib.loads(file_path.read_text(encoding="utf-8"))
+            # a BOM (some Windows editors write one) is no TOML error
+            data = tomllib.loads(file_path.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
             raise ConfigError(f"{file_path}: config file not found") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:

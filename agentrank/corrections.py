@@ -217,7 +217,7 @@ def load_corrections(path: str | Path) -> list[Correction]:
     if not path.exists():
         return []
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (some Windows editors write one) is no TOML error
     except (OSError, UnicodeDecodeError) as e:
         raise CorrectionsError(f"{path}: cannot read: {e}") from None
     return parse_corrections(text, str(path))

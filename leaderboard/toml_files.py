@@ -12,7 +12,8 @@ def read_toml(path: str | Path, error: type[Exception]) -> dict[str, Any]:
     ``error`` with one line naming the file."""
     path = Path(path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        # a BOM (some Windows editors write one) is no TOML error
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as e:
         raise error(f"{path}: cannot read: {e.strerror or e}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:

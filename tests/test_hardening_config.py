@@ -146,3 +146,18 @@ def test_links_follow_the_servers_address_until_a_public_url_is_set():
     public = ServeConfig(public_url="https://agentrank.example")
     assert public.with_overrides({"port": 8140}).public_url == "https://agentrank.example"
     assert ServeConfig(port=8140).with_overrides({"host": "10.0.0.2"}).public_url == "http://10.0.0.2:8140"
+
+
+def test_a_toml_file_starting_with_a_bom_is_read(tmp_path, run_cli):
+    # Some Windows editors start a UTF-8 file with a BOM: it was "Invalid statement (line 1, column 1)".
+    config = tmp_path / "agentrank.toml"
+    config.write_text("\ufeff[crawl]\nmin_stars = 300\n", encoding="utf-8")
+    result = run_cli("--config", str(config), "export", "--out", str(tmp_path / "x.json"), expect=None)
+    assert "not valid TOML" not in result.stderr and "no database at" in result.stderr
+    from agentrank.corrections import load_corrections
+    from leaderboard.toml_files import read_toml
+
+    corrections = tmp_path / "corrections.toml"
+    corrections.write_text('\ufeff[[exclude]]\nrepo = "a/b"\nreason = "spam"\n', encoding="utf-8")
+    assert [c.repo for c in load_corrections(corrections)] == ["a/b"]
+    assert read_toml(config, ValueError) == {"crawl": {"min_stars": 300}}
