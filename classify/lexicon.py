@@ -506,7 +506,8 @@ _SOFTWARE = re.compile(
 _LISTISH = re.compile(
     r"\b(?:awesome|curated|lists?|collection|collected|compilation|tutorials?|courses?|lessons?|curriculum"
     r"|guides?|handbook|books?|cookbooks?|recipes?|examples?|notebooks?|survey|reading|prompts|learn\w*"
-    r"|beginners?|educational|resources|roadmaps?|cheat ?sheets?|workshop|class|documentation)\b"
+    r"|beginners?|educational|resources|roadmaps?|cheat ?sheets?|workshops?|class|documentation"
+    r"|demos|samples?|labs|exercises|chapters?|walkthroughs?|cursos?|cours|kurs)\b"
 )
 
 
@@ -537,21 +538,23 @@ _GUIDE_WORDS = re.compile(
     r"|^\W*(?:(?:an?|the|my|our)\s+)?(?:\S+\s+){0,2}?(?:repo|repository) (?:of|for) (?:\S+ ){0,3}?(?:articles|papers"
     r"|notes|links|blog posts|posts|tutorials|resources)\b"
     r"|(?:项目|博客|资源|工具|论文|网站|文章|教程)(?:列表|清单|合集|大全|导航|汇总)"
-    r"|在线阅读|(?:全栈|入门|学习|实战)(?:指南|教程)"
+    r"|在线阅读|(?:全栈|入门|学习|实战)(?:指南|教程)|手把手(?:教|带)"
     # an introduction, example or sample code for something, papers on something; tutorials, lessons
     # or notebooks on something ("Tutorials on implementing seq2seq models with PyTorch")
     r"|^\W*(?:an?\s+)?(?:(?:simple|gentle|quick|brief|practical|hands-on|short)\s+)?introduction to\b"
     r"|^\W*(?:\d+\+?\s+)?(?:(?:free|short|simple|practical|hands-on|step-by-step|interactive|jupyter|colab|python"
-    r"|beginner-friendly|minimal)\s+){0,2}(?:tutorials|lessons|guides|notebooks|walkthroughs|exercises)\s+"
+    r"|beginner-friendly|minimal)\s+){0,2}(?:tutorials|lessons|guides|notebooks|walkthroughs|exercises|labs|workshops)\s+"
     r"(?:on|for|about|to|covering|teaching|explaining|showing|that)\b"
-    r"|^\W*(?:\w+\s+)?(?:examples?|samples?|demos?)(?: (?:scripts?|code|apps?|projects?|notebooks?))? (?:for|of|using|showing|showcasing|demonstrating)\b"
+    r"|^\W*(?:\w+\s+)?(?:examples?|samples?|demos?)(?: (?:scripts?|code|apps?|projects?|notebooks?))? (?:for|of|using|showing|showcasing|demonstrating|built (?:with|on))\b"
+    # a book or a course told as a build-along ("build a coding agent from scratch, one chapter at a time")
+    r"|\bone (?:chapter|lesson|step|episode) at a time\b"
     r"|^\W*(?:(?!(?:agent|bot|tool|assistant|app)s?\b|that\b|which\b|who\b)\S+\s+){0,4}?(?:research )?papers"
     r" (?:on|about|related to|in)\b"
     r"|\bpapers?\b[^.]{0,40}\.\s*updated (?:daily|weekly|regularly)\b"
     # leaked or extracted system prompts (a prompt collection, taxonomy rule 9)
     r"|^\W*(?:\S+\s+){0,2}?(?:leaked|extracted|collected)\s+(?:\S+\s+){0,2}?prompts\b"
     # a course (in a few languages) or the code that goes with a book
-    r"|^\W*(?:\S+\s+){0,2}?(?:course|curso|cours|kurs|bootcamp)s? (?:to|on|for|about|in|para|de|sur|zu)\b"
+    r"|^\W*(?:\S+\s+){0,2}?(?:course|curso|cours|kurs|bootcamp)s?(?: (?:pr[aá]ctico|complet[oa]|gratuito|pratique|gratuit|praktischer))? (?:to|on|for|about|in|para|de|sur|zu|über)\b"
     r"|^\W*(?:course|curso|cours|kurs|bootcamp)s?\s*[:\"“«]"
     r"|\b(?:code|notebooks?|examples?|exercises|materials?) (?:for|from|of|accompanying|to accompany)"
     r" (?:the |my |our |a )?(?:\S+ ){0,6}?book\b"

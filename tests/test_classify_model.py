@@ -37,6 +37,25 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
 
 
 @pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        # demos, samples, labs and workshops open a resource like examples do (taxonomy rule 9) ...
+        ("helpdesk-agent-demos", "Demos showcasing support agents built with our SDK", ("ai-agents",)),
+        ("agent-sample-apps", "Sample apps built with the Contoso agent toolkit", ("agents",)),
+        ("agentic-labs", "Hands-on labs for building AI agents on a cloud platform", ("ai-agents", "azure")),
+        ("mcp-labs", "Hands-on labs that walk you through writing MCP servers", ("mcp",)),
+        # ... so do a build-along book, a step-by-step tutorial in Chinese and a course in Spanish
+        ("tiny-coder-book", "Build a coding agent from scratch, one chapter at a time", ("coding-agent",)),
+        ("agent-shoujiao", "手把手教你用大模型搭建智能体应用", ("ai-agent",)),
+        ("curso-agentes", "Curso práctico para crear agentes de IA con Python", ("ai-agents",)),
+    ],
+)
+def test_demos_labs_and_build_alongs_are_resources_whatever_their_subject(model, name, description, topics):
+    prediction = predict(model, name, description, topics)
+    assert prediction.category == "resources", prediction
+
+
+@pytest.mark.parametrize(
     ("name", "description"),
     [
         ("lessonsmith", "Self-hosted app that generates course outlines, quizzes and tutorials for teachers"),
