@@ -310,7 +310,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "from_files",
     multiple=True,
     type=click.Path(exists=True, dir_okay=False),
-    help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data",
+    help="Saved search results to use instead of crawling (repeatable): reproduces a run from saved data (a corrected repo is looked up in them before GitHub)",
 )
 @out_option("Where the site JSON goes (default: export.path from the config, else beside the database: DB-export.json)")
 @pass_state

@@ -42,7 +42,8 @@ from agentrank.importer import import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
 from crawler.client import GitHubClient, GitHubError
-from crawler.repository import fetch_repo
+from crawler.repository import RepoFetch, fetch_repo
+from crawler.saved import iter_saved_items
 from crawler.secrets import github_token
 from db.connection import write_transaction
 from db.corrections import save_corrections
@@ -194,8 +195,27 @@ def _chain(
     fresh_crawl: bool,
     at: datetime | None,
 ) -> PipelineResult:
+    saved: dict[str, Any] | None = None
+
+    def fetch(name: str) -> RepoFetch:
+        # A run reproduced from saved results (--from-file) finds a corrected repo in them first, so it
+        # needs GitHub only for repos the files do not hold (an include of a repo no query found).
+        nonlocal saved
+        if import_paths:
+            if saved is None:
+                wanted = {c.repo.strip().lower() for c in corrections}
+                saved = {}
+                for _, raw in iter_saved_items(list(import_paths)):
+                    found = raw.get("full_name") if isinstance(raw, dict) else None
+                    if isinstance(found, str) and found.lower() in wanted:
+                        saved[found.lower()] = raw
+            item = saved.get(name.strip().lower())
+            if item is not None:
+                return RepoFetch("ok", name, item=item, full_name=item["full_name"])
+        return fetch_repo(github, name)
+
     def do_resolve() -> tuple[list[Resolved], dict[str, Any]]:
-        resolved = resolve_corrections(db, corrections, lambda name: fetch_repo(github, name), corrections_source)
+        resolved = resolve_corrections(db, corrections, fetch, corrections_source)
         return resolved, {"entries": len(resolved)}
 
     resolved = stage("corrections", do_resolve)

@@ -161,3 +161,31 @@ def test_a_toml_file_starting_with_a_bom_is_read(tmp_path, run_cli):
     corrections.write_text('\ufeff[[exclude]]\nrepo = "a/b"\nreason = "spam"\n', encoding="utf-8")
     assert [c.repo for c in load_corrections(corrections)] == ["a/b"]
     assert read_toml(config, ValueError) == {"crawl": {"min_stars": 300}}
+
+
+def test_refresh_from_saved_results_finds_corrected_repos_in_them_without_github(tmp_path, run_cli, db_path):
+    """`refresh --from-file` reproduces a run from saved data: on a new database a correction of a repo
+    the file holds asked GitHub for it (and failed offline)."""
+    from tests.conftest import make_item
+
+    items = [make_item(id=9501, full_name="inv/one-agent"), make_item(id=9502, full_name="inv/two-agent", seed=2)]
+    saved = tmp_path / "items.json"
+    saved.write_text(json.dumps(items))
+    corrections = tmp_path / "corrections.toml"
+    corrections.write_text('[[category]]\nrepo = "Inv/One-Agent"\ncategory = "voice"\n', encoding="utf-8")
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[corrections]\npath = "{corrections}"\n')
+    out = tmp_path / "site.json"
+    run_cli(
+        "--config",
+        str(config),
+        "refresh",
+        "--api-url",
+        "http://127.0.0.1:9",
+        "--from-file",
+        str(saved),
+        "--out",
+        str(out),
+    )
+    agents = {a["full_name"]: a for a in json.loads(out.read_text())["agents"]}
+    assert (agents["inv/one-agent"]["category"], agents["inv/one-agent"]["category_source"]) == ("voice", "correction")
