@@ -6,10 +6,12 @@ import json
 import logging
 import os
 import re
+import shutil
 import socket
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -396,7 +398,7 @@ def schedule(state: State, next_count: int | None) -> None:
 
 
 @cli.command(name="import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option(
     "--observed-at",
     "observed_at",
@@ -406,13 +408,26 @@ def schedule(state: State, next_count: int | None) -> None:
 )
 @pass_state
 def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> None:
-    "Load saved GitHub search results from FILES (JSON lists of items or saved response pages) as if crawled"
+    "Load saved GitHub search results from FILES (JSON lists of items or saved response pages; - reads stdin) as if crawled"
     from agentrank.importer import import_files
 
     config = state.config
-    with state.lock("import"):
-        db = state.open()
-        result = import_files(db, list(files), min_stars=config.crawl.min_stars, observed_at=observed_at)
+    with ExitStack() as stack:
+        # A pipe (`-`, /dev/stdin, a process substitution) is read once into a temporary file: saved
+        # results are read in two passes (their shape, then their items), which a pipe cannot give.
+        paths: list[str | Path] = []
+        for name in files:
+            if name == "-" or not Path(name).is_file():
+                spool = stack.enter_context(tempfile.NamedTemporaryFile(suffix=".json"))
+                with click.open_file(name, "rb") as source:
+                    shutil.copyfileobj(source, spool)
+                spool.flush()
+                paths.append(spool.name)
+            else:
+                paths.append(name)
+        with state.lock("import"):
+            db = state.open()
+            result = import_files(db, paths, min_stars=config.crawl.min_stars, observed_at=observed_at)
     click.echo(result.summary())
     if result.note:
         click.echo(f"Note: {result.note}", err=True)

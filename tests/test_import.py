@@ -225,3 +225,17 @@ def test_an_observed_at_before_the_data_the_files_hold_is_said(tmp_path, run_cli
     # A date without a time, on the day of the last push, says nothing (the day's slack).
     result = run_cli("import", "--observed-at", "2025-03-10", str(saved))
     assert result.stderr == ""
+
+
+def test_saved_results_can_come_through_a_pipe(tmp_path, db_path):
+    # `cat save.json | agentrank import -` (or /dev/stdin, a process substitution) failed: "broken gzip
+    # file: File or stream is not seekable".
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    items = json.dumps([make_item(id=5101, full_name="pipe/one"), make_item(id=5102, full_name="pipe/two", seed=2)])
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "import", "-"], input=items)
+    assert result.exit_code == 0, result.output
+    assert "2 repos saved" in result.output
+    assert _rows(db_path, "select count(*) as n from repos") == [{"n": 2}]
