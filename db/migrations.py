@@ -1028,3 +1028,16 @@ def m025_index_cost_lower_bound(db: sqlite_utils.Database) -> None:
     columns = {row[1] for row in db.execute("pragma table_info(benchmark_index_entries)").fetchall()}
     if is_table and "cost_lower_bound" not in columns:
         db.execute("alter table benchmark_index_entries add column cost_lower_bound integer")
+
+
+@migrations()
+def m026_fitscore_settings_variants(db: sqlite_utils.Database) -> None:
+    # Self-contained SQL. An assessment names an agent; when the runs it is computed from hold more
+    # than one settings variant (a different entry everywhere else), its FitScore pools them and says
+    # so: the variants it pooled. Rows stored before stay null until the next ledger command.
+    is_table = db.execute(
+        "select 1 from sqlite_master where type = 'table' and name = 'benchmark_fitscores'"
+    ).fetchone()
+    columns = {row[1] for row in db.execute("pragma table_info(benchmark_fitscores)").fetchall()}
+    if is_table and "settings_variants" not in columns:
+        db.execute("alter table benchmark_fitscores add column settings_variants text")

@@ -438,8 +438,9 @@ _TABLES["benchmark_fitscores"]["columns"].update(
         "runs": "the dated runs it is computed from (JSON)",
         "runs_named": "0 when the runs are the default: the agent's latest run in the suite by date",
         "versions": "the agent version and model of those attempts (JSON)",
+        "settings_variants": "the settings variants of those attempts (JSON); more than one: the FitScore pools them",
         "median_wall_seconds": "median wall time of those attempts",
-        "rank": "within the tier: FitScore, then the unrounded sum, then name",
+        "rank": "within the suite and tier: FitScore, then the unrounded sum, then name",
         "weighted_sum": "Σ score × weight / 5 before rounding",
         "derived": "quality, reliability and speed per task, from the attempts (JSON)",
     }

@@ -27,6 +27,7 @@ Pure: no database. The rules:
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,7 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from leaderboard.fairness import run_order
-from leaderboard.figures import Scored, scored
+from leaderboard.figures import Scored, scored, settings_of
 from leaderboard.toml_files import read_toml
 
 CRITERIA = ("quality", "reliability", "cost", "speed", "setup", "agent", "privacy")
@@ -280,6 +281,9 @@ def assess(
         "versions": [
             {"agent_version": v, "model": m} for v, m in sorted({(r["agent_version"], r["model"]) for r in counted})
         ],
+        # Settings variants are different entries everywhere else (design.md); an assessment names an
+        # agent, so when its runs hold more than one variant the FitScore pools them: said, not hidden.
+        "settings_variants": [json.loads(v) for v in sorted({settings_of(r) for r in counted})],
         "median_wall_seconds": _median([r.get("wall_seconds") for r in counted]),
         "weighted_sum": None if total is None else float(total),
         "has_runs": has_runs,

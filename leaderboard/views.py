@@ -107,6 +107,7 @@ _JSON = (
     "results",
     "runs",
     "versions",
+    "settings_variants",
     "error_reasons",
 )
 

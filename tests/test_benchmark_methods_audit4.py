@@ -6,7 +6,7 @@ before its fix), worked out by hand.
    GitHub name was cased differently from run to run; 3. FitScores of two suites (two packs of tasks)
    were ranked in one list; 4. an assessment naming a suite the ledger never saw was saved silently;
    5. a task validated after a run unranked that run's entries; 6. an agent time longer than the
-   wall time it is part of was accepted.
+   wall time it is part of was accepted; 7. a FitScore pooled two settings variants without a word.
 """
 
 from __future__ import annotations
@@ -166,3 +166,30 @@ def test_an_agent_time_longer_than_the_wall_time_is_refused(tmp_path):
     (tmp_path / "b.json").write_text(json.dumps([{**record, "agent_seconds": 10}]))
     result = CliRunner().invoke(cli, ["--db", str(db), "import-attempts", "--verified", str(tmp_path / "b.json")])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.asyncio
+async def test_a_fitscore_that_pools_settings_variants_says_so(tmp_path):
+    # The same agent version and model at two reasoning efforts is two entries everywhere else; an
+    # assessment names an agent, so its FitScore pools them (quality 5 and 1 average to 3): marked.
+    records = [
+        attempt("var", "1", "t", 1, D1, V, 1, 1, 10, 1.0, suite="p", run="r1", quality=5, settings={"effort": "low"}),
+        attempt("var", "1", "t", 2, D1, V, 0, 1, 10, 1.0, suite="p", run="r1", quality=1, settings={"effort": "high"}),
+    ]
+    [fit] = compute_methods(rows_of(records), assessments=[assessment("var", "p")]).fitscores
+    assert fit["settings_variants"] == [{"effort": "high"}, {"effort": "low"}]
+    (tmp_path / "a.json").write_text(json.dumps(records))
+    (tmp_path / "f.toml").write_text(
+        '[[assessment]]\nagent = "var"\nsuite = "p"\nscores = { cost = 3, speed = 5, setup = 5, agent = 5, privacy = 5 }\n'
+    )
+    db = tmp_path / "b.db"
+    for step in (
+        ["import-attempts", "--verified", str(tmp_path / "a.json")],
+        ["import-assessments", str(tmp_path / "f.toml")],
+    ):
+        result = CliRunner().invoke(cli, ["--db", str(db), *step], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    page = (await build_datasette(db, ServeConfig(heap_limit_mb=0)).client.get("/-/benchmark/fitscore")).text
+    assert "pools 2 settings variants (effort high; effort low), which other methods keep apart" in page
+    exported = (await build_datasette(db, ServeConfig(heap_limit_mb=0)).client.get("/-/benchmark/fitscore.json")).json()
+    assert exported[0]["settings_variants"] == [{"effort": "high"}, {"effort": "low"}]
