@@ -324,6 +324,8 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     """
     from agentrank.progress import Report, stage_ticker
 
+    if out is not None and not out.strip():  # as `export --out ''`: never a silent fall back to the default
+        raise click.ClickException("--out '': give the file to write, e.g. --out site/agentrank.json")
     report = Report()
     if _demo_database(state, api_url) and not from_files:
         from agentrank.demo import refresh_demo

@@ -89,3 +89,12 @@ def test_a_commands_help_shows_whatever_the_config_file(run_cli, db_path, tmp_pa
     # The command itself still refuses the missing file.
     result = run_cli("score", expect=1, env={"AGENTRANK_CONFIG": str(missing)})
     assert "config file not found" in result.output
+
+
+def test_refresh_with_an_empty_out_is_refused_like_export(run_cli, db_path, tmp_path):
+    # `refresh --out ''` fell back to the default export path without a word; `export --out ''` refused.
+    saved = write_json(tmp_path / "items.json", [make_item(id=9901, full_name="x/y")])
+    result = run_cli("refresh", "--from-file", str(saved), "--out", "", expect=1)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--out '': give the file to write" in lines[0]
+    assert not db_path.exists()
