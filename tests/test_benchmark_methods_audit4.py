@@ -31,6 +31,26 @@ V, C = "verified", "community"
 D0, D1, D2 = "2026-10-01T00:00:00Z", "2026-11-01T10:00:00Z", "2026-11-08T10:00:00Z"
 
 
+def _served_ledger(tmp_path, records: list[dict[str, Any]], agents_and_suites: list[tuple[str, str]]) -> Any:
+    """The records imported as verified attempts and one assessment per (agent, suite), served."""
+    (tmp_path / "a.json").write_text(json.dumps(records))
+    (tmp_path / "f.toml").write_text(
+        "".join(
+            f'[[assessment]]\nagent = "{agent}"\nsuite = "{suite}"\n'
+            "scores = { cost = 3, speed = 5, setup = 5, agent = 5, privacy = 5 }\n"
+            for agent, suite in agents_and_suites
+        )
+    )
+    db = tmp_path / "b.db"
+    for step in (
+        ["import-attempts", "--verified", str(tmp_path / "a.json")],
+        ["import-assessments", str(tmp_path / "f.toml")],
+    ):
+        result = CliRunner().invoke(cli, ["--db", str(db), *step], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    return build_datasette(db, ServeConfig(heap_limit_mb=0))
+
+
 def test_a_community_record_never_moves_a_verified_run_in_time():
     # Verified: r1 (1 Nov, version 1, passed, quality 5), then r2 (8 Nov, version 2, failed, quality 1).
     verified = [
@@ -79,22 +99,8 @@ async def test_fitscores_of_two_suites_are_two_rankings(tmp_path):
         ("packA", "low", 1, 94),
         ("packB", "high", 1, 58),
     }
-    (tmp_path / "a.json").write_text(json.dumps(records))
-    (tmp_path / "f.toml").write_text(
-        "".join(
-            f'[[assessment]]\nagent = "{agent}"\nsuite = "{suite}"\n'
-            "scores = { cost = 3, speed = 5, setup = 5, agent = 5, privacy = 5 }\n"
-            for agent, suite in (("low", "packA"), ("high", "packB"))
-        )
-    )
-    db = tmp_path / "b.db"
-    for step in (
-        ["import-attempts", "--verified", str(tmp_path / "a.json")],
-        ["import-assessments", str(tmp_path / "f.toml")],
-    ):
-        result = CliRunner().invoke(cli, ["--db", str(db), *step], catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-    page = (await build_datasette(db, ServeConfig(heap_limit_mb=0)).client.get("/-/benchmark/fitscore")).text
+    datasette = _served_ledger(tmp_path, records, [("low", "packA"), ("high", "packB")])
+    page = (await datasette.client.get("/-/benchmark/fitscore")).text
     # The page shows each suite under its own heading, each with its own #1.
     assert re.findall(r"<h2[^>]*>Suite (\w+)</h2>", page) == ["packA", "packB"]
     assert page.count(">#1") == 2 and ">#2" not in page
@@ -178,18 +184,8 @@ async def test_a_fitscore_that_pools_settings_variants_says_so(tmp_path):
     ]
     [fit] = compute_methods(rows_of(records), assessments=[assessment("var", "p")]).fitscores
     assert fit["settings_variants"] == [{"effort": "high"}, {"effort": "low"}]
-    (tmp_path / "a.json").write_text(json.dumps(records))
-    (tmp_path / "f.toml").write_text(
-        '[[assessment]]\nagent = "var"\nsuite = "p"\nscores = { cost = 3, speed = 5, setup = 5, agent = 5, privacy = 5 }\n'
-    )
-    db = tmp_path / "b.db"
-    for step in (
-        ["import-attempts", "--verified", str(tmp_path / "a.json")],
-        ["import-assessments", str(tmp_path / "f.toml")],
-    ):
-        result = CliRunner().invoke(cli, ["--db", str(db), *step], catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-    page = (await build_datasette(db, ServeConfig(heap_limit_mb=0)).client.get("/-/benchmark/fitscore")).text
+    datasette = _served_ledger(tmp_path, records, [("var", "p")])
+    page = (await datasette.client.get("/-/benchmark/fitscore")).text
     assert "pools 2 settings variants (effort high; effort low), which other methods keep apart" in page
-    exported = (await build_datasette(db, ServeConfig(heap_limit_mb=0)).client.get("/-/benchmark/fitscore.json")).json()
+    exported = (await datasette.client.get("/-/benchmark/fitscore.json")).json()
     assert exported[0]["settings_variants"] == [{"effort": "high"}, {"effort": "low"}]
