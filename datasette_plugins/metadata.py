@@ -16,8 +16,8 @@ from markupsafe import escape
 from classify.categories import CATEGORIES
 from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
+from db.connection import PRIVATE_TABLE_PREFIXES
 from db.runs import RUN_KINDS
-from db.snapshot import PRIVATE_TABLE_PREFIXES
 from leaderboard.datasette import with_benchmark
 from scoring.components import EXTRA_INPUTS, TABLE
 from scoring.score import MIN_AGE_DAYS, SHOWN_SQL, WEIGHTS

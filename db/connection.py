@@ -55,12 +55,19 @@ def connect(path: str | Path) -> sqlite_utils.Database:
     return db
 
 
+# Operator-only tables (the crawl's state): hidden on the live server, left out of a snapshot.
+PRIVATE_TABLE_PREFIXES = ("crawl_",)
+
+
+def is_snapshot_schema(tables: set[str]) -> bool:
+    """Tables of a published snapshot (``agentrank snapshot``): the ranking without the private ones."""
+    return "agents" in tables and not any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables)
+
+
 def is_snapshot(db: sqlite_utils.Database) -> bool:
-    """A published snapshot (``agentrank snapshot``): the ranking without the crawl's private tables.
-    It is one self-contained file in rollback-journal mode, served as it is (``datasette -i``), so
-    opening it to read (``explain``) must not switch it to WAL, which rewrites its header."""
-    tables = {row[0] for row in db.execute("select name from sqlite_master where type = 'table'")}
-    return "agents" in tables and not any(name.startswith("crawl_") for name in tables)
+    """A snapshot is one self-contained file in rollback-journal mode, served as it is (``datasette
+    -i``), so opening it to read (``explain``) must not switch it to WAL, which rewrites its header."""
+    return is_snapshot_schema({row[0] for row in db.execute("select name from sqlite_master where type = 'table'")})
 
 
 def _read_only_hint(path: Path) -> str:

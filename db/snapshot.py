@@ -18,10 +18,10 @@ from typing import Any
 
 import sqlite_utils
 
+from db.connection import PRIVATE_TABLE_PREFIXES, is_snapshot_schema
 from db.paths import is_sqlite_file, make_folder_for
 from db.scores import published_score_run
 
-PRIVATE_TABLE_PREFIXES = ("crawl_",)
 # Operator-side details that say nothing about the data: local file paths and error texts (which
 # quote paths and hosts). The live server hides them from queries; the snapshot leaves them out.
 _SCRUB_SQL = ("update rejects set item_ref = null", "update runs set error = null")
@@ -123,11 +123,11 @@ def replace_refusal(out: Path) -> str | None:
             conn.close()
     except sqlite3.DatabaseError as e:
         return f"{out} exists and cannot be read as a database ({e}): remove it or choose another path"
+    if is_snapshot_schema(tables):
+        return None
     if any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables):
         return f"{out} exists and is a working AgentRank database, not a snapshot: choose another path"
-    if "agents" not in tables:
-        return f"{out} exists and is an SQLite database that is not an AgentRank snapshot: remove it or choose another path"
-    return None
+    return f"{out} exists and is an SQLite database that is not an AgentRank snapshot: remove it or choose another path"
 
 
 def make_snapshot(db: sqlite_utils.Database, out: str | Path) -> SnapshotResult:
