@@ -40,12 +40,12 @@ from classify.lexicon import (
     resources_by_name,
     settling_categories,
 )
-from classify.rules import agent_framework_statement, presents_a_chat_app, rule_offsets
+from classify.rules import agent_framework_statement, presents_a_chat_app, presents_a_research_agent, rule_offsets
 from classify.settings import Settings
 from classify.text import RepoText
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "14"
+CODE_VERSION = "15"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -410,6 +410,8 @@ class CategoryModel:
             found.append(("rule", f"the description calls it {kind} framework"))
         if self.settings.chat_statement_boost and first == "chat" and presents_a_chat_app(repo):
             found.append(("rule", "the description calls it a chatbot or a chat app"))
+        if self.settings.research_statement_boost and first == "research" and presents_a_research_agent(repo):
+            found.append(("rule", "the description calls it a research agent (over its domain)"))
         shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:

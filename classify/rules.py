@@ -337,6 +337,7 @@ _DRIVES_CODING_AGENTS = re.compile(
 _MULTI_AGENT = CATEGORY_IDS.index("multi-agent")
 _VOICE = CATEGORY_IDS.index("voice")
 _CHAT = CATEGORY_IDS.index("chat")
+_RESEARCH = CATEGORY_IDS.index("research")
 _DOMAIN_EVIDENCE = frozenset({"kc:other:1"})
 # Speech models and toolkits (TTS, ASR, voice cloning, diarisation) are `other` unless they speak of
 # agents, assistants, bots, calls or conversations: voice I/O *for agents* is `voice` (grey zone).
@@ -584,6 +585,26 @@ _CHAT_AS_A_PURPOSE = re.compile(
 )
 
 
+# Taxonomy rule 8: a domain agent is `other` "unless clearly one of the functional types (a finance
+# *research* agent is `research`)". A first clause that presents a research agent or assistant, or an
+# agent that researches something (and is no benchmark, dataset or list of papers), is research
+# whatever its domain.
+_RESEARCH_STATEMENT = re.compile(
+    r"\b(?:deep[- ])?research (?:agents?|assistants?|copilots?)\b"
+    r"|\b(?:agents?|assistants?|copilots?|bots?) (?:that|which|to) (?:\w+ ){0,2}?research(?:es)?\b"
+    r"|^\W*(?:an? )?(?:ai |llm |autonomous )?(?:agents? )?(?:that )?researches\b"
+)
+_NOT_A_RESEARCH_STATEMENT = re.compile(r"\b(?:benchmark|eval\w*|dataset|papers? list|survey|awesome)\b")
+
+
+def presents_a_research_agent(repo: RepoText) -> bool:
+    """Does the description's first clause present a research agent (rule 8's finance example)?"""
+    clause = _first_clause(repo)
+    if "research" not in clause:
+        return False
+    return _RESEARCH_STATEMENT.search(clause) is not None and _NOT_A_RESEARCH_STATEMENT.search(clause) is None
+
+
 def presents_a_chat_app(repo: RepoText) -> bool:
     """Does the description's first clause say the repo is a chatbot or a chat front-end?"""
     clause = _first_clause(repo)
@@ -667,6 +688,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, [_FRAMEWORK, _MULTI_AGENT, _WORKFLOW]] -= settings.one_agent_penalty
         if settings.chat_statement_boost and presents_a_chat_app(repo):
             out[row, _CHAT] += settings.chat_statement_boost
+        if settings.research_statement_boost and presents_a_research_agent(repo):
+            out[row, _RESEARCH] += settings.research_statement_boost
         if settings.model_other_boost and presents_a_model(repo):
             out[row, _OTHER] += settings.model_other_boost
     return out

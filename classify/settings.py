@@ -113,6 +113,10 @@ class Settings:
     # A repo whose first clause says it is a chatbot or a chat front-end has `chat` raised by this
     # much (classify.rules.presents_a_chat_app).
     chat_statement_boost: float = 3.0
+    # A repo whose first clause presents a research agent ("a legal research agent", "an agent that
+    # researches stocks") has `research` raised by this much, over its domain (taxonomy rule 8;
+    # classify.rules.presents_a_research_agent).
+    research_statement_boost: float = 2.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

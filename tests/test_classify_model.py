@@ -37,6 +37,35 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
 
 
 @pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # Taxonomy rule 8: a domain agent is `other` unless it is clearly a functional type, "a finance
+        # *research* agent is `research`" ...
+        (
+            "stockresearch",
+            "An agent that researches stocks and writes investment memos with sources",
+            ("ai-agent",),
+            "research",
+        ),
+        (
+            "legalresearch",
+            "Legal research agent that finds case law and writes cited briefs",
+            ("ai-agent", "legal"),
+            "research",
+        ),
+        # ... while the domain's own agents stay `other`.
+        ("hedge-bot", "Autonomous trading agent for crypto markets", ("crypto",), "other"),
+        ("legal-drafter", "Agent that drafts contracts for small law firms", ("legal",), "other"),
+    ],
+)
+def test_a_research_agent_in_a_domain_is_research(model, name, description, topics, category):
+    prediction = predict(model, name, description, topics)
+    assert prediction.category == category
+    if category == "research":  # and the maker reads why
+        assert ("rule", "the description calls it a research agent (over its domain)") in prediction.because
+
+
+@pytest.mark.parametrize(
     ("name", "description", "topics"),
     [
         # demos, samples, labs and workshops open a resource like examples do (taxonomy rule 9) ...
