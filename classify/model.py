@@ -40,12 +40,18 @@ from classify.lexicon import (
     resources_by_name,
     settling_categories,
 )
-from classify.rules import agent_framework_statement, presents_a_chat_app, presents_a_research_agent, rule_offsets
+from classify.rules import (
+    agent_framework_statement,
+    presents_a_chat_app,
+    presents_a_research_agent,
+    rule_offsets,
+    speech_mcp_text,
+)
 from classify.settings import Settings
-from classify.text import RepoText
+from classify.text import RepoText, rule_text
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "15"
+CODE_VERSION = "16"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -412,6 +418,8 @@ class CategoryModel:
             found.append(("rule", "the description calls it a chatbot or a chat app"))
         if self.settings.research_statement_boost and first == "research" and presents_a_research_agent(repo):
             found.append(("rule", "the description calls it a research agent (over its domain)"))
+        if self.settings.speech_mcp_voice_boost and first == "voice" and speech_mcp_text(rule_text(repo)):
+            found.append(("rule", "a speech MCP server: voice I/O for agents"))
         shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:

@@ -355,6 +355,18 @@ def _speech_model_text(text: str) -> bool:
     return _SPEECH.search(text) is not None and _SPEECH_FOR_AGENTS.search(text) is None
 
 
+# The taxonomy's `voice` names "voice I/O (speech MCP servers, dictation) for agents": an MCP server
+# whose subject is speech (text to speech, speech to text, transcription, dictation, a voice) is voice,
+# not the tool infrastructure every other MCP server is.
+_MCP_SERVER = re.compile(r"\bmcp[- ]?(?:server|tool)s?\b|\bmodel context protocol\b")
+_SPEECH_SUBJECT = re.compile(r"\btts\b|\bstt\b|text[- ]to[- ]speech|speech|transcrib|transcription|dictat|\bvoices?\b")
+
+
+def speech_mcp_text(text: str) -> bool:
+    found = _MCP_SERVER.search(text)
+    return found is not None and _SPEECH_SUBJECT.search(text) is not None
+
+
 # ... and a pack of skills, plugins or subagents for coding agents that adds a domain's know-how
 # (marketing, SEO, security research, finance, job search, academic research, …) is that domain's,
 # by the same rule: it makes the agent a marketer or a pentester, not a better coder.
@@ -665,6 +677,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _MULTI_AGENT] -= settings.domain_multi_agent_penalty
         if settings.speech_model_penalty and _speech_model_text(text):
             out[row, _VOICE] -= settings.speech_model_penalty
+        if settings.speech_mcp_voice_boost and speech_mcp_text(text):
+            out[row, _VOICE] += settings.speech_mcp_voice_boost
         if settings.scraper_computer_use_penalty and _scraper_text(text):
             out[row, _COMPUTER_USE] -= settings.scraper_computer_use_penalty
         if settings.media_other_boost and _media_generation_text(text):

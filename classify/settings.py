@@ -117,6 +117,9 @@ class Settings:
     # researches stocks") has `research` raised by this much, over its domain (taxonomy rule 8;
     # classify.rules.presents_a_research_agent).
     research_statement_boost: float = 2.0
+    # An MCP server whose subject is speech (TTS, STT, transcription, dictation, a voice) has `voice`
+    # raised by this much (taxonomy: voice I/O such as speech MCP servers; classify.rules.speech_mcp_text).
+    speech_mcp_voice_boost: float = 2.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

@@ -39,6 +39,21 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
 @pytest.mark.parametrize(
     ("name", "description", "topics", "category"),
     [
+        # The taxonomy's `voice` holds "voice I/O (speech MCP servers, dictation) for agents" ...
+        ("speechio-mcp", "Speech-to-text MCP server for Claude Desktop and Cursor", ("mcp",), "voice"),
+        ("tts-mcp", "An MCP server for ElevenLabs text to speech", ("mcp",), "voice"),
+        # ... while an MCP server for anything else, transcripts of videos included, is a tool.
+        ("yt-mcp", "MCP server that fetches YouTube video transcripts", ("mcp",), "infrastructure"),
+        ("fs-mcp", "MCP server for reading and writing files", ("mcp",), "infrastructure"),
+    ],
+)
+def test_a_speech_mcp_server_is_voice(model, name, description, topics, category):
+    assert predict(model, name, description, topics).category == category
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
         # Taxonomy rule 8: a domain agent is `other` unless it is clearly a functional type, "a finance
         # *research* agent is `research`" ...
         (
