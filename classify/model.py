@@ -43,6 +43,7 @@ from classify.lexicon import (
 from classify.rules import (
     agent_framework_statement,
     presents_a_chat_app,
+    presents_a_provider_client,
     presents_a_research_agent,
     rule_offsets,
     speech_mcp_text,
@@ -51,7 +52,7 @@ from classify.settings import Settings
 from classify.text import RepoText, rule_text
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "16"
+CODE_VERSION = "17"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -420,6 +421,8 @@ class CategoryModel:
             found.append(("rule", "the description calls it a research agent (over its domain)"))
         if self.settings.speech_mcp_voice_boost and first == "voice" and speech_mcp_text(rule_text(repo)):
             found.append(("rule", "a speech MCP server: voice I/O for agents"))
+        if self.settings.provider_client_boost and first == "framework" and presents_a_provider_client(repo):
+            found.append(("rule", "the description calls it a client or SDK for a model provider's API"))
         shown, texts = self._shown, [text for _, text in found]
         for column in columns:
             if column < 0:

@@ -617,6 +617,27 @@ def presents_a_research_agent(repo: RepoText) -> bool:
     return _RESEARCH_STATEMENT.search(clause) is not None and _NOT_A_RESEARCH_STATEMENT.search(clause) is None
 
 
+# The grey zone "provider SDK clients" (a vendor's or the community's client for a model provider's API,
+# in any language) is `framework`: a code-level library for building LLM apps. A first clause that says
+# the repo is a client, SDK, library, package, gem, crate, wrapper or bindings for such an API.
+_PROVIDERS = (
+    r"open ?ai|anthropic|claude|gemini|google (?:ai|genai|gen ai)|vertex ai|groq|mistral(?: ai)?|cohere|ollama"
+    r"|deepseek|together ai|perplexity|x\.?ai|grok|openrouter|azure openai|bedrock|hugging ?face inference"
+    r"|(?:llm|ai|chat ?gpt|gpt)(?:[- ]provider)? apis?"
+)
+_PROVIDER_CLIENT = re.compile(
+    r"^\W*(?:an? |the )?(?:(?:tiny|small|simple|lightweight|minimal|unofficial|official|community|modern|fast"
+    r"|async|typed|type-safe|idiomatic|full-featured)[ ,-]+)*(?:\w+[ -])?"
+    r"(?:client(?: library)?|sdk|library|package|gem|crate|module|wrapper|bindings|api wrapper)s?"
+    r" (?:for|around|of|to) (?:the )?(?:" + _PROVIDERS + r")\b"
+)
+
+
+def presents_a_provider_client(repo: RepoText) -> bool:
+    """Does the description's first clause say the repo is a client or SDK for a model provider's API?"""
+    return _PROVIDER_CLIENT.search(_first_clause(repo)) is not None
+
+
 def presents_a_chat_app(repo: RepoText) -> bool:
     """Does the description's first clause say the repo is a chatbot or a chat front-end?"""
     clause = _first_clause(repo)
@@ -704,6 +725,8 @@ def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings:
             out[row, _CHAT] += settings.chat_statement_boost
         if settings.research_statement_boost and presents_a_research_agent(repo):
             out[row, _RESEARCH] += settings.research_statement_boost
+        if settings.provider_client_boost and presents_a_provider_client(repo):
+            out[row, _FRAMEWORK] += settings.provider_client_boost
         if settings.model_other_boost and presents_a_model(repo):
             out[row, _OTHER] += settings.model_other_boost
     return out

@@ -120,6 +120,10 @@ class Settings:
     # An MCP server whose subject is speech (TTS, STT, transcription, dictation, a voice) has `voice`
     # raised by this much (taxonomy: voice I/O such as speech MCP servers; classify.rules.speech_mcp_text).
     speech_mcp_voice_boost: float = 2.0
+    # A repo whose first clause says it is a client or SDK for a model provider's API ("Rust client for
+    # the Anthropic API") has `framework` raised by this much (grey zone: provider SDK clients;
+    # classify.rules.presents_a_provider_client).
+    provider_client_boost: float = 3.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

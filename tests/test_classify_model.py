@@ -37,6 +37,27 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
 
 
 @pytest.mark.parametrize(
+    ("name", "description", "topics"),
+    [
+        # Grey zone: a client or SDK for a model provider's API, in any language, is `framework`.
+        ("anthro-rs", "Rust client for the Anthropic API", ()),
+        ("groq-ruby", "Ruby gem for the Groq API", ("ruby",)),
+        ("openai-node-lite", "A tiny TypeScript wrapper around the OpenAI chat completions API", ("openai",)),
+    ],
+)
+def test_a_provider_sdk_client_is_a_framework(model, name, description, topics):
+    prediction = predict(model, name, description, topics)
+    assert prediction.category == "framework", prediction
+    assert ("rule", "the description calls it a client or SDK for a model provider's API") in prediction.because
+
+
+def test_a_library_for_llm_apps_is_no_provider_client():
+    assert not classify.rules.presents_a_provider_client(
+        RepoText("lite-ma", "The library for LLM-based multi-agent applications", ())
+    )
+
+
+@pytest.mark.parametrize(
     ("name", "description", "topics", "category"),
     [
         # The taxonomy's `voice` holds "voice I/O (speech MCP servers, dictation) for agents" ...
