@@ -66,7 +66,7 @@ def _describe(error: ValidationError, path: Path | None, prefix: str = "") -> st
     where = f"{path}: " if path else ""
     if first["type"] == "extra_forbidden":
         return f"{where}unknown key '{key}'"
-    return f"{where}bad value for '{key}': {first['msg']}"
+    return f"{where}bad value for '{key}': {first['msg'].removeprefix('Value error, ')}"
 
 
 def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, str] | None = None) -> Config:

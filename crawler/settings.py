@@ -6,6 +6,7 @@ and an unknown key is an error that names it.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -91,6 +92,10 @@ class GitHubConfig(_Section):
         return value
 
 
+# GitHub's topics: lowercase letters, digits and hyphens, at most 50 characters (search ignores case).
+_TOPIC = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,49}")
+
+
 class CrawlConfig(_Section):
     topics: list[str] = Field(default_factory=lambda: list(DEFAULT_TOPICS), max_length=200)
     keywords: list[str] = Field(default_factory=lambda: ["autonomous agent"], max_length=200)
@@ -98,6 +103,18 @@ class CrawlConfig(_Section):
     # A complete crawl that would delist more than this share of the listed repos stops instead
     # (a broken query list or a GitHub outage, not a real change).
     max_delist_share: float = Field(0.2, ge=0, le=1)
+
+    @field_validator("topics")
+    @classmethod
+    def _github_topics(cls, value: list[str]) -> list[str]:
+        # A topic is one GitHub topic: "ai agent" would search topic:ai plus the word agent, silently.
+        for topic in value:
+            if topic.strip() and not _TOPIC.fullmatch(topic.strip()):
+                raise ValueError(
+                    f"{topic!r} is not a GitHub topic (letters, digits and hyphens, at most 50 characters);"
+                    " a phrase belongs in keywords"
+                )
+        return value
 
     @model_validator(mode="after")
     def _can_list_something(self) -> CrawlConfig:
