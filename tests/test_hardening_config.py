@@ -20,7 +20,10 @@ from tests.crawl_helpers import crawl_config, emulated, listed_ids, population, 
         ("[crawl]\ntopics = []\nkeywords = []\n", "topics and keywords are both empty"),
         ('[crawl]\ntopics = [" "]\nkeywords = []\n', "topics and keywords are both empty"),
         # a phrase is no topic: "topic:ai agent" would search topic:ai plus the word agent
-        ('[crawl]\ntopics = ["ai-agent", "ai agent"]\n', "bad value for 'crawl.topics': 'ai agent' is not a GitHub topic"),
+        (
+            '[crawl]\ntopics = ["ai-agent", "ai agent"]\n',
+            "bad value for 'crawl.topics': 'ai agent' is not a GitHub topic",
+        ),
         ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
     ],
 )
