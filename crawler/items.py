@@ -241,6 +241,8 @@ def _describe(error: ValidationError) -> str:
     return f"{field}: {first['msg']} (got {shown})"
 
 
+# The record's key that lists the columns whose item key was missing (not a repos column).
+MISSING = "missing_columns"
 # An item's keys that may be missing from a saved file, and the repos columns each sets.
 OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {
     "node_id": ("node_id",),
@@ -327,16 +329,15 @@ def parse_item(raw: Any) -> dict[str, Any]:
         "archived": int(item.archived),
         "fork": int(item.fork),
     }
-    # A key the item does not carry at all is not GitHub saying "none" (it sends every one of these,
-    # null when empty): a saved file trimmed of it says nothing, so its columns are left out and the
-    # stored values stand (``db.repos.save_repos``).
-    for key, columns in OPTIONAL_KEYS.items():
-        if key not in raw:
-            for column in columns:
-                del record[column]
     for column, limit in TEXT_LIMITS.items():
-        if column in record:
-            record[column] = _cut(record[column], limit)
+        record[column] = _cut(record[column], limit)
+    # A key the item does not carry at all is not GitHub saying "none" (it sends every one of these,
+    # null when empty): a saved file trimmed of it says nothing, so its columns are named here and a
+    # repo already stored keeps its values for them (``db.repos.save_repos``); a new repo gets what
+    # null would give.
+    missing = [column for key, columns in OPTIONAL_KEYS.items() if key not in raw for column in columns]
+    if missing:
+        record[MISSING] = missing
     return record
 
 

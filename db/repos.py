@@ -10,6 +10,7 @@ from typing import Any
 
 import sqlite_utils
 
+from crawler.items import MISSING
 from crawler.secrets import redact
 from db.connection import write_transaction
 from db.listing import TWIN_REASON, unlisted_reason
@@ -129,9 +130,10 @@ def save_repos(
         rows, snapshots, names = [], [], []
         for repo_id, record in batch.items():
             old = existing.get(repo_id)
-            # A column the record leaves out (its key was missing from a saved item) keeps what is stored.
+            # A column whose key was missing from a saved item keeps what is stored (crawler.items.MISSING).
+            kept = set(record.get(MISSING, ())) if old is not None else set()
             row: dict[str, Any] = {
-                column: record[column] if column in record else (old or {}).get(column) for column in ITEM_COLUMNS
+                column: (old or {}).get(column) if column in kept else record.get(column) for column in ITEM_COLUMNS
             }
             was_matched = bool(old and old["matched"])
             row["matched"] = int(matched or was_matched)

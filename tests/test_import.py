@@ -200,7 +200,9 @@ def test_a_saved_item_without_some_keys_keeps_what_is_stored(tmp_path, run_cli, 
     )
     run_cli("import", "--observed-at", "2026-11-23T06:00:00Z", str(write_json(tmp_path / "full.json", [full])))
     trimmed = {k: v for k, v in full.items() if k not in ("description", "topics", "license", "pushed_at", "language")}
-    new = {k: v for k, v in make_item(id=5002, full_name="acme/newcomer").items() if k != "license"}
+    # A repo seen for the first time without those keys is stored as if they were null (its topics
+    # column takes no null: it was refused as a damaged database).
+    new = {k: v for k, v in make_item(id=5002, full_name="acme/newcomer").items() if k not in ("license", "topics")}
     run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "trim.json", [trimmed, new])))
     sql = "select description, topics, license_spdx, pushed_at, language from repos where id = ?"
     assert [tuple(r.values()) for r in _rows(db_path, sql, [5001])] == [
@@ -209,7 +211,9 @@ def test_a_saved_item_without_some_keys_keeps_what_is_stored(tmp_path, run_cli, 
     pushes = _rows(db_path, "select pushed_at from snapshots where repo_id = 5001 order by run_id")
     assert [r["pushed_at"] for r in pushes] == ["2026-11-20T00:00:00Z"] * 2
     # A repo seen for the first time without a licence key has none.
-    assert _rows(db_path, "select license_spdx from repos where id = 5002") == [{"license_spdx": None}]
+    assert _rows(db_path, "select license_spdx, topics from repos where id = 5002") == [
+        {"license_spdx": None, "topics": "[]"}
+    ]
 
 
 def test_an_observed_at_before_the_data_the_files_hold_is_said(tmp_path, run_cli, db_path):

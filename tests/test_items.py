@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from crawler.items import ItemRejected, parse_item
+from crawler.items import MISSING, ItemRejected, parse_item
 from tests.conftest import make_item
 
 
@@ -85,8 +85,9 @@ def test_licences_and_missing_fields():
     del item["license"], item["topics"], item["description"]
     record = parse_item(item)
     # A key the item does not carry says nothing (GitHub sends each, null when empty): its columns are
-    # left out, so what is stored stands (tests/test_import.py).
-    assert not {"license_key", "license_name", "license_spdx", "topics", "description"} & set(record)
+    # named, so what is stored stands (tests/test_import.py), and a new repo gets what null gives.
+    assert set(record[MISSING]) == {"license_key", "license_name", "license_spdx", "topics", "description"}
+    assert record["license_spdx"] is None and record["topics"] == "[]" and record["description"] is None
     # A key given as null is GitHub saying "none".
     given = parse_item(make_item(topics=None, description=None))
     assert (given["topics"], given["description"]) == ("[]", None)
