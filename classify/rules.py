@@ -109,7 +109,11 @@ _LANGUAGE_MODEL_WORDS = (
 )
 _AI_WORDS = re.compile(
     r"agent|\bchat|bot\b|bots\b|model context|autonomous|automat(?:ion|es?|ed|ing)\b|workflow"
-    r"|智能|模型|机器人|助手|代理|エージェント|" + _LANGUAGE_MODEL_WORDS
+    r"|智能|模型|机器人|助手|代理|エージェント"
+    # AI in the languages a crawl meets most after English and Chinese (Spanish, Portuguese, French,
+    # German, Italian): "IA", "KI", "asistente", "inteligencia artificial" …
+    r"|\bia\b|\bki\b|asistente|assistente|inteligencia artificial|intelig[eê]ncia artificial"
+    r"|intelligence artificielle|k[üu]nstliche intelligenz|intelligenza artificiale|" + _LANGUAGE_MODEL_WORDS
 )
 
 

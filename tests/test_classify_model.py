@@ -37,6 +37,21 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
 
 
 @pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("es-asistente", "Asistente personal de IA que gestiona tu correo y tu agenda"),
+        ("pt-assistente", "Assistente pessoal com IA que organiza seus e-mails e compromissos"),
+        ("de-assistent", "Persönlicher KI-Assistent, der E-Mails beantwortet und Termine plant"),
+    ],
+)
+def test_ai_named_in_another_language_is_no_repo_that_names_nothing_of_ai(model, name, description):
+    # "IA" and "KI" name AI: such a repo was read as naming nothing of it and called `other` with
+    # confidence; the model knows few words of these languages, so its answer is now marked uncertain.
+    prediction = predict(model, name, description)
+    assert not (prediction.category == "other" and prediction.probability >= 0.55), prediction
+
+
+@pytest.mark.parametrize(
     ("name", "description", "topics"),
     [
         # Grey zone: a client or SDK for a model provider's API, in any language, is `framework`.
