@@ -270,10 +270,15 @@ def places_in_both(pairs: dict[str, np.ndarray], before: float, after: float) ->
     """Places a repo ranked ``before`` then ``after`` moved up among the repos ranked in both runs
     (``pairs`` from :func:`rank_pairs`): those it passed less those that passed it. Repos that joined
     or left the list move its rank number but are not places it won or lost."""
+    passed_it, it_passed = _passings(pairs, before, after)
+    return int(np.count_nonzero(it_passed)) - int(np.count_nonzero(passed_it))
+
+
+def _passings(pairs: dict[str, np.ndarray], before: float, after: float) -> tuple[np.ndarray, np.ndarray]:
+    """Of the repos ranked in both runs, which passed the repo ranked ``before`` then ``after`` (below it
+    then, above it now) and which it passed (above it then, below it now)."""
     was, now = pairs["before"], pairs["after"]
-    it_passed = int(np.count_nonzero((was < before) & (now > after)))
-    passed_it = int(np.count_nonzero((was > before) & (now < after)))
-    return it_passed - passed_it
+    return (was > before) & (now < after), (was < before) & (now > after)
 
 
 def arrivals_above(conn: sqlite3.Connection, repo_id: int, run_id: int, previous_id: int) -> dict[str, int]:
@@ -321,10 +326,11 @@ def passed(
         return {**result, "passed_it": [], "it_passed": [], "passed_it_count": 0, "it_passed_count": 0}
     if pairs is None:
         pairs = rank_pairs(conn, run_id, previous_id)
-    was, now = pairs["before"], pairs["after"]
+    now = pairs["after"]
+    passed_it, it_passed = _passings(pairs, before, after)
     for key, chosen, nearest_first in (
-        ("passed_it", (was > before) & (now < after), -1),  # above it now: the lowest of them first
-        ("it_passed", (was < before) & (now > after), 1),  # below it now: the highest first
+        ("passed_it", passed_it, -1),  # above it now: the lowest of them first
+        ("it_passed", it_passed, 1),  # below it now: the highest first
     ):
         picked = np.flatnonzero(chosen)
         result[key + "_count"] = len(picked)

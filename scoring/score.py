@@ -53,7 +53,7 @@ SHOWN_SQL = f"(cast(({{0}}) * 10 + 0.5 + {SHOWN_SLACK!r} as integer) / 10.0)"
 
 def shown(score: float) -> float:
     """``score`` as published: one decimal, halves up (see ``SHOWN_SQL``)."""
-    return math.floor(score * 10 + 0.5 + SHOWN_SLACK) / 10
+    return half_up(score, 1)
 
 
 def half_up(value: float, decimals: int = 1) -> float:
