@@ -95,6 +95,9 @@ _RULES = (
 
 
 def _scalar(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        # JSON does not tell 1.0 from 1: one setting, one variant (and one attempt on re-import)
+        return int(value)
     if isinstance(value, str | int) or (isinstance(value, float) and math.isfinite(value)):
         return value  # bool is an int
     raise ValueError("a setting must be a string, a number or a boolean")

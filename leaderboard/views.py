@@ -144,10 +144,14 @@ def rs9_runs(
 
 
 def run_list(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every suite and dated run with its date and entry counts (per tier too), newest run first (by date)."""
+    """Every suite and dated run with its date and entry counts (per tier too), newest run first (by date).
+
+    A run's date is its verified entries' (tiers are dated apart, and a community record filed under a
+    verified run's name never moves it); a run only the community ran has the community's date."""
     runs = _query(
         conn,
-        "select suite, run, min(run_date) as run_date, count(*) as entries, sum(rank is not null) as ranked, "
+        "select suite, run, coalesce(min(case when tier = 'verified' then run_date end), min(run_date)) as run_date, "
+        "count(*) as entries, sum(rank is not null) as ranked, "
         "sum(tier = 'verified') as verified_entries, sum(tier = 'community') as community_entries "
         "from benchmark_rs9_runs group by suite, run",
     )
