@@ -49,7 +49,9 @@ OWN_FLOOR_SHARE = 0.02  # a quiet history still allows 2 % of the stars a week b
 PEER_SIGMAS = 3.0
 PEER_FACTOR = 3.0
 MIN_GROUP = 5  # judged repos needed on each side of the pushed-last-week indicator to use it
-MAX_LEVERAGE = 0.9  # caps the leave-one-out correction (the residual scaled at most tenfold) for a repo the peers can hardly predict
+MAX_LEVERAGE = (
+    0.9  # past this a repo's leave-one-out prediction is refitted without it rather than read off the hat matrix
+)
 _MAD_TO_SD = 1.4826
 
 
@@ -111,6 +113,19 @@ def _gains(weekly_stars: np.ndarray) -> np.ndarray:
     return weekly[:, :-1] - weekly[:, 1:]
 
 
+def _least_squares(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Least squares over the columns that vary among these rows (the first, the intercept, always
+    kept); a column that does not vary gets 0. A measure the peers all share (every one gained no
+    fork, or exactly one) says nothing about what a different value of it would do, and letting the
+    fit extrapolate from it would let one repo alone at another value explain its own jump."""
+    varying = np.ones(x.shape[1], dtype=bool)
+    if len(x):
+        varying[1:] = np.ptp(x[:, 1:], axis=0) > 0
+    coef = np.zeros(x.shape[1])
+    coef[varying], *_ = np.linalg.lstsq(x[:, varying], y, rcond=None)
+    return coef
+
+
 def _robust_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     """Least squares, then again without the points more than 3 robust SDs off.
 
@@ -122,7 +137,7 @@ def _robust_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, np.nda
     sd = 0.0
     for _ in range(2):
         used = keep
-        coef, *_ = np.linalg.lstsq(x[used], y[used], rcond=None)
+        coef = _least_squares(x[used], y[used])
         residual = y - x @ coef
         centre = np.median(residual[used])
         sd = _MAD_TO_SD * float(np.median(np.abs(residual[used] - centre)))
@@ -131,17 +146,22 @@ def _robust_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, np.nda
 
 
 def _leave_one_out(x: np.ndarray, y: np.ndarray, coef: np.ndarray, judged: np.ndarray, used: np.ndarray) -> np.ndarray:
-    """Each repo's prediction from the fit without it: y − e / (1 − h) for the repos the fit used.
+    """Each repo's prediction from the fit without it.
 
-    A repo the fit left out (an outlier) is already predicted by the others alone. ``h`` is the
-    repo's leverage, the diagonal of the hat matrix, capped at ``MAX_LEVERAGE``.
+    A repo the fit left out (an outlier) is already predicted by the others alone. For the repos the
+    fit used it is y − e / (1 − h), ``h`` the repo's leverage (the diagonal of the hat matrix): exact
+    for least squares, but not for a repo the fit hangs on (``h`` near 1, e.g. the only one that
+    gained forks), so those above ``MAX_LEVERAGE`` are refitted without it.
     """
     predicted = x @ coef
     rows = np.flatnonzero(judged)[used]
     fitted = x[rows]
     hat = np.einsum("ij,ji->i", fitted, np.linalg.pinv(fitted.T @ fitted) @ fitted.T)
-    hat = np.minimum(hat, MAX_LEVERAGE)
-    predicted[rows] = y[rows] - (y[rows] - predicted[rows]) / (1.0 - hat)
+    low = hat <= MAX_LEVERAGE
+    predicted[rows[low]] = y[rows[low]] - (y[rows[low]] - predicted[rows[low]]) / (1.0 - hat[low])
+    for j in np.flatnonzero(~low):
+        others = np.delete(rows, j)
+        predicted[rows[j]] = x[rows[j]] @ _least_squares(x[others], y[others])
     return predicted
 
 

@@ -365,6 +365,30 @@ def test_a_jump_is_flagged_however_few_peers_share_its_quiet_week(quiet):
     assert result.expected[3] < 200
 
 
+@pytest.mark.parametrize(("peer_forks", "own_forks"), [(0, 5), (1, 0), (1, 5)])
+def test_a_repo_alone_in_its_forks_gained_does_not_explain_its_own_jump(peer_forks, own_forks):
+    # 14 peers gain 10 to 23 stars a week and the same number of forks (none, or exactly one); repo 14
+    # gained 10 a week, then 270 in the last week, with another number of forks. Being the only repo at
+    # its fork count, the fit through it "expected" its own 270 and it was not flagged.
+    from scoring.growth import WEEKS, judge
+
+    n = 15
+    weekly_gain = np.array([10.0 + i for i in range(14)] + [10.0])
+    stars = np.full(n, 1_000.0)
+    columns = [stars.copy()]
+    for _ in range(WEEKS):
+        stars = stars + weekly_gain
+        columns.append(stars.copy())
+    columns[-1][14] += 260  # the latest week: 270
+    forks = np.full(n, float(peer_forks))
+    forks[14] = own_forks
+    pushed = np.arange(n) % 2 == 0
+    result = judge(np.column_stack(columns[::-1]), forks, pushed)
+    assert result.judged.all()
+    assert np.flatnonzero(result.flagged).tolist() == [14]
+    assert result.expected[14] < 30  # what the peers gained, not the repo's own 270
+
+
 def test_a_run_scored_before_the_trust_fields_still_exports(tmp_path):
     import sqlite_utils
 
