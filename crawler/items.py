@@ -152,6 +152,14 @@ def _url(value: str | None) -> str | None:
     return value if value is None or len(value) <= URL_LIMIT else None
 
 
+def _repo_url(given: str | None, full_name: str) -> str:
+    """The repo's page on GitHub. A saved item's ``html_url`` is everyone's link to the repo on every
+    page and in the export, so one that points anywhere but the repo's own page (a file edited to
+    send visitors to another site) is replaced by the page its name gives."""
+    canonical = f"https://github.com/{full_name}"
+    return given if given is not None and given.lower() == canonical.lower() else canonical
+
+
 def json_int(value: Any) -> int | None:
     """``value`` if it is an integer SQLite can store, else None (for naming a rejected item)."""
     if isinstance(value, int) and not isinstance(value, bool) and -MAX_INT - 1 <= value <= MAX_INT:
@@ -310,7 +318,7 @@ def parse_item(raw: Any) -> dict[str, Any]:
         "owner_id": owner.id,
         "owner_type": owner.type,
         "owner_avatar_url": _url(owner.avatar_url),
-        "html_url": _url(item.html_url) or f"https://github.com/{item.full_name}",
+        "html_url": _repo_url(item.html_url, item.full_name),
         "description": item.description,
         "homepage": _url(item.homepage),
         "language": item.language,

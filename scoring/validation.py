@@ -31,7 +31,7 @@ def spearman_vs_stars(rank: np.ndarray, stars: np.ndarray) -> float | None:
         return None
     from scipy.stats import spearmanr  # scipy.stats costs a second to import: only when scoring
 
-    return float(spearmanr(-rank, stars).statistic)
+    return _clean(spearmanr(-rank, stars).statistic)
 
 
 def kendall_tau(x: np.ndarray, y: np.ndarray) -> float | None:
@@ -41,7 +41,13 @@ def kendall_tau(x: np.ndarray, y: np.ndarray) -> float | None:
         return None
     from scipy.stats import kendalltau
 
-    return float(kendalltau(np.asarray(x), np.asarray(y)).statistic)
+    return _clean(kendalltau(np.asarray(x), np.asarray(y)).statistic)
+
+
+def _clean(value: float) -> float:
+    """The coefficient to 12 decimals: a perfect agreement is 1, not 0.9999999999999999 (the
+    floating-point noise of its arithmetic), and no reader needs more places."""
+    return round(float(value), 12) + 0.0
 
 
 def wide_range_share(rank_best: np.ndarray, rank_worst: np.ndarray) -> float | None:

@@ -147,6 +147,21 @@ def test_hostile_description_is_stored_faithfully(tmp_path, run_cli, db_path):
     assert _rows(db_path, "select description from repos")[0]["description"] == description
 
 
+def test_a_saved_item_cannot_point_the_repos_link_at_another_site(tmp_path, run_cli, db_path):
+    items = [
+        make_item(seed=1, id=1, full_name="good/repo", html_url="https://github.com/Good/Repo"),
+        make_item(seed=2, id=2, full_name="bad/repo", html_url="https://evil.example/phish"),
+        make_item(seed=3, id=3, full_name="odd/repo", html_url="https://github.com/someone/else"),
+    ]
+    run_cli("import", str(write_json(tmp_path / "items.json", items)))
+    links = {r["full_name"]: r["html_url"] for r in _rows(db_path, "select full_name, html_url from repos")}
+    assert links == {
+        "good/repo": "https://github.com/Good/Repo",  # GitHub's own spelling of the name is kept
+        "bad/repo": "https://github.com/bad/repo",
+        "odd/repo": "https://github.com/odd/repo",
+    }
+
+
 def test_reimport_is_idempotent_and_renames_keep_history(tmp_path, run_cli, db_path):
     first = write_json(tmp_path / "week1.json", [make_item(seed=1, id=42, full_name="old/name", stargazers_count=300)])
     run_cli("import", str(first))

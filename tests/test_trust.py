@@ -505,3 +505,13 @@ def test_a_score_range_is_shown_one_way_everywhere(tmp_path):
     for name in list(exported)[:25]:
         assert load_breakdown(db.conn, name)["score_range"] == exported[name]["score_range"], name
     db.close()
+
+
+def test_a_ranking_that_follows_stars_exactly_reports_a_correlation_of_exactly_1():
+    # 50 repos, the best rank with the most stars: the published rho is 1 (scipy's arithmetic gives
+    # 0.9999999999999999 here, which a reader takes for "not quite").
+    from scoring.validation import spearman_vs_stars
+
+    ranks = np.arange(1, 51)
+    assert spearman_vs_stars(ranks, (51 - ranks) * 3.7) == 1.0
+    assert spearman_vs_stars(ranks, (ranks - 51) * 3.7) == -1.0
