@@ -178,7 +178,10 @@ class State:
     @contextmanager
     def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
         from agentrank.locks import lock_path, run_lock
+        from db.connection import snapshot_refusal
 
+        if refusal := snapshot_refusal(self.db_path):  # a published copy: refused before anything opens it
+            raise click.ClickException(redact(refusal))
         if must_exist:
             self.open(must_exist=True).close()  # fail before the lock file is created
         if not lock_path(self.db_path).exists():

@@ -45,7 +45,7 @@ from crawler.client import GitHubClient, GitHubError
 from crawler.repository import RepoFetch, fetch_repo
 from crawler.saved import iter_saved_items
 from crawler.secrets import github_token
-from db.connection import write_transaction
+from db.connection import DatabaseError, snapshot_refusal, write_transaction
 from db.corrections import save_corrections
 from db.paths import database_file, output_refusal
 from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, mark_interrupted, recorded_run, utcnow
@@ -331,6 +331,8 @@ def check_output_path(path: Path, database: Path | None = None) -> None:
 def refresh_database(db_path: str | Path, config: Config, *, what: str = "refresh", **options: Any) -> PipelineResult:
     """Take the run lock, open the store and run the pipeline: the refresh command, the scheduler
     and the demo all start here. ``options`` go to ``run_pipeline``."""
+    if refusal := snapshot_refusal(db_path):  # before the lock file is created beside it
+        raise DatabaseError(refusal)
     with run_lock(db_path, what):
         db = open_store(db_path, check=True)
         try:

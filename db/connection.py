@@ -70,6 +70,29 @@ def is_snapshot(db: sqlite_utils.Database) -> bool:
     return is_snapshot_schema({row[0] for row in db.execute("select name from sqlite_master where type = 'table'")})
 
 
+SNAPSHOT_REFUSAL = (
+    "{path} is a published snapshot (a read-only copy made by `agentrank snapshot`): nothing writes "
+    "into it; run this on the database it was made from, and snapshot that again"
+)
+
+
+def snapshot_refusal(path: str | Path) -> str | None:
+    """Why a command that writes must not use ``path`` (a published snapshot), or None. Read through
+    a read-only connection, so asking changes nothing and creates no file."""
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return None  # not a database at all: the command's own open says so
+    return SNAPSHOT_REFUSAL.format(path=path) if is_snapshot_schema(tables) else None
+
+
 def _read_only_hint(path: Path) -> str:
     """Why SQLite could not open a file in a read-only folder, which its own message does not say."""
     folder = path.resolve().parent

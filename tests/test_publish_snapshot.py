@@ -16,6 +16,7 @@ from agentrank import importer
 from agentrank.cli import cli
 from agentrank.config import Config
 from db.store import open_store
+from tests.benchmark_attempts import attempt
 from tests.conftest import make_item
 from tests.publish_helpers import build_published_db, free_port, running
 
@@ -211,6 +212,39 @@ def test_explaining_a_score_from_a_snapshot_leaves_it_as_it_was(source, tmp_path
     result = agentrank("--db", str(out), "explain", source.top_name)
     assert source.top_name in result.output
     assert sha256(out) == before and {p.name for p in tmp_path.iterdir()} == files
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["crawl", "--api-url", "http://127.0.0.1:9"],
+        ["import", "ITEMS"],
+        ["classify"],
+        ["score"],
+        ["refresh", "--from-file", "ITEMS"],
+        ["export", "--out", "OUT/e.json"],
+        ["snapshot", "--out", "OUT/again.db"],
+        ["import-attempts", "ATTEMPTS"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_no_command_writes_into_a_published_snapshot(source, tmp_path, command):
+    # Pointed at a snapshot, crawl ended in a traceback and score wrote a failed run and 1,257 score rows
+    # into the copy a web host serves as unchanging.
+    out = tmp_path / "site" / "agentrank.db"
+    out.parent.mkdir()
+    snapshot(source, out)
+    (tmp_path / "items.json").write_text(json.dumps([make_item(seed=3, id=99)]))
+    (tmp_path / "attempts.json").write_text(
+        json.dumps([attempt("a/b", "1", "t", 1, "2026-11-01T00:00:00Z", "community", 1, 1, 10, None)])
+    )
+    places = {"ITEMS": str(tmp_path / "items.json"), "ATTEMPTS": str(tmp_path / "attempts.json")}
+    args = [places.get(a, a.replace("OUT", str(tmp_path))) for a in command]
+    before, files = sha256(out), sorted(p.name for p in out.parent.iterdir())
+    result = agentrank("--db", str(out), *args, expect=1)
+    assert "is a published snapshot" in result.output and "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1].startswith("Error: ")
+    assert sha256(out) == before and sorted(p.name for p in out.parent.iterdir()) == files
 
 
 @pytest.mark.asyncio
