@@ -35,7 +35,7 @@ from agentrank.progress import Report, stage_ticker
 from crawler.emulator import GitHubEmulator, SyntheticRepo, generate_population
 from crawler.items import format_timestamp, parse_timestamp
 from crawler.settings import DEFAULT_TOPICS
-from db.demo import biggest_riser, file_demo_marker, mark_demo, top_in_category
+from db.demo import biggest_riser, file_demo_marker, file_refresh_instants, mark_demo, top_in_category
 from db.store import open_store
 from leaderboard.attempt import DEFAULT_SUITE
 from leaderboard.imports import import_assessments, import_prices, import_tasks, sync_indexes
@@ -543,6 +543,17 @@ def _import_demo_attempts(
     return result.counts.saved, riser
 
 
+def _past_instants(db_path: Path, marker: dict[str, Any], weeks: int) -> list[datetime]:
+    """The instants the demo's weeks so far were crawled at: the build's weeks are a week apart,
+    but a refresh runs whenever it is asked (minutes after the build, or a month later), so the
+    replay takes each week's instant from its refresh run. Replaying a later refresh as a week
+    after the one before put that week in the future, and its pushes after the next week's as-of."""
+    first = parse_timestamp(marker["first_week"])
+    spaced = [first + timedelta(days=7 * w) for w in range(weeks)]
+    recorded = [parse_timestamp(t) for t in file_refresh_instants(db_path, since=marker["first_week"])]
+    return recorded[-weeks:] if len(recorded) >= weeks and recorded[-weeks] == first else spaced
+
+
 def refresh_demo(db_path: Path, export_path: Path, config: Config, *, report: Report | None = None) -> PipelineResult:
     """``agentrank refresh`` on a demo database: one more week of the demo population, crawled from
     the emulator at the present instant through the same pipeline."""
@@ -552,9 +563,8 @@ def refresh_demo(db_path: Path, export_path: Path, config: Config, *, report: Re
         raise DemoRefused(f"{db_path} is not a demo database")
     weeks = int(marker["weeks"]) + 1
     now = datetime.now(UTC).replace(microsecond=0)
-    first = parse_timestamp(marker["first_week"])
     # The earlier weeks are replayed in memory (the population is deterministic), the new one crawled.
-    instants = [*[first + timedelta(days=7 * w) for w in range(weeks - 1)], now]
+    instants = [*_past_instants(db_path, marker, weeks - 1), now]
     population = list(population_at(int(marker["size"]), int(marker["seed"]), instants))[-1][0]
     result = _crawl_week(db_path, config, population.live, now, export_path, _stage_ticker(report, weeks, weeks))
     with run_lock(db_path, "demo"):

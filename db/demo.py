@@ -59,6 +59,21 @@ def file_demo_marker(path: str | Path) -> dict[str, Any] | None:
         conn.close()
 
 
+def file_refresh_instants(path: str | Path, *, since: str) -> list[str]:
+    """When each refresh of the database file at ``path`` that ended well, from ``since`` on, was run
+    (its ``started_at``), oldest first; read without writing anything."""
+    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "select started_at from runs where kind = 'refresh' and parent_id is null and status = 'ok' "
+            "and started_at >= ? order by id",
+            [since],
+        ).fetchall()
+    finally:
+        conn.close()
+    return [row[0] for row in rows]
+
+
 def biggest_riser(conn: sqlite3.Connection, top: int = 100) -> str | None:
     """The repo in the published ranking's first ``top`` that climbed most since the score run
     before it (None before there are two runs): the one whose "what changed" is worth reading."""

@@ -156,6 +156,24 @@ def test_refresh_on_the_demo_database_moves_it_a_week_offline(demo_folder, tmp_p
     assert len(scheduled.stderr.splitlines()) == 1
 
 
+def test_refreshing_the_demo_twice_never_puts_a_push_after_the_score(demo_folder, tmp_path):
+    # The second refresh replayed the first as if it had run a week after the build: that week lay in
+    # the future, and its pushes came out after the next score's as-of ("last push 3 Dec" on 2 Dec).
+    folder = demo_folder.copy(tmp_path / "project")
+    for _ in range(2):
+        result = agentrank(folder.path, "refresh")
+        assert result.returncode == 0, result.stderr
+    conn = sqlite3.connect(folder.db)
+    try:
+        as_of, latest_push = conn.execute(
+            "select r.as_of, max(s.pushed_at) from scores s join runs r on r.id = s.run_id "
+            "where s.run_id = (select score_run_id from published)"
+        ).fetchone()
+    finally:
+        conn.close()
+    assert latest_push <= as_of
+
+
 def test_the_demo_never_replaces_a_database_it_did_not_build(tmp_path):
     mine = tmp_path / "agentrank.db"
     conn = sqlite3.connect(mine)
