@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -780,12 +781,23 @@ SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_ti
 
 
 def check_port(host: str, port: int) -> None:
-    """Fail with one line, before any URL is printed, when Datasette could not listen there."""
+    """Fail with one line, before any URL is printed, when Datasette could not listen there; the
+    line says whether the host or the port is the trouble."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
         try:
             s.bind((host, port))
+        except (socket.gaierror, UnicodeError) as e:  # not an address, and no name that resolves
+            raise click.ClickException(
+                f"host {host!r}: not an address or a host name this machine knows ({getattr(e, 'strerror', None) or e}); "
+                "give one of its addresses, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+            ) from None
         except OSError as e:
+            if e.errno == errno.EADDRNOTAVAIL:
+                raise click.ClickException(
+                    f"host {host}: not an address of this machine ({e.strerror}); give one of its addresses, "
+                    "e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+                ) from None
             raise click.ClickException(
                 f"cannot listen on {host}:{port} ({e.strerror or e}): is another server using it? "
                 "Choose another with --port N"
@@ -829,13 +841,13 @@ def serve(
     problem = public_url_problem(config.public_url)
     if problem and public:
         raise click.ClickException(f"--public: {problem}; {HOW_TO_SET_PUBLIC_URL}")
-    if problem and not config.host.startswith("127.") and config.host not in ("localhost", "::1"):
-        warn_public_url(config.public_url)  # listening beyond this machine: probably meant for others
     if not state.db_path.exists():
         state.open(must_exist=True)  # one line: no database there, and how to make one
+    check_port(config.host, config.port)
+    if problem and not config.host.startswith("127.") and config.host not in ("localhost", "::1"):
+        warn_public_url(config.public_url)  # listening beyond this machine: probably meant for others
     if not config.immutable:
         state.open().close()  # migrate before Datasette opens it read-only
-    check_port(config.host, config.port)
     config = follow_port(config)
     url = f"http://{config.host}:{config.port}/{state.db_path.stem}/agents"
     click.echo(f"Datasette: {url}  (Ctrl-C to stop)")

@@ -84,6 +84,18 @@ def test_serve_limits_past_what_sqlite_takes_are_refused_at_load(run_cli, tmp_pa
         ServeConfig(**{name: 2**31})
 
 
+@pytest.mark.parametrize(
+    ("host", "says"),
+    [("bad host!", "not an address or a host name"), ("999.1.1.1", "not an address or a host name")],
+)
+def test_a_host_serve_cannot_listen_on_is_named_as_the_trouble(run_cli, working_db, host, says):
+    # It printed a public_url warning built from the bad host, then "is another server using it?
+    # Choose another with --port N": two lines, and advice about the port when the host was wrong.
+    result = run_cli("--db", str(working_db), "serve", "--host", host, "--port", "8797", expect=1)
+    line = one_line(result)
+    assert f"host {host!r}: {says}" in line and "--port" not in line
+
+
 def test_the_largest_value_limits_still_serve_pages(working_db):
     settings = ServeConfig(max_value_bytes=2**31 - 1, max_sql_bytes=2**31 - 1, max_returned_rows=10_000_000)
     assert _get(working_db, "/DB/agents", settings).status_code == 200
