@@ -113,6 +113,15 @@ async def test_the_scorecard_is_a_page_with_every_field_median_spread_and_cost_s
     assert "not a ranking" in text
     # Per agent and task: median and spread; "—" for what was not measured (no regression tests recorded).
     assert "median score (spread)" in text and "100.0 (100.0–100.0)" in text
+    # A wall-time spread carries its unit, like the median beside it (it read "8 min 51 s (182–879)").
+    walls = re.findall(r'data-label="median wall time">([^<]+) <span class="agentrank-source">\(([^)]*)\)', page)
+    assert walls
+    for median, spread in walls:
+        low, high = spread.split(" to ")
+        assert all(re.fullmatch(r"[\d,]+ (s|min( \d+ s)?|h \d\d min)", v) for v in (median, low, high)), (
+            median,
+            spread,
+        )
     assert 'data-label="regression tests">—</td>' in page
     # A list-price cost carries its source and the date of the price list; an observed one its own date.
     assert re.search(r"\$0\.\d\d \(list price, rate of \d{4}-\d\d-\d\d\)", text)
