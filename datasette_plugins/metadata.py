@@ -462,7 +462,13 @@ from ({RECOMPUTE_SQL.strip()})
 select v.run_id, v.n, round(v.spearman_vs_stars, 3) as spearman_vs_stars,
        round(v.kendall_tau_vs_previous, 3) as kendall_tau_vs_previous, v.previous_run, v.previous_common,
        round(v.wide_rank_range_share, 3) as wide_rank_range_share, round(v.crawl_coverage, 3) as crawl_coverage,
-       v.classifier_cv_accuracy, v.flagged, v.judged, v.details
+       v.classifier_cv_accuracy, v.flagged, v.judged,
+       -- why a figure is missing, in words (the full record, with the uncertainty model's settings,
+       -- is the validation table's details and the export's validation object)
+       nullif(trim(coalesce('Rank against stars: ' || json_extract(v.details, '$.spearman_vs_stars') || '. ', '')
+         || coalesce('Stability: ' || json_extract(v.details, '$.kendall_tau_vs_previous') || '. ', '')
+         || coalesce('Classifier accuracy: ' || json_extract(v.details, '$.classifier_cv_accuracy') || '. ', '')
+         || coalesce('Crawl coverage: ' || json_extract(v.details, '$.crawl_coverage.reason') || '.', '')), '') as notes
 from validation v
 where v.run_id = coalesce(nullif(:run_id, ''), (select score_run_id from published where id = 1))
 """.strip(),

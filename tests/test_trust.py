@@ -317,6 +317,8 @@ async def test_the_directory_shows_ranges_flags_and_validation(tmp_path):
         assert marked == [flagged[0]], listing
     figures = (await datasette.client.get("/agentrank/validation_figures.json?_shape=objects")).json()["rows"]
     assert figures[0]["n"] == 120 and figures[0]["flagged"] == 1 and figures[0]["kendall_tau_vs_previous"] is not None
+    # Why a figure is missing is said in words, not as the stored JSON record.
+    assert "details" not in figures[0] and figures[0]["notes"].startswith("Classifier accuracy: ")
     growth = (await datasette.client.get("/agentrank/flagged_growth.json?_shape=objects")).json()["rows"]
     assert [(g["full_name"], g["stars_delta_7d"], g["forks_gained_last_week"]) for g in growth] == [
         (flagged[0], 5000, 0)
