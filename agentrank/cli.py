@@ -633,6 +633,11 @@ def classify(
     folds_given = click.get_current_context().get_parameter_source("folds") != click.core.ParameterSource.DEFAULT
     if folds_given and not cross_validate:
         raise click.UsageError("--folds goes with --cross-validate")
+    if only_changed and (evaluate_path or cross_validate or held_out or survey_path):
+        raise click.UsageError(
+            "--only-changed is for classifying the database; --evaluate, --survey, --held-out and "
+            "--cross-validate read no database"
+        )
     if evaluate_path or cross_validate or held_out or survey_path:
         from classify import evaluate as ev
 

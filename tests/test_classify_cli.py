@@ -241,5 +241,8 @@ def test_survey_of_one_source_of_a_csv_counts_each_of_its_repos_once(run_cli, tm
     assert refused.output.strip().splitlines()[-1] == f"Error: {rows}: no rows whose source starts with 'nope:'"
     assert "Error: --source goes with --survey" in run_cli("classify", "--source", "lists:", expect=2).output
     assert "Error: --folds goes with --cross-validate" in run_cli("classify", "--folds", "3", expect=2).output
+    # --only-changed was silently ignored beside a mode that reads no database.
+    ignored = run_cli("classify", "--only-changed", "--survey", str(rows), expect=2).output
+    assert "Error: --only-changed is for classifying the database" in ignored
     assert not db_path.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
