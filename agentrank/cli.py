@@ -272,6 +272,12 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
         _ = ctx.obj.config
 
 
+def is_demo_file(path: Path) -> bool:
+    from db.demo import file_demo_marker
+
+    return path.exists() and file_demo_marker(path) is not None
+
+
 def _demo_database(state: State, api_url: str | None) -> bool:
     """Is this the demo's database, with GitHub's API not named by the user?"""
     from agentrank.config import GitHubConfig
@@ -712,7 +718,8 @@ def export(state: State, out: str | None, public_url: str | None) -> None:
     db = state.open(must_exist=True, check=True)
     result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
-    warn_public_url(serve_config.public_url)
+    if not is_demo_file(state.db_path):  # the demo's export is looked at here, not published
+        warn_public_url(serve_config.public_url)
 
 
 @cli.command()
@@ -891,7 +898,8 @@ def snapshot(state: State, out: str, public_url: str | None) -> None:
     )
     click.echo(f"wrote {result.metadata_path}")
     click.echo(f"serve it with: {datasette_command(result, serve_config)}")
-    warn_public_url(serve_config.public_url)
+    if not is_demo_file(state.db_path):  # a demo snapshot is tried out here, not published
+        warn_public_url(serve_config.public_url)
 
 
 def _command_prefix() -> str:

@@ -127,6 +127,8 @@ def test_the_readme_next_steps_work_without_db(demo_folder, tmp_path):
     folder = demo_folder.copy(tmp_path / "project")
     exported = agentrank(folder.path, "export", "--out", "site/agentrank.json")
     assert exported.returncode == 0, exported.stderr
+    # The demo is looked at on this machine, not published: no warning about its loopback address.
+    assert "WARNING" not in exported.stderr
     assert json.loads((folder.path / "site" / "agentrank.json").read_text())["count"] > 50
     explained = agentrank(folder.path, "explain", folder.riser, "--since", "previous")
     assert explained.returncode == 0, explained.stderr
@@ -135,6 +137,7 @@ def test_the_readme_next_steps_work_without_db(demo_folder, tmp_path):
     assert by_url.returncode == 0 and "AgentRank Score" in by_url.stdout
     snap = agentrank(folder.path, "snapshot", "--out", "publish/agentrank.db")
     assert snap.returncode == 0, snap.stderr
+    assert "WARNING" not in snap.stderr
     assert (folder.path / "publish" / "agentrank.db").exists()
 
 
