@@ -818,7 +818,7 @@ def check_port(host: str, port: int) -> None:
 
 @cli.command()
 @click.option("--host", default=None, help="Interface to bind (default from config: 127.0.0.1)")
-@click.option("--port", type=int, default=None, help="Port (default from config: 8001)")
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port (default from config: 8001)")
 @click.option(
     "--immutable",
     is_flag=True,
@@ -924,7 +924,13 @@ def _db_flag(state: State) -> str:
 
 @cli.command()
 @click.option("--no-serve", is_flag=True, help="Stop after the export instead of starting Datasette")
-@click.option("--port", type=int, default=8001, show_default=True, help="Port for Datasette (a free one if taken)")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8001,
+    show_default=True,
+    help="Port for Datasette (a free one if taken)",
+)
 @click.option(
     "--size",
     type=click.IntRange(10, 1_000_000),

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 # Each stage owns its settings; they are composed into Config here.
 from crawler.settings import CrawlConfig as CrawlConfig
 from crawler.settings import GitHubConfig as GitHubConfig
-from crawler.settings import without_userinfo
+from crawler.settings import error_in_words, without_userinfo
 from datasette_plugins.settings import ServeConfig as ServeConfig
 from leaderboard.settings import BenchmarkConfig as BenchmarkConfig
 
@@ -66,7 +66,7 @@ def _describe(error: ValidationError, path: Path | None, prefix: str = "") -> st
     where = f"{path}: " if path else ""
     if first["type"] == "extra_forbidden":
         return f"{where}unknown key '{key}'"
-    return f"{where}bad value for '{key}': {first['msg'].removeprefix('Value error, ')}"
+    return f"{where}bad value for '{key}': {error_in_words(first)}"
 
 
 def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, str] | None = None) -> Config:

@@ -8,6 +8,7 @@ are ignored (and never reach the schema); a wrong type is a rejected item, never
 from __future__ import annotations
 
 import json
+import numbers
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
@@ -160,6 +161,21 @@ def _repo_url(given: str | None, full_name: str) -> str:
     return given if given is not None and given.lower() == canonical.lower() else canonical
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words ("null", "a number", …), for a message about a file."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Number):  # int, float, or the Decimal a streaming parser gives
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
 def json_int(value: Any) -> int | None:
     """``value`` if it is an integer SQLite can store, else None (for naming a rejected item)."""
     if isinstance(value, int) and not isinstance(value, bool) and -MAX_INT - 1 <= value <= MAX_INT:
@@ -273,7 +289,7 @@ def parse_item(raw: Any) -> dict[str, Any]:
     Raises :class:`ItemRejected` with a one-line reason.
     """
     if not isinstance(raw, dict):
-        raise ItemRejected(f"item: expected a JSON object, got {type(raw).__name__}")
+        raise ItemRejected(f"item: expected a JSON object, got {json_kind(raw)}")
     twice = duplicate_key(raw)
     if twice is not None:
         name = raw.get("full_name")

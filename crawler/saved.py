@@ -24,6 +24,8 @@ from typing import Any, BinaryIO
 
 import ijson
 
+from crawler.items import json_kind
+
 
 class KeyedMap(dict[str, Any]):
     """A JSON object as read from a file, remembering a key it held twice (JSON keeps the last,
@@ -116,7 +118,7 @@ class _Shape:
 
     documents: int = 0
     backend: Any = None  # the ijson backend that reads it
-    first_kind: str = ""  # "list", "object" or a scalar type
+    first_kind: str = ""  # "list", "object" or a scalar as json_kind words it
     first_keys: set[str] = field(default_factory=set)
     first_fields: dict[str, type] = field(default_factory=dict)  # a page's fields: the JSON type of each
 
@@ -209,7 +211,7 @@ def _shape_with(path: Path, backend: Any) -> _Shape:
                 elif depth == 0:  # a bare number, string, ... as a whole document
                     shape.documents += 1
                     if shape.documents == 1:
-                        shape.first_kind = type(value).__name__
+                        shape.first_kind = json_kind(value)
                 elif event == "map_key" and depth == 1 and shape.documents == 1:
                     shape.first_keys.add(value)
                     pending = value if value in _PAGE_FIELDS else None
@@ -241,7 +243,7 @@ def _expand(document: Any, where: str, json_lines: bool) -> Iterator[tuple[str, 
     else:
         raise SavedFileError(
             f"{where}: expected a list of search items or a search response page with 'items', "
-            f"got {type(document).__name__ if not isinstance(document, dict) else 'an object without items'}"
+            f"got {json_kind(document) if not isinstance(document, dict) else 'an object without items'}"
         )
 
 

@@ -7,6 +7,7 @@ and an unknown key is an error that names it.
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -121,3 +122,16 @@ class CrawlConfig(_Section):
         if not any(t.strip() for t in self.topics) and not any(k.strip() for k in self.keywords):
             raise ValueError("topics and keywords are both empty: the crawl could not list anything")
         return self
+
+
+def error_in_words(error: Any) -> str:
+    """A setting's validation error (pydantic's first error) without the words that name Python
+    rather than the setting: said the same for the TOML file and for a command-line override."""
+    kind = error["type"]
+    if kind in ("model_type", "dict_type"):
+        return "should be a table (a [section] with its keys)"
+    if kind == "string_pattern_mismatch" and str(error.get("ctx", {}).get("pattern", "")).startswith("^https?://"):
+        return "should be an http(s) address, such as https://agentrank.example.org"
+    if kind == "list_type":
+        return 'should be a list, such as ["a", "b"]'
+    return str(error["msg"]).removeprefix("Value error, ")

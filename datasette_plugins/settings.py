@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from crawler.settings import error_in_words
+
 
 class SettingError(ValueError):
     """A server setting (``--setting NAME VALUE``) is unknown or out of range."""
@@ -127,7 +129,7 @@ class ServeConfig(BaseModel):
             key = "serve." + ".".join(str(part) for part in first["loc"])
             if first["type"] == "extra_forbidden":
                 raise SettingError(f"unknown key '{key}'") from None
-            raise SettingError(f"bad value for '{key}': {first['msg']}") from None
+            raise SettingError(f"bad value for '{key}': {error_in_words(first)}") from None
 
 
 HOW_TO_SET_PUBLIC_URL = (

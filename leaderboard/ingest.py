@@ -17,7 +17,7 @@ from typing import Any
 import sqlite_utils
 from pydantic import ValidationError
 
-from crawler.items import MAX_NESTING, clean_text, nesting_depth
+from crawler.items import MAX_NESTING, clean_text, json_kind, nesting_depth
 from db.connection import write_transaction
 from db.runs import finish_run, start_run
 from leaderboard.attempt import Attempt
@@ -110,7 +110,7 @@ def _records(path: Path, what: str) -> list[Record]:
         return [Record("record 1", document)]
     raise AttemptFileError(
         f"{path}: expected {'an' if what[0] in 'aeiou' else 'a'} {what} object, a JSON list of {what}s or JSON Lines, "
-        f"got {type(document).__name__}"
+        f"got {json_kind(document)}"
     )
 
 
@@ -191,7 +191,7 @@ def validate_records(
             errors.append(one_line(f"{prefix}: {record.error}"))
             continue
         if not isinstance(record.raw, dict):
-            errors.append(one_line(f"{prefix}: expected an attempt object, got {type(record.raw).__name__}"))
+            errors.append(one_line(f"{prefix}: expected an attempt object, got {json_kind(record.raw)}"))
             continue
         if nesting_depth(record.raw) > MAX_NESTING:
             errors.append(one_line(f"{prefix}: nested deeper than {MAX_NESTING} levels"))

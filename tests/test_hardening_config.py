@@ -25,6 +25,10 @@ from tests.crawl_helpers import crawl_config, emulated, listed_ids, population, 
             "bad value for 'crawl.topics': 'ai agent' is not a GitHub topic",
         ),
         ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        # said in the file's words, not Python's ("instance of GitHubConfig", a regular expression)
+        ("github = 5\n", "bad value for 'github': should be a table"),
+        ('[serve]\npublic_url = "javascript:alert(1)"\n', "should be an http(s) address, such as https://"),
+        ('[crawl]\ntopics = "ai-agents"\n', "bad value for 'crawl.topics': should be a list"),
     ],
 )
 def test_a_config_that_cannot_work_is_one_line(tmp_path, run_cli, body, message):

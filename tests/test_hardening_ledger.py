@@ -65,7 +65,7 @@ def test_deeply_nested_attempts_are_one_line(db, run_cli, tmp_path):
     ("content", "said"),
     [
         ([], "holds no tasks (an empty list)"),
-        ("a task", "expected a task object, a JSON list of tasks or JSON Lines, got str"),
+        ("a task", "expected a task object, a JSON list of tasks or JSON Lines, got a string"),
     ],
 )
 def test_a_tasks_file_is_told_about_tasks_not_attempts(db, run_cli, tmp_path, content, said):

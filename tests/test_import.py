@@ -73,7 +73,14 @@ def test_a_malformed_file_is_refused_whole_and_nothing_is_lost(tmp_path, run_cli
     assert "broken.json: not valid JSON" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert _rows(db_path, "select * from repos") == before  # the good file in the same call wrote nothing
-    for bad, message in [({"foo": 1}, "expected a list of search items"), (42, "expected a list"), ("", "empty")]:
+    for bad, message in [
+        ({"foo": 1}, "expected a list of search items"),
+        (42, "expected a list"),
+        ("", "empty"),
+        # what the file holds, in JSON's words (it said "got NoneType", "got Decimal")
+        ("null", "with 'items', got null"),
+        ("4.5", "with 'items', got a number"),
+    ]:
         path = tmp_path / "bad.json"
         path.write_text(bad if isinstance(bad, str) else json.dumps(bad))
         assert message in run_cli("import", str(path), expect=1).stderr

@@ -113,7 +113,7 @@ BAD = [
         "attempt 7): flags[0]: Input should be 'modified-tests', 'added-dependency', 'reward-hacking', 'infra-error', "
         "'agent-error' or 'timed-out' (got \"cheated\")",
     ),
-    (["not", "an", "attempt"], "record 9: expected an attempt object, got list"),
+    (["not", "an", "attempt"], "record 9: expected an attempt object, got a list"),
     (
         good(),
         'record 10 (agent "acme/coder", task_id "t1", attempt 1): tier, agent, agent_version, model, '
@@ -205,7 +205,7 @@ def test_hostile_text_is_stored_as_given(db, run_cli, tmp_path):
     [
         (b"", "the file is empty"),
         (b'[{"agent": ', "not JSON or JSON Lines (line 1, column 12"),
-        (b"42", "expected an attempt object, a JSON list of attempts or JSON Lines, got int"),
+        (b"42", "expected an attempt object, a JSON list of attempts or JSON Lines, got a number"),
         (b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
     ],
 )
