@@ -575,7 +575,11 @@ class GitHubClient:
             text = body.decode("utf-8-sig")
             if self._token and self._token in text:
                 text = text.replace(self._token, REDACTED)
-            return json.loads(text, object_pairs_hook=_unique_keys)
+            data = json.loads(text, object_pairs_hook=_unique_keys)
+            if self._token and "\\u" in text:
+                # An escaped copy (\u0067hp_…) only becomes the token once decoded.
+                data = _without(data, self._token)
+            return data
         except _DuplicateKey as e:
             return _NotJson(f"; the key {str(e)[:40]!r} twice in one object")
         except RecursionError:
@@ -683,6 +687,17 @@ _NOT_JSON: Any = _NotJson()
 
 class _DuplicateKey(ValueError):
     pass
+
+
+def _without(data: Any, secret: str) -> Any:
+    """``data`` with ``secret`` replaced in every string, keys included."""
+    if isinstance(data, str):
+        return data.replace(secret, REDACTED) if secret in data else data
+    if isinstance(data, list):
+        return [_without(v, secret) for v in data]
+    if isinstance(data, dict):
+        return {_without(k, secret): _without(v, secret) for k, v in data.items()}
+    return data
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

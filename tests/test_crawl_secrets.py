@@ -111,6 +111,28 @@ def test_a_server_that_echoes_the_token_gets_it_nowhere(tmp_path, run_cli, db_pa
     db.close()
 
 
+def test_a_token_echoed_with_json_escapes_is_redacted_too(tmp_path, run_cli, db_path):
+    """``\\u0067hp_…`` only becomes the token once the JSON is decoded: it was stored as is."""
+    import json
+
+    from tests.conftest import make_item
+
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0)
+    escaped = "\\u" + format(ord(TOKEN[0]), "04x") + TOKEN[1:]
+    item = make_item(id=990_003, full_name="echo/escaped", topics=["ai-agent"], stargazers_count=900)
+    item["description"] = "DESC"
+    page = json.dumps({"total_count": 1, "incomplete_results": False, "items": [item]}).replace(
+        "DESC", f"leaked {escaped}"
+    )
+    with emulated(population(30, seed=5), tokens={TOKEN}) as emulator:
+        emulator.inject(faults.raw_answer(page, q="topic:ai-agent", times=None))
+        result = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, env={"GITHUB_TOKEN": TOKEN})
+    assert_clean(result.stdout + result.stderr, "the crawl's output")
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("select description from repos where id = 990003").fetchone() == ("leaked [redacted]",)
+        assert_clean("\n".join(conn.iterdump()), "the database")
+
+
 def test_exceptions_do_not_carry_the_token():
     repos = population(50, seed=62)
     with emulated(repos, clock=FakeClock(), tokens={"ghp_" + "y" * 36}) as emulator:
