@@ -1,8 +1,12 @@
-"""One facet per column: ``?_facet=category`` on a table that already facets by ``category`` (its
-metadata's ``facets``) is the same facet, not a second one Datasette would show as ``category_2``.
+"""One facet per column, and a few per request: ``?_facet=category`` on a table that already facets
+by ``category`` (its metadata's ``facets``) is the same facet, not a second one Datasette would show
+as ``category_2``; a facet asked for twice (``?_facet=stars&_facet=stars``) is asked for once; and
+past ``MAX_REQUEST_FACETS`` facets a request's further ones are dropped. Datasette runs a query per
+facet and repeats the whole query string in every facet value's link, so a URL repeating one facet
+600 times made a 143 MB answer that kept the server busy for minutes.
 
-An ASGI wrapper drops such a request facet before Datasette reads the query (so the page, its
-JSON, its cache key and ETag are those of the URL without it).
+An ASGI wrapper drops such request facets before Datasette reads the query (so the page, its
+JSON, its cache key and ETag are those of the URL without them).
 """
 
 from __future__ import annotations
@@ -24,16 +28,26 @@ def default_facets(datasette: Any) -> dict[tuple[str, str], frozenset[str]]:
     return found
 
 
+FACET_KEYS = ("_facet", "_facet_array", "_facet_date")
+MAX_REQUEST_FACETS = 5  # facets one request may add to a page's own
+
+
 def without_duplicate_facets(path: str, query: str, defaults: dict[tuple[str, str], frozenset[str]]) -> str | None:
-    """The query string without ``_facet=X`` where X is already a default facet of the table (None: unchanged)."""
+    """The query string without the facets it repeats (a default facet of the table, one asked for
+    already) or asks for past ``MAX_REQUEST_FACETS`` (None: unchanged)."""
     if "_facet" not in unquote(query):
         return None
     found = table_of_path(path)
-    facets = defaults.get(found) if found else None
-    if not facets:
-        return None
+    own = (defaults.get(found) if found else None) or frozenset()
     pairs = parse_qsl(query, keep_blank_values=True)
-    kept = [(k, v) for k, v in pairs if not (k == "_facet" and v in facets)]
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for key, value in pairs:
+        if key in FACET_KEYS:
+            if (key == "_facet" and value in own) or (key, value) in seen or len(seen) >= MAX_REQUEST_FACETS:
+                continue
+            seen.add((key, value))
+        kept.append((key, value))
     return urlencode(kept) if len(kept) != len(pairs) else None
 
 

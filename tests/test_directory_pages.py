@@ -494,6 +494,15 @@ async def test_the_table_columns_are_named_as_the_export_and_facets_are_not_doub
     assert "language_2" not in doubled["facet_results"]
     page = await datasette.client.get("/agentrank/agents?_facet=category")
     assert page.status_code == 200 and "category_2" not in page.text
+    # A facet repeated (stars 600 times made a 143 MB answer: a query and a full-URL link per value
+    # per copy) is one facet, and a request adds at most 5 of its own.
+    repeated = "&".join(["_facet=stars"] * 600 + ["_facet=forks"] * 3)
+    data = (await datasette.client.get(f"/agentrank/agents.json?{repeated}&_size=0")).json()
+    assert {"stars", "forks"} <= set(data["facet_results"]) and "stars_2" not in data["facet_results"]
+    many = "&".join(f"_facet={c}" for c in ("stars", "forks", "rank", "score", "full_name", "description", "topics"))
+    data = (await datasette.client.get(f"/agentrank/agents.json?{many}&_size=0")).json()
+    assert {"stars", "forks", "rank", "score", "full_name"} <= set(data["facet_results"])
+    assert not {"description", "topics"} & set(data["facet_results"])
 
 
 @pytest.mark.asyncio
