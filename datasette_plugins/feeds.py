@@ -26,6 +26,7 @@ from datasette import Response
 
 from datasette_plugins.agent_page import agent_path
 from datasette_plugins.bidi import isolated
+from datasette_plugins.cache import cache_control
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
 from datasette_plugins.reading import ranking_database
@@ -234,9 +235,9 @@ async def feed(datasette: Any, request: Any) -> Response:
         return atom_document(kind, entries, base, run["as_of"] if run else "1970-01-01T00:00:00Z")
 
     body = await read(datasette, database, build)
-    return Response(
-        body, content_type="application/atom+xml; charset=utf-8", headers={"Cache-Control": "public, max-age=3600"}
-    )
+    # Like every page that follows the published run: a refresh shows within cache_max_age.
+    control = cache_control(limits(datasette).cache_max_age)
+    return Response(body, content_type="application/atom+xml; charset=utf-8", headers={"Cache-Control": control})
 
 
 ROUTES = [(r"^/-/feeds/(?P<kind>[a-z]+)\.atom$", feed)]

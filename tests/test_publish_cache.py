@@ -42,6 +42,9 @@ async def test_a_second_request_with_the_etag_gets_304_and_a_new_publish_changes
         assert again.content == b""
         assert again.headers["etag"] == first[page]
     assert len(set(first.values())) == len(pages)  # each page has its own tag
+    # The feeds follow the published run too: cached as long as the pages, not a fixed hour.
+    feed = await datasette.client.get("/-/feeds/new.atom")
+    assert feed.status_code == 200 and feed.headers["cache-control"] == "public, max-age=600"
     db = open_store(published.path)
     first_run, second_run = [row[0] for row in db.execute("select id from runs where kind = 'score' order by id")]
     ranked = (await datasette.client.get("/agentrank/agents.json?_shape=array")).json()
