@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import click
 
@@ -779,6 +780,24 @@ def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
     return state.config.serve.with_overrides({k: v for k, v in overrides.items() if v is not None})
 
 
+def snapshot_public_url(db_path: Path, config: ServeConfig) -> ServeConfig:
+    """A snapshot made with ``--public-url`` serves with that address (its metadata file beside it
+    says it, as ``datasette serve -m`` would read it) unless this command or the config names one."""
+    from db.snapshot import metadata_path_for
+
+    meta = metadata_path_for(db_path)
+    if "public_url" in config.model_fields_set or not meta.is_file():
+        return config
+    try:
+        url = json.loads(meta.read_text(encoding="utf-8"))["plugins"]["agentrank"]["public_url"]
+        host = (urlsplit(url).hostname or "").lower()
+        if host == "localhost" or host == "::1" or host.startswith("127."):
+            return config  # made without one: the links follow the port this server listens on
+        return config.with_overrides({"public_url": url})
+    except (OSError, ValueError, KeyError, TypeError):  # (a SettingError is a ValueError)
+        return config  # not a snapshot's metadata, or a damaged one: the server's own address
+
+
 def follow_port(config: ServeConfig) -> ServeConfig:
     """Unless ``public_url`` is set, the pages' absolute links (badge snippets, feeds) name the host
     and port this server really listens on, not the default :8001."""
@@ -849,7 +868,7 @@ def serve(
     overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
     if public_url is not None:  # else a --setting public_url stays
         overrides["public_url"] = public_url
-    config = serve_settings(state, overrides)
+    config = snapshot_public_url(state.db_path, serve_settings(state, overrides))
     problem = public_url_problem(config.public_url)
     if problem and public:
         raise click.ClickException(f"--public: {problem}; {HOW_TO_SET_PUBLIC_URL}")

@@ -203,6 +203,19 @@ def test_agentrank_serve_immutable_leaves_the_snapshot_untouched(source, tmp_pat
     assert {p.name for p in tmp_path.iterdir()} == {"agentrank.db", "agentrank.metadata.json", "serve.log"}
 
 
+def test_agentrank_serve_of_a_snapshot_links_to_the_address_it_was_made_for(source, tmp_path):
+    # `agentrank serve --immutable` of a snapshot made with --public-url linked its feeds to
+    # http://127.0.0.1:PORT, where `datasette serve -m` with the same metadata gave the public address.
+    from tests.publish_helpers import agentrank_serve
+
+    out = tmp_path / "agentrank.db"
+    agentrank("--db", str(source.path), "snapshot", "--out", str(out), "--public-url", "https://ranks.example.org")
+    port = free_port()
+    with running(agentrank_serve(out, port, "--immutable"), port, tmp_path / "serve.log") as server:
+        feed = httpx.get(f"{server.url}/-/feeds/new.atom", timeout=10).text
+    assert "https://ranks.example.org/" in feed and "127.0.0.1" not in feed
+
+
 def test_explaining_a_score_from_a_snapshot_leaves_it_as_it_was(source, tmp_path):
     # A web host serves the snapshot with --immutable; a maker's `explain` run there switched it to WAL
     # (its header rewritten, -wal and -shm beside it) under a server that assumes it never changes.
