@@ -99,19 +99,25 @@ def _is_search_body(data: Any) -> bool:
 
 
 def _next_link(
-    client: GitHubClient, links: dict[str | None, dict[str, str]], number: int
+    client: GitHubClient, links: dict[str | None, dict[str, str]], number: int, q: str
 ) -> tuple[int | None, str | None]:
     nxt = links.get("next")
     if not nxt or not nxt.get("url") or number >= MAX_PAGE:
         return None, None
     url = nxt["url"]
+    given = parse_qs(urlsplit(url).query)
     try:
-        page = int(parse_qs(urlsplit(url).query).get("page", [""])[0])
+        page = int(given.get("page", [""])[0])
     except ValueError:
         page = number + 1
     if page != number + 1:
         # A link to another page than the next (GitHub's never does): ask for the next page by number.
         return number + 1, None
+    asked = {k: [str(v)] for k, v in search_params(q, page).items()}
+    if {k: given.get(k) for k in asked} != asked:
+        # A link to another search (another q, order or page size): its results are not this
+        # query's, so ask for the next page of this one by number.
+        return page, None
     # Follow the link GitHub gave, but never to another origin (the token goes with it).
     return page, url if client.same_origin(url) else None
 
@@ -132,7 +138,7 @@ def fetch_search_page(client: GitHubClient, q: str, page: int, *, url: str | Non
             url or "/search/repositories", params=None if url else search_params(q, page), expect=_is_search_body
         )
         data = r.data
-        next_page, next_url = _next_link(client, r.links, page)
+        next_page, next_url = _next_link(client, r.links, page, q)
         flags = []
         if data.get("incomplete_results"):
             flags.append("incomplete_results")

@@ -146,6 +146,22 @@ def test_a_link_past_the_last_page_does_not_loop(tmp_path, repos):
     assert max(pages) <= 10
 
 
+def test_a_next_link_to_another_search_is_not_followed(tmp_path, run_cli, repos):
+    """Page 1 of every query links "next" to page 2 of another query on the same host: its results
+    were listed as this query's. The next page is asked for by number, with this query."""
+    item = faults.to_search_item(repos[0])
+    body = json.dumps({"total_count": 150, "incomplete_results": False, "items": [item]})
+    config = config_for(tmp_path, max_retries=0)
+    with emulated(repos) as emulator:
+        link = (
+            f'<{emulator.url}/search/repositories?q=topic%3Aevil&sort=stars&order=desc&per_page=100&page=2>; rel="next"'
+        )
+        emulator.inject(faults.raw_answer(body, headers={"Link": link}, page=1, times=None))
+        run_cli("--config", str(config), "crawl", "--api-url", emulator.url, expect=None)
+        asked = [r.params.get("q", "") for r in emulator.search_requests()]
+    assert asked and not any("evil" in q for q in asked)
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
