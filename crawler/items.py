@@ -298,6 +298,12 @@ def parse_item(raw: Any) -> dict[str, Any]:
             json_int(raw.get("id")),
             clean_text(name[:400]) if isinstance(name, str) else None,
         )
+    if raw.get("private") is True:
+        # Search shows a token's own private repos among the public ones: the directory is of open
+        # source, and its name must not reach the public rejects table either.
+        raise ItemRejected(
+            "item: a private repository (the token can see it): neither stored nor listed", json_int(raw.get("id"))
+        )
     # Only the fields we read are cleaned: a search item carries some 80 keys, mostly URLs.
     raw = {key: value for key, value in raw.items() if key in _FIELDS}
     repo_id = json_int(raw.get("id"))

@@ -1,5 +1,6 @@
 import gzip
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -167,6 +168,19 @@ def test_a_saved_item_cannot_point_the_repos_link_at_another_site(tmp_path, run_
         "bad/repo": "https://github.com/bad/repo",
         "odd/repo": "https://github.com/odd/repo",
     }
+
+
+def test_a_private_repo_a_token_can_see_is_neither_stored_nor_named(tmp_path, run_cli, db_path):
+    # Search shows a token's own private repos among the public ones; they were listed and published.
+    items = [make_item(seed=1, id=1, full_name="open/repo"), make_item(seed=2, id=2, full_name="me/secret-plans")]
+    items[0]["private"], items[1]["private"] = False, True
+    result = run_cli("import", str(write_json(tmp_path / "items.json", items)))
+    assert "1 rejected" in result.output
+    assert [r["full_name"] for r in _rows(db_path, "select full_name from repos")] == ["open/repo"]
+    [reject] = _rows(db_path, "select repo_id, full_name, reason from rejects")
+    assert (reject["repo_id"], reject["full_name"]) == (2, None) and "private" in reject["reason"]
+    with sqlite3.connect(db_path) as conn:
+        assert "secret-plans" not in "\n".join(conn.iterdump())
 
 
 def test_reimport_is_idempotent_and_renames_keep_history(tmp_path, run_cli, db_path):
