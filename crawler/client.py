@@ -383,6 +383,9 @@ class GitHubClient:
         except httpx.TimeoutException as e:
             # Connected, but the answer did not come in time: a slow server, not an unreachable one.
             raise _Transient(self._timed_out(e, deadline)) from None
+        except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as e:
+            # Connected, then reset or dropped by the other side: the host answers, this request broke.
+            raise _Transient(f"the connection broke off: {type(e).__name__}") from None
         except httpx.TransportError as e:
             raise _Transient(f"connection failed: {type(e).__name__}", unreachable=True) from None
         try:

@@ -233,6 +233,41 @@ def test_credentials_in_the_api_url_are_refused_and_never_shown(tmp_path, run_cl
 # -- issue 28 point 7, item 17: what cannot recover fails at once; a wrong clock records nothing ----------------
 
 
+def test_a_server_that_drops_the_connection_is_not_called_unreachable(tmp_path, run_cli):
+    """It answers the connection, then closes it without a word: the line said "cannot reach host:
+    check the network connection, the proxy settings", though the host had just been reached."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def drop() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            conn.recv(65536)
+            conn.close()
+
+    thread = threading.Thread(target=drop, daemon=True)
+    thread.start()
+    try:
+        config = config_for(tmp_path, max_retries=0)
+        result = run_cli("--config", str(config), "crawl", "--api-url", f"http://127.0.0.1:{port}", expect=None)
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+    line = one_line_failure(result)
+    assert "broke off" in line and "cannot reach" not in line
+
+
 def test_connection_refused_is_one_line_at_once(tmp_path, run_cli, db_path):
     import socket
 
