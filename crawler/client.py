@@ -78,7 +78,12 @@ class RateLimitStop(GitHubError):
     def __init__(self, until: float, reason: str, *, wait: float = 0.0):
         # A wait of more than a day names the date too.
         shown = _utc(until, "%Y-%m-%d %H:%M" if wait > 24 * 3600 else "%H:%M")
-        super().__init__(f"rate-limited until {shown} UTC; resume later")
+        if reason[:1].isdigit():  # a server error asking to come back later (503 with Retry-After)
+            super().__init__(
+                f"GitHub answered {reason.split(', retry-after')[0]} and asks to wait until {shown} UTC; resume later"
+            )
+        else:
+            super().__init__(f"rate-limited until {shown} UTC; resume later")
         self.until = until
         self.reason = reason
 

@@ -187,9 +187,11 @@ def test_a_5xx_asking_to_come_back_in_an_hour_stops_cleanly_and_resumes(tmp_path
         q = "topic:ai-agents stars:>=200 archived:false"
         emulator.inject(faults.error_status(503, page=2, q=q, headers={"Retry-After": retry_after}))
         stopped = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, expect=1)
-        assert stopped.stderr.startswith("Error: rate-limited until ") and stopped.stderr.strip().endswith(
-            "UTC; resume later"
+        # Said as what it is: a server error asking for a wait, not a rate limit.
+        assert stopped.stderr.startswith("Error: GitHub answered 503 ") and stopped.stderr.strip().endswith(
+            "and asks to wait until " + stopped.stderr.split("asks to wait until ")[-1].strip()
         )
+        assert stopped.stderr.strip().endswith("UTC; resume later") and "rate-limited" not in stopped.stderr
         assert len(stopped.stderr.strip().splitlines()) == 1
         db = open_store(tmp_path / "agentrank.db")
         assert db["runs"].get(1)["status"] == "interrupted"
