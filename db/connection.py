@@ -70,6 +70,16 @@ def is_snapshot(db: sqlite_utils.Database) -> bool:
     return is_snapshot_schema({row[0] for row in db.execute("select name from sqlite_master where type = 'table'")})
 
 
+def file_tables(path: Path) -> set[str]:
+    """The table names of the SQLite file at ``path``, read through a read-only connection (nothing
+    is written or created beside it); ``sqlite3.DatabaseError`` when it is not a database."""
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+    finally:
+        conn.close()
+
+
 SNAPSHOT_REFUSAL = (
     "{path} is a published snapshot (a read-only copy made by `agentrank snapshot`): nothing writes "
     "into it; run this on the database it was made from, and snapshot that again"
@@ -83,11 +93,7 @@ def snapshot_refusal(path: str | Path) -> str | None:
     if not path.is_file() or path.stat().st_size == 0:
         return None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
-        finally:
-            conn.close()
+        tables = file_tables(path)
     except sqlite3.DatabaseError:
         return None  # not a database at all: the command's own open says so
     return SNAPSHOT_REFUSAL.format(path=path) if is_snapshot_schema(tables) else None

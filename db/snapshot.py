@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlite_utils
 
-from db.connection import PRIVATE_TABLE_PREFIXES, is_snapshot_schema
+from db.connection import PRIVATE_TABLE_PREFIXES, file_tables, is_snapshot_schema
 from db.paths import is_sqlite_file, make_folder_for
 from db.scores import published_score_run
 
@@ -116,11 +116,7 @@ def replace_refusal(out: Path) -> str | None:
     if not (out.is_file() and out.stat().st_size and is_sqlite_file(out)):
         return None
     try:
-        conn = sqlite3.connect(f"{out.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
-        finally:
-            conn.close()
+        tables = file_tables(out)
     except sqlite3.DatabaseError as e:
         return f"{out} exists and cannot be read as a database ({e}): remove it or choose another path"
     if is_snapshot_schema(tables):
