@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import click
 
@@ -783,6 +782,7 @@ def serve_settings(state: State, overrides: dict[str, Any]) -> ServeConfig:
 def snapshot_public_url(db_path: Path, config: ServeConfig) -> ServeConfig:
     """A snapshot made with ``--public-url`` serves with that address (its metadata file beside it
     says it, as ``datasette serve -m`` would read it) unless this command or the config names one."""
+    from datasette_plugins.settings import is_loopback
     from db.snapshot import metadata_path_for
 
     meta = metadata_path_for(db_path)
@@ -790,8 +790,7 @@ def snapshot_public_url(db_path: Path, config: ServeConfig) -> ServeConfig:
         return config
     try:
         url = json.loads(meta.read_text(encoding="utf-8"))["plugins"]["agentrank"]["public_url"]
-        host = (urlsplit(url).hostname or "").lower()
-        if host == "localhost" or host == "::1" or host.startswith("127."):
+        if is_loopback(url):
             return config  # made without one: the links follow the port this server listens on
         return config.with_overrides({"public_url": url})
     except (OSError, ValueError, KeyError, TypeError):  # (a SettingError is a ValueError)

@@ -137,19 +137,24 @@ HOW_TO_SET_PUBLIC_URL = (
 )
 
 
+def is_loopback(url: str) -> bool:
+    """Does ``url`` name this machine (localhost, 127.x, ::1, or every interface)?"""
+    host = (urlsplit(url).hostname or "").lower()
+    return (
+        host == "localhost"
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+        or host in ("::1", "0.0.0.0", "::")
+    )
+
+
 def public_url_problem(url: str) -> str | None:
     """Why ``url`` cannot be the directory's public address (loopback, or plain http), or None.
 
     It is the base of the feeds' links, the badge snippets, the export's ``page_url`` and
     ``badge_url`` and the snapshot's metadata; shields.io refuses an endpoint badge that is not https."""
     parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if (
-        host == "localhost"
-        or host.endswith(".localhost")
-        or host.startswith("127.")
-        or host in ("::1", "0.0.0.0", "::")
-    ):
+    if is_loopback(url):
         return (
             f"public_url is {url}, this machine's loopback address: the feeds, badge snippets and "
             "page links would point at whoever reads them"
