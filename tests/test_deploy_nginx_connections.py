@@ -44,15 +44,19 @@ def test_a_connection_that_does_not_send_its_headers_in_time_is_closed(proxy):
     assert httpx.get(url + "/", timeout=30).status_code == 200
 
 
-def test_a_client_gets_503_past_its_requests_in_flight(proxy):
+def test_a_client_gets_429_with_retry_after_past_its_requests_in_flight(proxy):
+    # It was nginx's 503 HTML page, without Retry-After, even on a .json URL.
     url, _ = proxy
     import asyncio
 
-    async def many() -> list[int]:
+    async def many() -> list[httpx.Response]:
         async with httpx.AsyncClient(timeout=60) as client:
             # Uncached, distinct pages (the proxy must ask the server for each): 12 at once.
             pages = [f"{url}/agentrank/repos.json?_size={n}&_sort_desc=stars" for n in range(1, 13)]
-            return [r.status_code for r in await asyncio.gather(*(client.get(page) for page in pages))]
+            return list(await asyncio.gather(*(client.get(page) for page in pages)))
 
-    statuses = asyncio.run(many())
-    assert 503 in statuses and 200 in statuses, statuses
+    answers = asyncio.run(many())
+    statuses = [r.status_code for r in answers]
+    assert 429 in statuses and 200 in statuses, statuses
+    refused = next(r for r in answers if r.status_code == 429)
+    assert refused.headers.get("retry-after") and refused.headers["content-type"].startswith("text/plain")
