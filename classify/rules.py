@@ -623,16 +623,23 @@ def presents_a_research_agent(repo: RepoText) -> bool:
 
 # The grey zone "provider SDK clients" (a vendor's or the community's client for a model provider's API,
 # in any language) is `framework`: a code-level library for building LLM apps. A first clause that says
-# the repo is a client, SDK, library, package, gem, crate, wrapper or bindings for such an API.
+# the repo is a client, SDK, library, package, gem, crate, wrapper, bindings or adapter for such an API
+# (or for several providers at once: a code-level client, not a gateway one calls over the network).
 _PROVIDERS = (
     r"open ?ai|anthropic|claude|gemini|google (?:ai|genai|gen ai)|vertex ai|groq|mistral(?: ai)?|cohere|ollama"
     r"|deepseek|together ai|perplexity|x\.?ai|grok|openrouter|azure openai|bedrock|hugging ?face inference"
     r"|(?:llm|ai|chat ?gpt|gpt)(?:[- ]provider)? apis?"
+    r"|(?:multiple|many|several|all major|any) (?:llm |ai |model )?(?:providers|apis)"
+)
+# Up to three describing words before the noun ("profile-driven async LLM adapter"), none of which
+# makes the repo something else: an MCP server, a tool, a proxy or gateway (the gateway grey zone is
+# `infrastructure`), a plugin, a bot, an app or an agent.
+_NOT_A_CLIENT_WORD = (
+    r"(?:mcp|servers?|agents?|agentic|tools?|toolkits?|proxy|gateways?|routers?|plugins?|bots?|cli|apps?)\b"
 )
 _PROVIDER_CLIENT = re.compile(
-    r"^\W*(?:an? |the )?(?:(?:tiny|small|simple|lightweight|minimal|unofficial|official|community|modern|fast"
-    r"|async|typed|type-safe|idiomatic|full-featured)[ ,-]+)*(?:\w+[ -])?"
-    r"(?:client(?: library)?|sdk|library|package|gem|crate|module|wrapper|bindings|api wrapper)s?"
+    r"^\W*(?:an? |the )?(?:(?!" + _NOT_A_CLIENT_WORD + r")[\w.-]+,? ){0,3}"
+    r"(?:client(?: library)?|sdk|library|package|gem|crate|module|wrapper|bindings|api wrapper|adapter)s?"
     r" (?:for|around|of|to) (?:the )?(?:" + _PROVIDERS + r")\b"
 )
 

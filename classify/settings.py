@@ -122,8 +122,9 @@ class Settings:
     speech_mcp_voice_boost: float = 2.0
     # A repo whose first clause says it is a client or SDK for a model provider's API ("Rust client for
     # the Anthropic API") has `framework` raised by this much (grey zone: provider SDK clients;
-    # classify.rules.presents_a_provider_client).
-    provider_client_boost: float = 3.0
+    # classify.rules.presents_a_provider_client). 5, not 3: a client whose text names Ollama stayed
+    # `chat` at 3 (a chat front-end is what "Ollama" most often means), and no real repo moved at 3–5.
+    provider_client_boost: float = 5.0
     # How far the class priors move from the training file's mix towards a crawl's (CRAWL_PRIOR):
     # 0 not at all, 1 all the way (log scale).
     crawl_prior: float = 0.0

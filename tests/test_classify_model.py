@@ -58,6 +58,9 @@ def test_ai_named_in_another_language_is_no_repo_that_names_nothing_of_ai(model,
         ("anthro-rs", "Rust client for the Anthropic API", ()),
         ("groq-ruby", "Ruby gem for the Groq API", ("ruby",)),
         ("openai-node-lite", "A tiny TypeScript wrapper around the OpenAI chat completions API", ("openai",)),
+        # An adapter, with a few describing words first, or a client for several providers at once.
+        ("llm-plug", "Config-driven async LLM adapter for OpenAI, Gemini and Ollama", ("llm",)),
+        ("one-client", "A unified, typed Python client for multiple LLM providers", ()),
     ],
 )
 def test_a_provider_sdk_client_is_a_framework(model, name, description, topics):
@@ -66,10 +69,18 @@ def test_a_provider_sdk_client_is_a_framework(model, name, description, topics):
     assert ("rule", "the description calls it a client or SDK for a model provider's API") in prediction.because
 
 
-def test_a_library_for_llm_apps_is_no_provider_client():
-    assert not classify.rules.presents_a_provider_client(
-        RepoText("lite-ma", "The library for LLM-based multi-agent applications", ())
-    )
+@pytest.mark.parametrize(
+    "description",
+    [
+        "The library for LLM-based multi-agent applications",
+        # What the describing words make something else: a server, a tool, a proxy (the gateway grey zone).
+        "An MCP server wrapper for the OpenAI API",
+        "Agent toolkit library for Anthropic",
+        "Drop-in proxy client for OpenAI",
+    ],
+)
+def test_what_is_no_provider_client(description):
+    assert not classify.rules.presents_a_provider_client(RepoText("x", description, ()))
 
 
 @pytest.mark.parametrize(
