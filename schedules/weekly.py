@@ -133,13 +133,16 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
     the refresh is cut off before it publishes, and the next command marks its run interrupted.
     """
     busy = threading.Event()
+    finished = threading.Event()
 
     def tracked() -> Any:
+        finished.clear()
         busy.set()
         try:
             return job()
         finally:
             busy.clear()
+            finished.set()
 
     def terminate(signum: int, frame: Any) -> None:
         if busy.is_set():
@@ -166,6 +169,11 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
             log.info("scheduler stopped")
         if scheduler.running:
             scheduler.shutdown(wait=False)
+        # The main thread waits for the refresh here: once it returns, the interpreter starts shutting
+        # down and every thread pool refuses new work, which failed the refresh in its score stage.
+        # A short timeout keeps the main thread answering a second Ctrl-C or SIGTERM.
+        while busy.is_set() and not finished.wait(0.2):
+            pass
     finally:
         if not busy.is_set():
             signal.signal(signal.SIGTERM, previous)

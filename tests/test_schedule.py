@@ -257,3 +257,43 @@ def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
     run_cli("--config", str(config), "score", expect=1)  # any command that takes the lock tidies up
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
     assert ("refresh", "interrupted") in statuses
+
+
+def test_ctrl_c_during_a_refresh_lets_it_finish_and_publish(tmp_path, run_cli):
+    """Ctrl-C while the weekly refresh runs: the refresh finishes and publishes, as the log says.
+    The main thread used to return at once, so the interpreter began shutting down and the score
+    stage's thread pool refused work: the refresh failed and the process still exited 0."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from crawler.emulator import server as faults
+    from tests.crawl_helpers import emulated, population
+    from tests.publish_helpers import agentrank_command
+
+    db_path = tmp_path / "agentrank.db"
+    site = tmp_path / "site.json"
+    with emulated(population(40, seed=5)) as emulator:
+        emulator.inject(faults.slow(2, times=1))  # the first search answer takes 2 s: Ctrl-C lands mid-crawl
+        config = tmp_path / "agentrank.toml"
+        config.write_text(
+            f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n[export]\npath = "{site}"\n'
+        )
+        process = subprocess.Popen(
+            agentrank_command(db_path, "--config", str(config), "schedule"),
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        deadline = time.monotonic() + 60
+        while not emulator.search_requests():  # the start-up refresh is crawling
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    assert "the running refresh finishes first" in err and "Traceback" not in err, err
+    assert process.returncode == 0, err
+    statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
+    assert ("refresh", "ok") in statuses and ("refresh", "failed") not in statuses, (statuses, err)
+    assert site.exists()
