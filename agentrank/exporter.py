@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from datasette_plugins.agent_page import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.demo import demo_marker
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
-from db.paths import database_file, make_folder_for, output_refusal
+from db.paths import database_file, make_folder_for, output_refusal, staging_file
 from db.runs import iso, recorded_run, utcnow
 from db.scores import published_score_run
 from db.validation import load_validation
@@ -247,8 +246,9 @@ def staged_json(document: Any, path: str | Path) -> Iterator[StagedFile]:
     """
     path = Path(path)
     try:
-        directory = make_folder_for(path)  # as `mkdir -p`: the document is ready to go
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        # Folders as `mkdir -p` (the document is ready to go); what a killed run left is removed.
+        fd, staging = staging_file(path)
+        tmp = str(staging)
     except OSError as e:
         raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
     try:

@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
+import tempfile
+import time
 from pathlib import Path
+
+# A staging file's name carries the id of the process that writes it: ".site.json.4242.k3j_x9a1.tmp"
+# (and SQLite's "-journal" beside a snapshot's). A run killed before its rename leaves the file
+# behind; the next run removes those whose process is gone, never one another live process is writing.
+_STAGING = re.compile(r"(?P<pid>\d+)\.\w+\.tmp(?:-journal|-wal|-shm)?")
+# Staging files named before the process id was part of the name: removed once this old.
+_OLD_STAGING = re.compile(r"\w+\.tmp(?:-journal|-wal|-shm)?")
+OLD_STAGING_AGE_S = 24 * 3600
 
 
 def make_folder_for(path: Path) -> Path:
@@ -19,6 +31,60 @@ def make_folder_for(path: Path) -> Path:
         blocking = next((p for p in (directory, *directory.parents) if p.exists() and not p.is_dir()), directory)
         raise NotADirectoryError(20, f"{blocking} is a file, not a folder") from None
     return directory
+
+
+def staging_file(path: Path) -> tuple[int, Path]:
+    """Create the file ``path`` is written to before its atomic rename, beside it (the rename stays
+    in one file system), after removing what killed runs left there; returns (fd, path) as
+    ``tempfile.mkstemp`` does. Folders are created as by :func:`make_folder_for`."""
+    directory = make_folder_for(path)
+    remove_abandoned_staging(path)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
+    return fd, Path(name)
+
+
+def remove_abandoned_staging(path: Path) -> list[Path]:
+    """Remove the staging files for ``path`` whose writing process is gone; returns them."""
+    prefix = f".{path.name}."
+    directory = path.parent if str(path.parent) else Path(".")
+    removed: list[Path] = []
+    try:
+        entries = list(directory.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        rest = entry.name[len(prefix) :]
+        match = _STAGING.fullmatch(rest)
+        if match:
+            abandoned = not _process_alive(int(match["pid"]))
+        elif _OLD_STAGING.fullmatch(rest):
+            try:
+                abandoned = time.time() - entry.stat().st_mtime > OLD_STAGING_AGE_S
+            except OSError:
+                continue
+        else:
+            continue
+        if abandoned and entry.is_file() and not entry.is_symlink():
+            try:
+                entry.unlink()
+                removed.append(entry)
+            except OSError:
+                pass  # not ours to remove (permissions): the next run tries again
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid > 0  # another user's process, alive; an impossible id is nobody's
+    return True
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import sqlite_utils
 
 from db.connection import PRIVATE_TABLE_PREFIXES, file_tables, is_snapshot_schema
-from db.paths import is_sqlite_file, make_folder_for
+from db.paths import is_sqlite_file, staging_file
 from db.scores import published_score_run
 
 # Operator-side details that say nothing about the data: local file paths and error texts (which
@@ -132,14 +131,14 @@ def make_snapshot(db: sqlite_utils.Database, out: str | Path) -> SnapshotResult:
     if published_score_run(db) is None:
         raise SnapshotError("nothing is published yet: run `agentrank score` (or `agentrank refresh`) first")
     try:
-        directory = make_folder_for(out)  # missing folders are created, as `mkdir -p`
-        # Same directory as the target, so the final rename is atomic.
-        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+        # Missing folders are created, as `mkdir -p`; the same directory as the target, so the final
+        # rename is atomic; what a killed run left there is removed first.
+        fd, tmp = staging_file(out)
+        directory = tmp.parent
         os.fchmod(fd, 0o644)  # mkstemp makes it owner-only; the file is published
         os.close(fd)
     except OSError as e:
         raise SnapshotError(f"cannot write {out}: {e.strerror or e}") from None
-    tmp = Path(name)
     try:
         db.execute("VACUUM INTO ?", [str(tmp)])
         conn = sqlite3.connect(tmp)

@@ -268,3 +268,42 @@ async def test_private_tables_are_hidden_on_the_live_database(source):
     datasette = build_datasette(source.path, ServeConfig(heap_limit_mb=0))
     tables = {t["name"]: t["hidden"] for t in (await datasette.client.get("/live.json")).json()["tables"]}
     assert tables["crawl_checkpoints"] is True and tables["repos"] is False
+
+
+def test_what_a_killed_export_or_snapshot_left_is_removed_by_the_next_run(source, tmp_path):
+    """A run killed before its rename left its partial file beside the published one for good, where
+    the web server could hand it out. The next export or snapshot removes it, but never the file of
+    another run still writing."""
+    import subprocess
+
+    stage = (
+        "import os, sys; from pathlib import Path; from db.paths import staging_file; "
+        "fd, p = staging_file(Path(sys.argv[1])); os.write(fd, b'partial'); print(p, flush=True); "
+        "open(str(p) + '-journal', 'w').close() if sys.argv[2] == 'journal' else None; "
+        "os.kill(os.getpid(), 9) if sys.argv[3] == 'die' else sys.stdin.read()"
+    )
+
+    def staged(out: Path, journal: bool, die: bool) -> tuple[Path, subprocess.Popen]:
+        process = subprocess.Popen(
+            [sys.executable, "-c", stage, str(out), "journal" if journal else "-", "die" if die else "wait"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None
+        return Path(process.stdout.readline().strip()), process
+
+    site, pub = tmp_path / "site.json", tmp_path / "pub.db"
+    killed_export, p1 = staged(site, journal=False, die=True)
+    killed_snapshot, p2 = staged(pub, journal=True, die=True)
+    writing, live = staged(site, journal=False, die=False)
+    try:
+        p1.wait(10), p2.wait(10)
+        assert killed_export.exists() and killed_snapshot.exists() and writing.exists()
+        agentrank("--db", str(source.path), "export", "--out", str(site))
+        snapshot(source, pub)
+        left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+        assert left == [writing.name], left  # the killed runs' files (and the journal) are gone
+    finally:
+        live.kill()
+        live.wait(10)
