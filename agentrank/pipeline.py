@@ -15,6 +15,7 @@ says which stage failed.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -317,7 +318,8 @@ def _publish(
 def check_output_path(path: Path, database: Path | None = None) -> None:
     """Fail before any stage runs when ``path`` cannot or must not be written: its nearest existing
     ancestor must be a directory (missing folders are created when the file is written, as
-    ``mkdir -p``), and it must not be the database or a file beside it (:func:`output_refusal`)."""
+    ``mkdir -p``) that this process may write in, and it must not be the database or a file beside it
+    (:func:`output_refusal`)."""
     refusal = output_refusal(path, database, sqlite=False)
     if refusal:
         raise RefreshFailed("export", f"cannot write {path}: {refusal}")
@@ -326,6 +328,10 @@ def check_output_path(path: Path, database: Path | None = None) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise RefreshFailed("export", f"cannot write {path}: {parent} is not a directory")
+    # The export is staged and renamed in its folder (or the folders made in ``parent``): found only
+    # at the export stage, an unwritable folder cost the week's crawl and scoring for nothing.
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise RefreshFailed("export", f"cannot write {path}: {parent} is not writable")
 
 
 def refresh_database(db_path: str | Path, config: Config, *, what: str = "refresh", **options: Any) -> PipelineResult:

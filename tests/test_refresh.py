@@ -497,3 +497,35 @@ def test_an_export_that_cannot_be_put_in_place_publishes_nothing(tmp_path, db_pa
     assert _published(db_path) == before[0] and _published(db_path)[0] == first.score_run_id
     run = _query(db_path, "select status, error from runs where kind = 'refresh' order by id desc limit 1")[0]
     assert run[0] == "failed" and "publish stage failed: cannot write" in run[1]
+
+
+def test_an_export_folder_it_may_not_write_in_is_refused_before_the_crawl(tmp_path, db_path):
+    """The folder's permissions were found only at the export stage, after the week's crawl, classify
+    and score had run and been recorded. Root passes every permission check, so as root the refresh
+    runs without the capability that lets it write anywhere (as a service account would)."""
+    import shutil
+
+    from tests.publish_helpers import agentrank_command
+
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o555)
+    with emulated(population(30, seed=3)) as emulator:
+        config = tmp_path / "agentrank.toml"
+        config.write_text(
+            f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\n[export]\npath = "{out / "site.json"}"\n'
+        )
+        command = agentrank_command(db_path, "--config", str(config), "refresh")
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            if setpriv is None:
+                pytest.skip("running as root without setpriv: every folder is writable")
+            command = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--inh-caps=-all", *command]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        searched = emulator.search_requests()
+    out.chmod(0o755)
+    assert result.returncode == 1, result.stderr
+    assert f"{out} is not writable" in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0, result.stderr  # one line
+    assert not searched  # nothing crawled, so nothing recorded
+    assert not (db_path.exists() and _query(db_path, "select kind from runs where status = 'ok'"))
