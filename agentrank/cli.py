@@ -863,6 +863,7 @@ def serve(
     "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
     from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
+    from db.connection import immutable_refusal
 
     overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
     if public_url is not None:  # else a --setting public_url stays
@@ -873,6 +874,8 @@ def serve(
         raise click.ClickException(f"--public: {problem}; {HOW_TO_SET_PUBLIC_URL}")
     if not state.db_path.exists():
         state.open(must_exist=True)  # one line: no database there, and how to make one
+    if config.immutable and (refusal := immutable_refusal(state.db_path)):
+        raise click.ClickException(refusal)
     check_port(config.host, config.port)
     if problem and not config.host.startswith("127.") and config.host not in ("localhost", "::1"):
         warn_public_url(config.public_url)  # listening beyond this machine: probably meant for others

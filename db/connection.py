@@ -99,6 +99,23 @@ def snapshot_refusal(path: str | Path) -> str | None:
     return SNAPSHOT_REFUSAL.format(path=path) if is_snapshot_schema(tables) else None
 
 
+def immutable_refusal(path: str | Path) -> str | None:
+    """Why ``path`` must not be served as immutable, or None: a working database (it holds the
+    crawl's private tables) is written by every refresh, and a reader that was promised an
+    unchanging file answers with errors ("database disk image is malformed") and stale pages."""
+    path = Path(path)
+    try:
+        tables = file_tables(path)
+    except sqlite3.DatabaseError:
+        return None  # not a database: Datasette's own open says so
+    if any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables):
+        return (
+            f"--immutable: {path} is a working database that every refresh writes to, not a snapshot; "
+            "serve it without --immutable, or serve a snapshot of it (`agentrank snapshot --out FILE`)"
+        )
+    return None
+
+
 def _read_only_hint(path: Path) -> str:
     """Why SQLite could not open a file in a read-only folder, which its own message does not say."""
     folder = path.resolve().parent

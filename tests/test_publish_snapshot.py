@@ -203,6 +203,17 @@ def test_agentrank_serve_immutable_leaves_the_snapshot_untouched(source, tmp_pat
     assert {p.name for p in tmp_path.iterdir()} == {"agentrank.db", "agentrank.metadata.json", "serve.log"}
 
 
+def test_serve_immutable_refuses_the_working_database_every_refresh_writes_to(source, tmp_path):
+    # Served immutable, the working database answered 500 ("database disk image is malformed") and
+    # stale pages as soon as the weekly refresh wrote to it; neither side refused the pairing.
+    before = sha256(source.path)
+    port = free_port()
+    result = agentrank("--db", str(source.path), "serve", "--immutable", "--port", str(port), expect=1)
+    assert "is a working database that every refresh writes to, not a snapshot" in result.output
+    assert "agentrank snapshot --out" in result.output and result.output.count("\n") == 1
+    assert sha256(source.path) == before
+
+
 def test_agentrank_serve_of_a_snapshot_links_to_the_address_it_was_made_for(source, tmp_path):
     # `agentrank serve --immutable` of a snapshot made with --public-url linked its feeds to
     # http://127.0.0.1:PORT, where `datasette serve -m` with the same metadata gave the public address.
