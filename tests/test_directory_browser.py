@@ -59,6 +59,32 @@ def nothing_hidden_in_a_box(page) -> None:
     assert not clipped, f"{page.url} at {page.size['width']} px: {clipped}"
 
 
+@pytest.mark.parametrize("width", [1024, 1200])
+def test_the_home_ranking_reads_in_a_laptop_window(browser, directory_server, width):  # noqa: F811
+    """Between 900 and about 1,250 px the side column left the ranking too little room for its fixed
+    columns: each name was a column one letter wide and 700 px tall, and "pushed …" ran into the side."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(directory_server.url + "/")
+    names = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.ar-top .ar-name')).map(a => {
+          const box = a.getBoundingClientRect();
+          return [a.textContent, box.width, box.height];
+        })"""
+    )
+    overlap = page.evaluate(
+        """() => {
+          const side = document.querySelector('.ar-home-side').getBoundingClientRect().left;
+          return Array.from(document.querySelectorAll('.ar-top .ar-line > *'))
+            .filter(e => e.getBoundingClientRect().right > side + 1).length;
+        }"""
+    )
+    shot(page, f"directory-home-{width}", full_page=False)
+    width_now = page.evaluate("document.documentElement.scrollWidth")
+    page.close()
+    assert names and all(h < 60 for _, _, h in names), [n for n in names if n[2] >= 60][:3]
+    assert overlap == 0 and width_now <= width
+
+
 def test_home(view, directory_server):
     from playwright.sync_api import expect
 
