@@ -170,19 +170,27 @@ def _stored_guess(row: dict[str, Any] | None) -> Prediction | None:
 
 
 def classify_listed(
-    db: sqlite_utils.Database, *, uncertain_below: float, parent_id: int | None = None, only_changed: bool = False
+    db: sqlite_utils.Database,
+    *,
+    uncertain_below: float,
+    parent_id: int | None = None,
+    only_changed: bool = False,
+    cross_validate: bool = False,
 ) -> ClassifyResult:
     """Train the category model (bundled examples plus corrections) and classify every listed repo.
 
     Corrections override the model (source ``correction``); a model probability below
     ``uncertain_below`` marks the category uncertain. With ``only_changed`` only repos that are
     new, whose name, description or topics changed, or that an older model classified are redone.
+    With ``cross_validate`` the run also records the model's 5-fold cross-validated accuracy on the
+    same examples (``cv_accuracy``), which the score's validation block publishes.
     """
     from classify.model import trained  # NumPy and SciPy (scikit-learn only to train): imported when needed
 
     with recorded_run(db, "classify", parent_id=parent_id, details={"only_changed": only_changed}) as run:
         corrections = _resolved_corrections(db)
-        model = trained(load_training_examples() + _correction_examples(db, corrections))
+        examples = load_training_examples() + _correction_examples(db, corrections)
+        model = trained(examples)
         done = classification_state(db.conn) if only_changed else {}
         todo = []
         listed = 0
@@ -215,6 +223,12 @@ def classify_listed(
             "train_seconds": round(model.train_seconds, 2),
             "model_loaded": model.loaded,
         }
+        if cross_validate:
+            from classify.evaluate import CV_FOLDS
+            from classify.evaluate import cross_validate as k_fold
+
+            measured = k_fold(examples, CV_FOLDS)
+            run.details |= {"cv_accuracy": measured.accuracy, "cv_folds": CV_FOLDS, "cv_examples": len(examples)}
     return ClassifyResult(
         run_id=run.id,
         listed=listed,

@@ -673,7 +673,12 @@ def classify(
             raise PipelineError(
                 f"no listed repos in {state.db_path} to classify: run `agentrank crawl` or import first"
             )
-        result = classify_listed(db, uncertain_below=state.config.classify.uncertain_below, only_changed=only_changed)
+        result = classify_listed(
+            db,
+            uncertain_below=state.config.classify.uncertain_below,
+            only_changed=only_changed,
+            cross_validate=state.config.classify.cross_validate,
+        )
     click.echo(result.summary())
 
 

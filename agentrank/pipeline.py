@@ -262,7 +262,12 @@ def _chain(
     def do_classify() -> tuple[None, dict[str, Any]]:
         # The file is the whole set: a correction removed from it goes back to the model.
         apply_category_corrections(db, categories, replace=True)
-        result = classify_listed(db, uncertain_below=config.classify.uncertain_below, parent_id=run_id)
+        result = classify_listed(
+            db,
+            uncertain_below=config.classify.uncertain_below,
+            parent_id=run_id,
+            cross_validate=config.classify.cross_validate,
+        )
         return None, {"run_id": result.run_id, "category_corrections": len(categories)}
 
     stage("classify", do_classify)

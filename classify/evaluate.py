@@ -25,6 +25,7 @@ from classify.model import CategoryModel, Settings, train, trained
 from classify.text import RepoText, tokens
 
 CV_SEED = 20261130
+CV_FOLDS = 5  # the folds of every published cross-validated figure (and `--folds`'s default)
 
 
 @dataclass
@@ -96,7 +97,11 @@ def evaluate(model: CategoryModel, examples: Sequence[Example]) -> Evaluation:
 
 
 def cross_validate(
-    examples: Sequence[Example], folds: int = 5, settings: Settings | None = None, *, without_topics: bool = False
+    examples: Sequence[Example],
+    folds: int = CV_FOLDS,
+    settings: Settings | None = None,
+    *,
+    without_topics: bool = False,
 ) -> Evaluation:
     """Stratified k-fold with a fixed seed: every example is predicted once by a model that never saw it.
 

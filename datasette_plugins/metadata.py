@@ -282,7 +282,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "crawl_run": "The crawl the coverage comes from",
             "crawl_coverage": "Items received against GitHub's total_count over that crawl's finished query parts "
             "(empty when the repos came from imports)",
-            "classifier_cv_accuracy": "The classifier's cross-validated accuracy, when a classify run recorded one",
+            "classifier_cv_accuracy": "The classifier's 5-fold cross-validated accuracy, when the classify run measured it ([classify] cross_validate = true)",
             "flagged": "Repos flagged unusual-star-growth",
             "judged": "Repos with enough history (four weekly star counts) for the growth rule to judge",
             "details": "Why a figure is empty, and the parameters behind the figures (JSON)",

@@ -64,7 +64,10 @@ def classifier_accuracy(conn: sqlite3.Connection) -> dict[str, Any]:
             return {"accuracy": float(value), "reason": None}
     return {
         "accuracy": None,
-        "reason": "no classify run recorded a cross-validated accuracy (`agentrank classify --cross-validate` prints it)",
+        "reason": (
+            "no classify run measured it: set `cross_validate = true` under [classify] to measure it on "
+            "every classify run (about a minute)"
+        ),
     }
 
 

@@ -174,3 +174,27 @@ def test_one_repo_under_its_old_and_new_names_is_a_duplicate(db, item_factory, t
     # Two kinds for one repo are fine.
     text = '[[category]]\nrepo = "acme/talkline"\ncategory = "other"\n\n[[claim]]\nrepo = "newowner/talkline-v2"\nlogin = "octo"\n'
     assert len(resolve_corrections(db, parse_corrections(text), None, "corrections.toml")) == 2
+
+
+def test_the_validation_block_publishes_the_cross_validated_accuracy_when_asked(
+    db, db_path, item_factory, tmp_path, run_cli
+):
+    """`classifier_cv_accuracy` was always null: nothing wrote the figure it reads, and its note sent
+    users to a command that records nothing. With `cross_validate = true` every classify run measures
+    it; without, the note says how to turn it on."""
+    load(db, item_factory, tmp_path)
+    out = tmp_path / "site.json"
+    run_cli("classify")
+    run_cli("score", "--force")
+    run_cli("export", "--out", str(out))
+    assert json.loads(out.read_text(encoding="utf-8"))["validation"]["classifier_cv_accuracy"] is None
+    notes = db.execute("select details from validation order by run_id desc limit 1").fetchone()[0]
+    assert "cross_validate = true" in json.loads(notes)["classifier_cv_accuracy"]
+    config = tmp_path / "agentrank.toml"
+    config.write_text("[classify]\ncross_validate = true\n", encoding="utf-8")
+    run_cli("--config", str(config), "classify")
+    details = json.loads(db.execute("select details from runs where kind = 'classify' order by id desc").fetchone()[0])
+    assert 0.7 < details["cv_accuracy"] < 1 and details["cv_folds"] == 5
+    run_cli("--config", str(config), "score", "--force")
+    run_cli("export", "--out", str(out))
+    assert json.loads(out.read_text(encoding="utf-8"))["validation"]["classifier_cv_accuracy"] == details["cv_accuracy"]
