@@ -114,7 +114,12 @@ async def test_the_makers_page_lists_the_agent_under_every_method(methods_db):
     # Billed through a router: the invoice's figure with its source, and the list price of the same tokens.
     assert "routed run 2026-11-02: " in text
     assert "cost $0.20 (provider invoice), $0.90 at list price" in text
-    assert "Coding Agent Index v1.5</a>:\n      — (no counted attempt in qna)" in page
+    # Each line names its variant: two settings of one version and model are two entries, and a line
+    # without them read as one entry with two contradictory values.
+    assert (
+        "Coding Agent Index v1.5: — (no counted attempt in qna), 2 on m-large (reasoning=high) "
+        "Coding Agent Index v1.5: 66.7, 2 on m-large (reasoning=low), #1 of the verified entries" in text
+    )
     methods = (await ds.client.get("/-/agent/acme/coder.json")).json()["methods"]
     assert [(r["run"], r["version_changed"]) for r in methods["rs9_runs"] if r["suite"] == "rs9"] == [
         ("2026-11-01", False),
