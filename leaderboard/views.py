@@ -242,12 +242,22 @@ def task_page(conn: sqlite3.Connection, suite: str, task_id: str) -> dict[str, A
 
 
 def task_list(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every task record with its validation result and the number of attempts at it."""
+    """Every task record with its validation result and the number of attempts at it, then every task
+    that has attempts and no record (``recorded`` 0): it counts when its suite has no records at all
+    (as before task records), else not. Each has a page, so the hub lists each."""
     return _query(
         conn,
         "select t.suite, t.task_id, t.title, t.hidden_tests, t.baseline_passed, t.reference_passed, t.counts, "
         "t.reason, t.validated_at, (select count(*) from benchmark_attempts a where a.suite = t.suite "
-        "and a.task_id = t.task_id) as attempts from benchmark_task_records t order by t.suite, t.task_id",
+        "and a.task_id = t.task_id) as attempts, 1 as recorded from benchmark_task_records t "
+        "union all "
+        "select a.suite, a.task_id, null, null, null, null, "
+        "not exists (select 1 from benchmark_task_records r where r.suite = a.suite), "
+        "case when exists (select 1 from benchmark_task_records r where r.suite = a.suite) "
+        "then 'no task record' end, null, count(*), 0 from benchmark_attempts a "
+        "where not exists (select 1 from benchmark_task_records r where r.suite = a.suite and r.task_id = a.task_id) "
+        "group by a.suite, a.task_id "
+        "order by 1, 2",
     )
 
 

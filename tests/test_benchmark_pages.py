@@ -237,3 +237,34 @@ async def test_ledger_text_past_the_value_limit_is_cut_on_the_page_not_an_error(
     full = (await datasette.client.get("/-/benchmark/fitscore.json")).json()
     assert full[0]["notes"]["cost"] == "slow " * 400_000
     assert len(full[0]["judgements"]) == 3_000
+
+
+@pytest.mark.asyncio
+async def test_the_hub_links_every_task_page_including_tasks_without_a_record(tmp_path):
+    """A task with attempts and no record has a page (why it does not count), but the hub listed only
+    task records; and that page said "No task record: no task record: …"."""
+    db_path = tmp_path / "stray.db"
+    (tmp_path / "tasks.json").write_text(json.dumps([task("t1", 0, 5, suite="s")]))
+    attempts = [
+        attempt("a/x", "1", t, 1, "2026-11-01T09:00:00Z", "verified", 5, 5, 9, 1.0, suite=suite)
+        for t, suite in (("t1", "s"), ("t9", "s"), ("u1", "open"))
+    ]
+    (tmp_path / "attempts.json").write_text(json.dumps(attempts))
+    for step in (
+        ["import-attempts", "attempts.json", "--verified"],
+        ["import-tasks", "tasks.json", "--leave-uncounted"],
+    ):
+        result = CliRunner().invoke(cli, ["--db", str(db_path), step[0], str(tmp_path / step[1]), *step[2:]])
+        assert result.exit_code == 0, (step, result.output)
+    datasette = build_datasette(db_path, SETTINGS)
+    hub = (await datasette.client.get("/-/benchmark")).text
+    links = hrefs(hub)
+    assert {"/-/benchmark/tasks/s/t1", "/-/benchmark/tasks/s/t9", "/-/benchmark/tasks/open/u1"} <= set(links)
+    text = text_of(hub)
+    assert "s t9 — not counted: no task record 1" in text
+    assert "open u1 — counts (its suite has no task records) 1" in text
+    page = text_of((await datasette.client.get("/-/benchmark/tasks/s/t9")).text)
+    assert (
+        "No task record: t9 is not among suite s's tasks." in page
+        and "no task record: no task record" not in page.lower()
+    )
