@@ -189,8 +189,15 @@ def _runs_hint(conn: sqlite3.Connection) -> str:
     runs = _score_runs(conn)
     if not runs:
         return "there are no score runs yet"
-    ids = ", ".join(str(r[0]) for r in runs[-8:])
     dates = sorted(r[1] for r in runs)
+    shown = runs[-8:]
+    ids = ", ".join(str(r[0]) for r in shown)
+    if len(shown) < len(runs):  # the dates cover every run, so the list says it is the latest only
+        first = min(r[1] for r in shown)
+        return (
+            f"{len(runs)} score runs, as of {dates[0][:10]} to {dates[-1][:10]}; the latest {len(shown)}: "
+            f"{ids} (as of {first[:10]} on)"
+        )
     return f"score runs: {ids} (as of {dates[0][:10]} to {dates[-1][:10]})"
 
 

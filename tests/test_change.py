@@ -56,6 +56,19 @@ def test_since_errors_are_one_line(tmp_path, run_cli):
     assert "no successful score run with that id" in run_cli("explain", "m1/agent1", "--since", "99", expect=2).stderr
 
 
+def test_the_list_of_runs_in_an_error_says_when_it_is_the_latest_only(tmp_path, run_cli):
+    # Ten runs: the error listed the last eight ids beside dates that covered all ten, so the first
+    # two seemed not to exist.
+    run_cli("import", str(write_json(tmp_path / "w1.json", _week(5))))
+    for day in range(10, 20):
+        run_cli("score", "--as-of", f"2026-11-{day}T06:00:00Z", "--force")
+    error = run_cli("explain", "m1/agent1", "--since", "999", expect=2).stderr
+    assert (
+        "10 score runs, as of 2026-11-10 to 2026-11-19; the latest 8: 4, 5, 6, 7, 8, 9, 10, 11 (as of 2026-11-12 on)"
+        in error
+    ), error
+
+
 def test_since_a_date_means_the_score_as_of_that_date(tmp_path, run_cli):
     """History from saved results is scored today as of past weeks: `--since 2026-11-10` names the
     score as of 2026-11-09, not a run started on or before the 10th (there is none)."""
