@@ -394,6 +394,9 @@ def schedule(state: State, next_count: int | None) -> None:
             f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
             "to schedule the weekly crawl use another database, e.g. agentrank --db mine.db schedule"
         )
+    # A database every run would refuse (a missing folder, a damaged file, a newer schema, a snapshot)
+    # is refused now, in one line, rather than logged and failed every week while the process looks fine.
+    state.open(check=True).close()
     logging.getLogger("agentrank").setLevel(logging.INFO)
     click.echo(
         f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "

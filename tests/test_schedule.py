@@ -297,3 +297,29 @@ def test_ctrl_c_during_a_refresh_lets_it_finish_and_publish(tmp_path, run_cli):
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
     assert ("refresh", "ok") in statuses and ("refresh", "failed") not in statuses, (statuses, err)
     assert site.exists()
+
+
+def test_schedule_refuses_at_start_a_database_every_run_would_refuse(tmp_path):
+    """It started and logged a failure every week instead: a missing folder, a newer schema."""
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+    from db.store import open_store
+
+    def schedule(db: str):
+        return CliRunner().invoke(cli, ["--db", db, "schedule"], catch_exceptions=False)
+
+    missing = schedule(str(tmp_path / "nope" / "a.db"))
+    assert missing.exit_code == 1 and "directory" in missing.output and "does not exist" in missing.output
+    assert not (tmp_path / "nope").exists()
+    newer = tmp_path / "newer.db"
+    open_store(newer).close()
+    conn = sqlite3.connect(newer)
+    conn.execute(
+        "insert into _sqlite_migrations (migration_set, name, applied_at) values ('agentrank', 'm999_later', '2027-01-01')"
+    )
+    conn.commit()
+    conn.close()
+    result = schedule(str(newer))
+    assert result.exit_code == 1 and "made by a newer AgentRank" in result.output, result.output
+    assert result.output.count("\n") == 1 and "weekly refresh of" not in result.output
