@@ -42,7 +42,7 @@ from agentrank.exporter import staged_export
 from agentrank.importer import import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
-from crawler.client import GitHubClient, GitHubError
+from crawler.client import ClockSkew, GitHubClient, GitHubError
 from crawler.repository import RepoFetch, fetch_repo
 from crawler.saved import iter_saved_items
 from crawler.secrets import github_token
@@ -155,8 +155,18 @@ def run_pipeline(
         if not import_paths:
             try:
                 github.check_clock()  # before the refresh run is recorded at a wrong time
+            except ClockSkew as e:
+                raise RefreshFailed("crawl", str(e)) from e  # nothing recorded: the clock is wrong
             except GitHubError as e:
-                raise RefreshFailed("crawl", str(e)) from e
+                # GitHub refused the token or could not be reached: the week's run failed in its crawl
+                # stage, and the runs table says so (the clock was not in question).
+                with recorded_run(db, "refresh", details=details, started_at=at) as failed:
+                    failed.details = {
+                        "stages": [{"stage": "crawl", "status": "failed", "error": str(e), "duration_s": 0.0}],
+                        "failed_stage": "crawl",
+                    }
+                    failed.error = f"crawl stage failed: {e}"
+                    raise RefreshFailed("crawl", str(e)) from e
         with recorded_run(db, "refresh", details=details, started_at=at) as run:
             stage = _Stages(run, after_stage)
             result = _chain(

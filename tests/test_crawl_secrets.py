@@ -179,3 +179,23 @@ def test_an_error_quoting_a_value_that_holds_the_token_never_shows_it(tmp_path, 
     )
     assert result.exit_code != 0 and "Error:" in result.output
     assert token not in result.output, result.output
+
+
+def test_a_refresh_refused_by_github_at_its_first_call_is_recorded_without_the_token(tmp_path, run_cli, db_path):
+    """A refresh whose first call GitHub refused (401) or could not answer left no runs row at all, so
+    the week's failure showed nowhere in the runs table; it is recorded now, and the token is not."""
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0, max_retries=1)
+    out = tmp_path / "site.json"
+    with emulated(population(20, seed=3), tokens={"ghp_" + "z" * 36}) as strict:
+        result = run_cli(
+            "--config", str(config), "refresh", "--api-url", strict.url, "--out", str(out), env={"GITHUB_TOKEN": TOKEN}, expect=1
+        )  # fmt: skip
+    assert "401" in result.stderr and "failed in the crawl stage" in result.stderr
+    assert_clean(result.stdout + result.stderr, "the refresh's output")
+    conn = sqlite3.connect(db_path)
+    rows = conn.execute("select kind, status, error, details from runs").fetchall()
+    assert_clean("\n".join(conn.iterdump()), "the database")
+    conn.close()
+    assert [(k, s) for k, s, _, _ in rows] == [("refresh", "failed")], rows
+    assert rows[0][2].startswith("crawl stage failed:") and '"failed_stage": "crawl"' in rows[0][3]
+    assert not out.exists()
