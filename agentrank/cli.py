@@ -409,6 +409,7 @@ def schedule(state: State, next_count: int | None) -> None:
         hour=cfg.hour,
         minute=cfg.minute,
         misfire_grace_s=cfg.misfire_grace_s,
+        retry_after_s=cfg.retry_after_s,
     )
 
 

@@ -46,6 +46,9 @@ class ScheduleConfig(_Section):
     hour: int = Field(6, ge=0, le=23)
     minute: int = Field(0, ge=0, le=59)
     misfire_grace_s: int = Field(6 * 24 * 3600, ge=1, le=366 * 24 * 3600)
+    # A scheduled refresh that failed or was skipped (GitHub down, rate-limited, the lock held) is tried
+    # again this much later, until one succeeds or the weekly slot comes first; 0 waits for the slot.
+    retry_after_s: int = Field(6 * 3600, ge=0, le=7 * 24 * 3600)
 
 
 class CorrectionsConfig(_Section):

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,13 +44,14 @@ from agentrank.importer import import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
 from crawler.client import ClockSkew, GitHubClient, GitHubError
+from crawler.items import parse_timestamp
 from crawler.repository import RepoFetch, fetch_repo
 from crawler.saved import iter_saved_items
 from crawler.secrets import github_token
-from db.connection import DatabaseError, snapshot_refusal, write_transaction
+from db.connection import DatabaseError, connect, snapshot_refusal, write_transaction
 from db.corrections import save_corrections
 from db.paths import database_file, output_refusal
-from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, mark_interrupted, recorded_run, utcnow
+from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, latest_run, mark_interrupted, recorded_run, utcnow
 from db.scores import publish
 from db.store import open_store
 
@@ -365,8 +367,12 @@ def refresh_database(db_path: str | Path, config: Config, *, what: str = "refres
 schedule_log = logging.getLogger("agentrank.schedule")
 
 
-def scheduled_refresh(db_path: str, config_path: str | None) -> None:
-    """Run one refresh under the run lock; configuration is read afresh for every run."""
+STALE_AFTER = timedelta(days=8)  # a weekly job with no success this long has missed a week: said loudly
+
+
+def scheduled_refresh(db_path: str, config_path: str | None) -> bool:
+    """Run one refresh under the run lock; configuration is read afresh for every run. False when it
+    failed or was skipped (the scheduler tries again later), True when it published."""
     started = time.monotonic()
     schedule_log.info("refresh starting (database %s)", db_path)
     try:
@@ -374,10 +380,12 @@ def scheduled_refresh(db_path: str, config_path: str | None) -> None:
         result = refresh_database(db_path, config, what="scheduled refresh", token=github_token(), progress=False)
     except LockHeld as e:
         schedule_log.warning("refresh skipped: %s", e)
-        return
-    except Exception as e:  # the scheduler keeps running; the next week tries again
+        _say_if_stale(db_path)
+        return False
+    except Exception as e:  # the scheduler keeps running and tries again
         schedule_log.error("refresh failed after %.0f s: %s", time.monotonic() - started, e)
-        return
+        _say_if_stale(db_path)
+        return False
     schedule_log.info(
         "refresh finished: run %s published score run %s, %s agents, in %.0f s",
         result.run_id,
@@ -385,3 +393,33 @@ def scheduled_refresh(db_path: str, config_path: str | None) -> None:
         result.count,
         time.monotonic() - started,
     )
+    return True
+
+
+def _say_if_stale(db_path: str) -> None:
+    """An error line when no refresh has succeeded for more than a week and a day (the heartbeat an
+    operator's log watch can alert on), or ever on a database that has had runs."""
+    if not Path(db_path).is_file():
+        return
+    try:
+        db = connect(db_path)
+    except Exception:
+        return
+    try:
+        if not db["runs"].exists():
+            return
+        run = latest_run(db, ("refresh",))
+    except sqlite3.Error:
+        return
+    finally:
+        db.close()
+    if run is None:
+        schedule_log.error("no refresh has succeeded on this database yet: the ranking is not published")
+        return
+    since = parse_timestamp(run["started_at"])
+    if since is not None and utcnow() - since > STALE_AFTER:
+        schedule_log.error(
+            "no successful refresh for %d days (the last started %s): the published ranking is out of date",
+            (utcnow() - since).days,
+            run["started_at"],
+        )

@@ -37,6 +37,7 @@ from apscheduler.triggers.cron import CronTrigger
 log = logging.getLogger("agentrank.schedule")
 
 JOB_ID = "weekly-refresh"
+RETRY_ID = "weekly-refresh-retry"
 WEEK = timedelta(days=7)
 
 
@@ -94,12 +95,15 @@ def configure(
     hour: int = 6,
     minute: int = 0,
     misfire_grace_s: int = 6 * 24 * 3600,
+    retry_after_s: int = 0,
     executor: BaseExecutor | None = None,
 ) -> Job:
     """Set the scheduler up for the weekly refresh and add the job.
 
     When no refresh has succeeded since the weekly slot that last passed (or ever), the job's
-    first run is now; after it the trigger takes over.
+    first run is now; after it the trigger takes over. A run whose job returns False (it failed,
+    or another refresh held the lock) is tried again ``retry_after_s`` later, and again after each
+    failure, unless the weekly slot comes first (0: wait for the next slot).
     """
     scheduler.configure(
         timezone=UTC,
@@ -110,13 +114,30 @@ def configure(
     options: dict[str, Any] = {}
     now = datetime.now(UTC)
     trigger = weekly_trigger(day_of_week, hour, minute)
+
+    def run_and_retry() -> Any:
+        outcome = job()
+        if outcome is False and retry_after_s:
+            now = datetime.now(UTC)
+            at = now + timedelta(seconds=retry_after_s)
+            # the slot after this one (a run at the slot's own instant would find that slot itself)
+            upcoming = trigger.get_next_fire_time(None, now + timedelta(seconds=1))
+            if upcoming is not None and upcoming <= at:
+                log.info("the next weekly refresh, %s, comes before a retry would", upcoming.isoformat())
+            else:
+                log.warning("the refresh will be tried again at %s", at.isoformat())
+                # A fresh id per retry: apscheduler removes a finished one-off job by its id after it
+                # runs, which would take a retry added under the same id from inside it.
+                scheduler.add_job(run_and_retry, "date", run_date=at, id=f"{RETRY_ID}-{at:%Y%m%dT%H%M%S%f}")
+        return outcome
+
     if is_overdue(last_success, now, trigger):
         log.info(
             "no successful refresh since %s: running one now", last_success.isoformat() if last_success else "ever"
         )
         options["next_run_time"] = now
     return scheduler.add_job(
-        job,
+        run_and_retry,
         trigger,
         id=JOB_ID,
         name="weekly refresh",

@@ -76,10 +76,16 @@ def scheduler():
     s.shutdown(wait=False)
 
 
-def _start(scheduler, job, *, at: datetime, last_success: datetime | None, threads: bool = False):
+def _start(scheduler, job, *, at: datetime, last_success: datetime | None, threads: bool = False, retry_after_s=0):
     # In-thread execution keeps the job (and apscheduler's misfire check) inside the fake time.
     with time_machine.travel(at, tick=False):
-        configure(scheduler, job, last_success=last_success, executor=None if threads else DebugExecutor())
+        configure(
+            scheduler,
+            job,
+            last_success=last_success,
+            retry_after_s=retry_after_s,
+            executor=None if threads else DebugExecutor(),
+        )
         scheduler.start()
 
 
@@ -187,14 +193,25 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
         )
         assert last_successful_refresh(db_path) is None
         with caplog.at_level(logging.INFO, logger="agentrank.schedule"):
-            scheduled_refresh(str(db_path), str(config))
+            assert scheduled_refresh(str(db_path), str(config)) is True
             with run_lock(db_path, "a manual refresh"):
-                scheduled_refresh(str(db_path), str(config))
+                assert scheduled_refresh(str(db_path), str(config)) is False  # the scheduler retries it
     messages = [r.getMessage() for r in caplog.records if r.name == "agentrank.schedule"]
     assert messages[0].startswith("refresh starting") and messages[1].startswith("refresh finished: run 1")
     assert messages[3].startswith("refresh skipped: another agentrank run is already using")
     assert last_successful_refresh(db_path) is not None
     assert (tmp_path / "site.json").exists()
+    # The heartbeat: a failure when the last success is more than eight days old says so, loudly.
+    conn = sqlite3.connect(db_path)
+    conn.execute("update runs set started_at = '2026-01-01T06:00:00Z' where kind = 'refresh'")
+    conn.commit()
+    conn.close()
+    caplog.clear()
+    config.write_text('[github]\napi_url = "http://127.0.0.1:9"\nmax_retries = 0\n')  # nothing answers there
+    with caplog.at_level(logging.INFO, logger="agentrank.schedule"):
+        assert scheduled_refresh(str(db_path), str(config)) is False
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert any(m.startswith("no successful refresh for ") and "out of date" in m for m in errors), errors
 
 
 def test_a_slot_passed_while_down_runs_even_when_the_last_success_is_under_a_week_old(scheduler):
@@ -323,3 +340,37 @@ def test_schedule_refuses_at_start_a_database_every_run_would_refuse(tmp_path):
     result = schedule(str(newer))
     assert result.exit_code == 1 and "made by a newer AgentRank" in result.output, result.output
     assert result.output.count("\n") == 1 and "weekly refresh of" not in result.output
+
+
+def test_a_failed_or_skipped_run_is_tried_again_until_one_succeeds(scheduler):
+    """A run that failed (GitHub down, rate-limited) or was skipped (the lock held) waited a whole week."""
+    outcomes = iter([False, False, True])
+    calls: list[datetime] = []
+
+    def job():
+        calls.append(datetime.now(UTC))
+        return next(outcomes)
+
+    _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY - timedelta(days=1), retry_after_s=6 * 3600)
+    for hours in (0, 3, 6, 12, 18, 24):
+        scheduler.tick(MONDAY_6 + timedelta(hours=hours))
+    assert calls == [MONDAY_6, MONDAY_6 + timedelta(hours=6), MONDAY_6 + timedelta(hours=12)]
+
+
+def test_no_retry_when_the_weekly_slot_comes_first_or_retries_are_off(scheduler):
+    calls: list[datetime] = []
+
+    def job():
+        calls.append(datetime.now(UTC))
+        return False
+
+    _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY - timedelta(days=1), retry_after_s=7 * 24 * 3600)
+    for days in (0, 3, 7):
+        scheduler.tick(MONDAY_6 + timedelta(days=days))
+    assert calls == [MONDAY_6, MONDAY_6 + timedelta(days=7)]  # the slot, not a retry on top of it
+    other = ManualScheduler()
+    _start(other, job, at=WEDNESDAY, last_success=WEDNESDAY - timedelta(days=1), retry_after_s=0)
+    other.tick(MONDAY_6)
+    other.tick(MONDAY_6 + timedelta(days=1))
+    other.shutdown(wait=False)
+    assert calls[2:] == [MONDAY_6]
