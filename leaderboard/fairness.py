@@ -118,7 +118,10 @@ def run_order(run: str, date: str | None) -> tuple[Any, ...]:
 
 
 def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
-    """``name`` split into text and numbers, so that ``run-9`` sorts before ``run-10``."""
+    """``name`` split into text and numbers, so that ``run-9`` sorts before ``run-10``. Numbers are
+    ASCII digits only: "²" or "①" pass ``str.isdigit`` but are no number ``int`` reads."""
     return tuple(
-        (0, int(part), "") if part.isdigit() else (1, 0, part.lower()) for part in re.split(r"(\d+)", name) if part
+        (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part.lower())
+        for part in re.split(r"([0-9]+)", name)
+        if part
     )
