@@ -19,7 +19,7 @@ from db.scores import growth, load_score_inputs, publish, save_scores, score_run
 from db.validation import classifier_accuracy, crawl_coverage, run_ranks, save_validation
 from scoring import growth as growth_rule
 from scoring import validation
-from scoring.score import ScoreInputs, compute_scores
+from scoring.score import ScoreInputs, compute_scores, shown
 from scoring.uncertainty import INTERVAL, SEED, draws_for, rank_ranges, weekly_noise
 
 
@@ -34,7 +34,7 @@ class ScoreResult:
     def summary(self) -> str:
         line = f"score run {self.run_id}: {self.count} listed repos scored as of {self.as_of}"
         if self.top:
-            line += f"; #1 {self.top[0]} ({self.top[1]:.1f})"
+            line += f"; #1 {self.top[0]} ({shown(self.top[1]):.1f})"  # halves up, as everywhere else
         return line
 
 

@@ -329,3 +329,16 @@ def test_the_ranking_the_export_and_explain_show_the_same_score(db):
     ranking = {r["full_name"]: r["score"] for r in db.query("select full_name, score from agents")}
     exported = {a["full_name"]: a["score"] for a in build_export(db)["agents"]}
     assert ranking == exported == {name: shown(score) for name, score in stored.items()}
+
+
+def test_the_score_commands_summary_rounds_halves_up_like_every_other_place(tmp_path, run_cli):
+    # One repo pushed 20 days before as-of, no licence: 30 + 20 + 0.25·85 + 15 + 0 = 86.25 exactly.
+    # The export and `explain` show 86.3; the summary line printed 86.2 (Python's round-half-even).
+    from tests.conftest import make_item, write_json
+
+    item = make_item(
+        full_name="h/one", license=None, pushed_at="2026-11-10T06:00:00Z", created_at="2025-01-01T00:00:00Z"
+    )
+    run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "i.json", [item])))
+    output = run_cli("score").output
+    assert "#1 h/one (86.3)" in output, output
