@@ -248,7 +248,12 @@ def _import(
                     save_repos(db, batch, run_id=run.id, seen_at=iso(started), min_stars=min_stars, source="import")
                 )
             save_rejects(db, run.id, validated.rejects)
-            unlist_name_twins(db)
+            if unlist_name_twins(db):
+                # Two of these items under one name (a name that moved, or one case apart): the older
+                # is unlisted, so count the listed repos this import saved again.
+                counts.listed = db.execute(
+                    "select count(*) from repos where listed = 1 and last_seen_at = ?", [iso(started)]
+                ).fetchone()[0]
         counts.items = validated.items
         reasons = validated.reasons
         run.counts = {**counts.as_dict(), "rejected": validated.rejected}

@@ -279,3 +279,12 @@ def test_saved_results_can_come_through_a_pipe(tmp_path, db_path):
     assert result.exit_code == 0, result.output
     assert "2 repos saved" in result.output
     assert _rows(db_path, "select count(*) as n from repos") == [{"n": 2}]
+
+
+def test_the_import_summary_counts_what_is_listed_after_two_items_share_a_name(tmp_path, run_cli):
+    # "a/x" and "a/X" are one name on GitHub: the older id is unlisted, but the summary said 3 listed.
+    from tests.conftest import make_item, write_json
+
+    items = [make_item(seed=n, id=100 + n, full_name=name) for n, name in enumerate(("a/x", "a/X", "b/y"), 1)]
+    output = run_cli("import", str(write_json(tmp_path / "i.json", items))).output
+    assert "3 repos saved" in output and ", 2 listed" in output, output
