@@ -35,7 +35,6 @@ from classify.examples import Example
 from classify.features import BLOCKS, block_of, describe, featurize
 from classify.lexicon import (
     TOPIC_LEXICON,
-    boosts,
     lexicon_fingerprint,
     resources_by_name,
     settling_categories,
@@ -47,12 +46,13 @@ from classify.rules import (
     presents_a_research_agent,
     rule_offsets,
     speech_mcp_text,
+    topic_boosts,
 )
 from classify.settings import Settings
 from classify.text import RepoText, rule_text
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "19"
+CODE_VERSION = "20"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -114,7 +114,7 @@ def _log_boosts(repos: Sequence[RepoText]) -> np.ndarray:
     out = np.zeros((len(repos), len(CATEGORY_IDS)))
     rows, factors = [], []
     for row, repo in enumerate(repos):
-        found = boosts(repo)
+        found = topic_boosts(repo)
         if found is not None:
             rows.append(row)
             factors.append(found)
@@ -403,7 +403,7 @@ class CategoryModel:
         found: list[tuple[str, str]] = []
         # What the topics or the name boosted settled it (a resources topic on a repo that presents
         # software first is among the settling categories but boosts nothing: it is no reason).
-        factors = boosts(repo)
+        factors = topic_boosts(repo)
         if factors is not None and factors[CATEGORY_IDS.index(first)] > 1 and second not in settling_categories(repo):
             topic = next((t for t in repo.topics if TOPIC_LEXICON.get(t) == first), None)
             if topic:

@@ -14,7 +14,15 @@ import numpy as np
 
 from classify.categories import CATEGORY_IDS
 from classify.features import featurize
-from classify.lexicon import CJK_KEYWORDS, KEYWORDS, presents_a_model, settling_categories, software_first
+from classify.lexicon import (
+    CJK_KEYWORDS,
+    FINAL_BOOST,
+    KEYWORDS,
+    boosts,
+    presents_a_model,
+    settling_categories,
+    software_first,
+)
 from classify.settings import Settings
 from classify.text import CJK_CHARACTERS, MAX_DESCRIPTION, RepoText, rule_text
 
@@ -517,6 +525,7 @@ _AGENTS_DOING = re.compile(
     r"|\bgames?\b|gaming|robot|embodied|research|search|security|pentest|simulat|\bnpcs?\b|chatbots?|conversational"
     r"|customer|support (?:bots?|agents?|tickets?)|train\w*|reinforcement|\brl\b|\bgym\b"
 )
+_FEATURE_LIST = re.compile(r"\b(?:with (?:built-in|builtin|native|first-class|integrated)|featuring|including)\b")
 # "a travel agent built on an agent framework": the framework is what it uses, not what it is.
 _USES_A_FRAMEWORK = re.compile(
     r"\b(?:built|based|running|runs) (?:on|with|upon)\b|\bon top of\b|\busing\b|\bpowered by\b"
@@ -546,7 +555,10 @@ def agent_framework_statement(repo: RepoText, *, domain: bool | None = None) -> 
     statement = _AGENT_FRAMEWORK_STATEMENT.search(clause)
     if statement is None or _USES_A_FRAMEWORK.search(clause, 0, statement.start()):
         return None
-    if _AGENTS_DOING.search(clause) is not None:
+    # A list of built-in features after the statement ("… agent framework with built-in tracing and
+    # evals") says what the framework has, not what its agents do.
+    features = _FEATURE_LIST.search(clause, statement.end())
+    if _AGENTS_DOING.search(clause, 0, features.start() if features else len(clause)) is not None:
         return None
     if names_a_domain(repo) if domain is None else domain:
         return None
@@ -660,6 +672,24 @@ def presents_a_chat_app(repo: RepoText) -> bool:
         and _NOT_A_CHAT_STATEMENT.search(clause) is None
         and _CHAT_AS_A_PURPOSE.search(clause, 0, found.start()) is None
     )
+
+
+def topic_boosts(repo: RepoText) -> np.ndarray | None:
+    """The topics' and name's factors (:func:`classify.lexicon.boosts`), except that a topic naming
+    another category than the one the description's first clause calls the repo ("an agent framework
+    with built-in tracing" tagged `observability`) is a feature of it and settles nothing (rule 1:
+    the primary function). A resources topic or name stays final."""
+    factors = boosts(repo)
+    if factors is None:
+        return None
+    said = agent_framework_statement(repo)
+    if said is None:
+        return factors
+    keep = CATEGORY_IDS.index(said)
+    for i, factor in enumerate(factors):
+        if i != keep and 1 < factor < FINAL_BOOST:
+            factors[i] = 1.0
+    return factors
 
 
 def rule_offsets(docs: Sequence[list[str]], repos: Sequence[RepoText], settings: Settings) -> np.ndarray:

@@ -1294,3 +1294,21 @@ def test_an_industry_agent_is_the_domains(model):
     )
     assert predict(model, "agro-advisor", "An AI agent that advises farmers on crop rotation").category == "other"
     assert predict(model, "claims-crew", "Multi-agent system that processes insurance claims").category == "other"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "topics", "category"),
+    [
+        # The first clause says what the repo is; a topic naming one of its built-in features does not
+        # make it that feature (rule 1). `observability` settled `evaluation` at 0.97.
+        ("kitbag-agents", "A batteries-included agent framework with built-in tracing and evals", ("agents", "observability", "llm"), "framework"),
+        ("helm-agents", "Lightweight agent SDK featuring guardrails and structured outputs", ("sdk", "guardrails", "structured-output"), "framework"),
+        # ... while a framework *for* evaluating agents is still an evaluation tool.
+        ("probe-bench", "A framework for evaluating LLM agents on long tasks", ("evaluation", "agents"), "evaluation"),
+    ],
+)  # fmt: skip
+def test_a_feature_topic_does_not_outrank_what_the_description_calls_the_repo(
+    model, name, description, topics, category
+):
+    prediction = predict(model, name, description, topics)
+    assert prediction.category == category, prediction
