@@ -239,34 +239,42 @@ def test_a_slot_passed_while_down_runs_even_when_the_last_success_is_under_a_wee
         later.shutdown(wait=False)
 
 
+def _schedule_while_crawling(db_path, config, emulator):
+    """`agentrank schedule` in a child process, returned once its start-up refresh is crawling."""
+    import os
+    import subprocess
+    import time
+
+    from tests.publish_helpers import agentrank_command
+
+    process = subprocess.Popen(
+        agentrank_command(db_path, "--config", str(config), "schedule"),
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    deadline = time.monotonic() + 60
+    while not emulator.search_requests():
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    return process
+
+
 def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
     """A service manager's SIGTERM during a refresh: the process ended without a word (or, on
     Ctrl-C, lingered minutes on GitHub with the lock). It stops at once, says the refresh was cut
     off, and the next command marks that run interrupted."""
-    import os
     import signal
-    import subprocess
-    import time
 
     from crawler.emulator import server as faults
     from tests.crawl_helpers import emulated, population
-    from tests.publish_helpers import agentrank_command
 
     db_path = tmp_path / "agentrank.db"
     with emulated(population(150, seed=4)) as emulator:
         emulator.inject(faults.slow(30, times=None))  # every search answer takes 30 s: the refresh is busy
         config = tmp_path / "agentrank.toml"
         config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
-        process = subprocess.Popen(
-            agentrank_command(db_path, "--config", str(config), "schedule"),
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        deadline = time.monotonic() + 60
-        while not emulator.search_requests():  # the start-up refresh is crawling
-            assert time.monotonic() < deadline and process.poll() is None
-            time.sleep(0.1)
+        process = _schedule_while_crawling(db_path, config, emulator)
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=20)
     assert process.returncode == 128 + signal.SIGTERM
@@ -280,14 +288,10 @@ def test_ctrl_c_during_a_refresh_lets_it_finish_and_publish(tmp_path, run_cli):
     """Ctrl-C while the weekly refresh runs: the refresh finishes and publishes, as the log says.
     The main thread used to return at once, so the interpreter began shutting down and the score
     stage's thread pool refused work: the refresh failed and the process still exited 0."""
-    import os
     import signal
-    import subprocess
-    import time
 
     from crawler.emulator import server as faults
     from tests.crawl_helpers import emulated, population
-    from tests.publish_helpers import agentrank_command
 
     db_path = tmp_path / "agentrank.db"
     site = tmp_path / "site.json"
@@ -297,16 +301,7 @@ def test_ctrl_c_during_a_refresh_lets_it_finish_and_publish(tmp_path, run_cli):
         config.write_text(
             f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n[export]\npath = "{site}"\n'
         )
-        process = subprocess.Popen(
-            agentrank_command(db_path, "--config", str(config), "schedule"),
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        deadline = time.monotonic() + 60
-        while not emulator.search_requests():  # the start-up refresh is crawling
-            assert time.monotonic() < deadline and process.poll() is None
-            time.sleep(0.05)
+        process = _schedule_while_crawling(db_path, config, emulator)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=120)
     assert "the running refresh finishes first" in err and "Traceback" not in err, err
