@@ -114,14 +114,17 @@ def unfinished_refresh(db: sqlite_utils.Database) -> str | None:
     its last step publishes: after one that failed or was killed, a score would publish what its
     first stages stored (an exclusion, a category correction) while the published corrections table
     still shows the old file. Not once a later refresh or score has finished."""
-    last = latest_run(db, ("refresh",), status=None)
-    if last is None or last["status"] == "ok":
+    # The latest refresh that stored anything (a finished stage); one that stopped before its first
+    # stage (GitHub refused the token) stored nothing and must not hide an earlier half-done one.
+    row = db.execute(
+        "select id, status from runs r where kind = 'refresh' and exists "
+        "(select 1 from runs c where c.parent_id = r.id and c.status = 'ok') order by id desc limit 1"
+    ).fetchone()
+    if row is None or row[1] == "ok":
         return None
+    last = {"id": row[0], "status": row[1]}
     later = latest_run(db, ("refresh", "score"))
     if later is not None and later["id"] > last["id"]:
-        return None
-    wrote = db.execute("select 1 from runs where parent_id = ? and status = 'ok' limit 1", [last["id"]]).fetchone()
-    if wrote is None:
         return None
     return (
         f"refresh run {last['id']} did not finish ({last['status']}), and what its first stages stored is not "

@@ -174,11 +174,19 @@ def test_a_refresh_killed_in_the_score_stage_changes_nothing_published(repos, se
         refused = run_cli("--config", str(paths["config"]), "score", expect=2)
         assert "did not finish (interrupted)" in refused.stderr and "agentrank refresh" in refused.stderr
         assert _published(db_path) == before_published
+        # A refresh that GitHub does not answer stores nothing (a failed row of its own): it must not
+        # hide the dead one from the next plain score.
+        unreachable = tmp_path / "unreachable.toml"
+        unreachable.write_text('[github]\napi_url = "http://127.0.0.1:9"\nmax_retries = 0\n', encoding="utf-8")
+        run_cli("--config", str(unreachable), "refresh", "--out", str(paths["export"]), expect=1)
+        refused = run_cli("--config", str(paths["config"]), "score", expect=2)
+        assert "did not finish (interrupted)" in refused.stderr
+        assert _published(db_path) == before_published
 
         # The next refresh records the dead one as interrupted and publishes.
         run_cli("--config", str(paths["config"]), "refresh")
     statuses = _query(db_path, "select id, status from runs where kind = 'refresh' order by id")
-    assert [s for _, s in statuses] == ["ok", "interrupted", "ok"]
+    assert [s for _, s in statuses] == ["ok", "interrupted", "failed", "ok"]
     assert _published(db_path)[1] == statuses[-1][0]
 
 
