@@ -18,6 +18,7 @@ crontab "1" would fire on Tuesday.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -26,10 +27,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobEvent
+from apscheduler.events import (
+    EVENT_JOB_ERROR,
+    EVENT_JOB_MAX_INSTANCES,
+    EVENT_JOB_MISSED,
+    JobEvent,
+)
 from apscheduler.executors.base import BaseExecutor
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.job import Job
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -97,13 +104,17 @@ def configure(
     misfire_grace_s: int = 6 * 24 * 3600,
     retry_after_s: int = 0,
     executor: BaseExecutor | None = None,
+    stopping: threading.Event | None = None,
 ) -> Job:
     """Set the scheduler up for the weekly refresh and add the job.
 
     When no refresh has succeeded since the weekly slot that last passed (or ever), the job's
     first run is now; after it the trigger takes over. A run whose job returns False (it failed,
     or another refresh held the lock) is tried again ``retry_after_s`` later, and again after each
-    failure, unless the weekly slot comes first (0: wait for the next slot).
+    failure, unless the weekly slot comes first (0: wait for the next slot). At most one retry is
+    pending, whichever run failed last (a weekly slot that passes during a long retry runs after it
+    and, if it fails too, replaces that retry's); once ``stopping`` is set, a queued run does not
+    start.
     """
     scheduler.configure(
         timezone=UTC,
@@ -115,8 +126,19 @@ def configure(
     now = datetime.now(UTC)
     trigger = weekly_trigger(day_of_week, hour, minute)
 
-    def run_and_retry() -> Any:
+    def drop_pending_retries(running: str | None) -> None:
+        for pending in scheduler.get_jobs():
+            # (not the retry that is running: apscheduler removes a finished one-off job itself)
+            if pending.id.startswith(RETRY_ID) and pending.id != running:
+                with contextlib.suppress(JobLookupError):  # it may just have been taken to run
+                    scheduler.remove_job(pending.id)
+
+    def run_and_retry(retry_id: str | None = None) -> Any:
+        if stopping is not None and stopping.is_set():
+            log.info("scheduler stopped: a queued refresh is not started")
+            return None
         outcome = job()
+        drop_pending_retries(retry_id)  # one chain of retries, whichever run failed last
         if outcome is False and retry_after_s:
             now = datetime.now(UTC)
             at = now + timedelta(seconds=retry_after_s)
@@ -128,7 +150,8 @@ def configure(
                 log.warning("the refresh will be tried again at %s", at.isoformat())
                 # A fresh id per retry: apscheduler removes a finished one-off job by its id after it
                 # runs, which would take a retry added under the same id from inside it.
-                scheduler.add_job(run_and_retry, "date", run_date=at, id=f"{RETRY_ID}-{at:%Y%m%dT%H%M%S%f}")
+                new_id = f"{RETRY_ID}-{at:%Y%m%dT%H%M%S%f}"
+                scheduler.add_job(run_and_retry, "date", run_date=at, id=new_id, kwargs={"retry_id": new_id})
         return outcome
 
     if is_overdue(last_success, now, trigger):
@@ -176,12 +199,14 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
         os._exit(128 + signum)
 
     scheduler = BlockingScheduler()
-    weekly = configure(scheduler, tracked, last_success=last_success, **schedule)
+    stopping = threading.Event()
+    weekly = configure(scheduler, tracked, last_success=last_success, stopping=stopping, **schedule)
     log.info("weekly refresh scheduled (%s)", weekly.trigger)
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         scheduler.start()
     except (KeyboardInterrupt, SystemExit):
+        stopping.set()  # a run queued behind the running one (a slot, a retry) does not start
         if busy.is_set():
             log.info("scheduler stopped; the running refresh finishes first (stop again to cut it off)")
             signal.signal(signal.SIGINT, cut_off)

@@ -369,3 +369,21 @@ def test_no_retry_when_the_weekly_slot_comes_first_or_retries_are_off(scheduler)
     other.tick(MONDAY_6 + timedelta(days=1))
     other.shutdown(wait=False)
     assert calls[2:] == [MONDAY_6]
+
+
+def test_two_failing_runs_leave_one_pending_retry_not_two_chains(scheduler):
+    # A weekly slot that passed during a long retry runs after it; when both failed, each added its
+    # own retry and the chains doubled the crawls every few hours.
+    calls: list[datetime] = []
+
+    def job():
+        calls.append(datetime.now(UTC))
+        return False
+
+    _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY - timedelta(days=1), retry_after_s=6 * 3600)
+    scheduler.tick(MONDAY_6)  # fails: a retry at 12:00
+    weekly = scheduler.get_job("weekly-refresh")
+    with time_machine.travel(MONDAY_6 + timedelta(hours=1), tick=False):
+        weekly.func()  # another run that fails (as a slot queued behind a retry would)
+    retries = [j for j in scheduler.get_jobs() if j.id.startswith("weekly-refresh-retry")]
+    assert len(retries) == 1 and retries[0].next_run_time == MONDAY_6 + timedelta(hours=7), retries
