@@ -195,3 +195,19 @@ def test_the_hub_is_one_click_from_home_and_every_benchmark_page(page, methods_s
     page.locator("a", has_text="rs9 over time").click()
     expect(page.locator("h1")).to_have_text("rs9: over time")
     assert page.errors == []
+
+
+def test_a_table_too_wide_for_paper_prints_as_cards(browser, methods_server):  # noqa: F811
+    """A table that fit a wide screen printed as a box cut at the page edge (print is about 700 px)."""
+    view = browser.new_page(viewport={"width": 1400, "height": 900})
+    view.goto(f"{methods_server.url}/-/leaderboard")
+    cards = "() => document.querySelectorAll('table.ar-cards.ar-as-cards').length"
+    wide = "() => Array.from(document.querySelectorAll('table.ar-cards')).filter(t => t.getBoundingClientRect().width > 680).length"
+    on_screen, too_wide = view.evaluate(cards), view.evaluate(wide)
+    view.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    printed = view.evaluate(cards)
+    view.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+    after = view.evaluate(cards)
+    view.close()
+    assert on_screen == 0 and too_wide > 0
+    assert printed >= too_wide and after == 0

@@ -36,19 +36,24 @@ window.addEventListener("load", labelControls); // the SQL editor (CodeMirror) i
 // Tables of class ar-cards show every column where they fit; where they do not (a phone, a narrow
 // window, a very long name) each row becomes a card of labelled lines (agentrank.css, ar-as-cards),
 // so the page never scrolls sideways. Measured again when the window changes size.
-function fitTables() {
+function fitTables(paper) {
   var page = document.documentElement.clientWidth;
   document.querySelectorAll("table.ar-cards").forEach(function (table) {
     table.classList.remove("ar-as-cards");
     var box = table.parentElement ? table.parentElement.getBoundingClientRect() : null;
     var own = table.getBoundingClientRect();
-    // (below 760 px, without this class, the table scrolls in its own box: its scrollWidth says so)
-    if (own.right > page + 0.5 || (box && own.width > box.width + 0.5) || table.scrollWidth > table.clientWidth + 1) {
+    // (below 760 px, without this class, the table scrolls in its own box: its scrollWidth says so;
+    // `paper`: the width of a printed page, measured before the print layout exists)
+    if (own.right > page + 0.5 || (box && own.width > box.width + 0.5) || table.scrollWidth > table.clientWidth + 1 ||
+        (paper && own.width > paper)) {
       table.classList.add("ar-as-cards");
     }
   });
 }
 fitTables();
+// A printed page is about 700 CSS px wide: a table wider than that prints as cards, not cut off.
+window.addEventListener("beforeprint", function () { fitTables(680); });
+window.addEventListener("afterprint", function () { fitTables(); });
 var fitting = null;
 window.addEventListener("resize", function () {
   clearTimeout(fitting);
