@@ -414,7 +414,7 @@ def _say_if_stale(db_path: str) -> None:
     finally:
         db.close()
     if run is None:
-        schedule_log.error("no refresh has succeeded on this database yet: the ranking is not published")
+        schedule_log.error("no refresh has succeeded on this database yet")
         return
     since = parse_timestamp(run["started_at"])
     if since is not None and utcnow() - since > STALE_AFTER:

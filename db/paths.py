@@ -58,7 +58,7 @@ def remove_abandoned_staging(path: Path) -> list[Path]:
         rest = entry.name[len(prefix) :]
         match = _STAGING.fullmatch(rest)
         if match:
-            abandoned = not _process_alive(int(match["pid"]))
+            abandoned = not _writer_alive(int(match["pid"]), entry)
         elif _OLD_STAGING.fullmatch(rest):
             try:
                 abandoned = time.time() - entry.stat().st_mtime > OLD_STAGING_AGE_S
@@ -75,15 +75,27 @@ def remove_abandoned_staging(path: Path) -> list[Path]:
     return removed
 
 
-def _process_alive(pid: int) -> bool:
+# This process's start: a staging file named with its own id but older than that was left by an
+# earlier process that had the same id (a container's programs are often process 1 every run).
+_STARTED = time.time()
+
+
+def _writer_alive(pid: int, entry: Path) -> bool:
+    """Is the process that named ``entry`` still running? Checked in this machine's (this
+    container's) process table only: an export folder shared between machines needs one writer."""
     if pid == os.getpid():
-        return True
+        try:
+            return entry.stat().st_mtime >= _STARTED - 1
+        except OSError:
+            return True
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or an id no process can have
         return False
-    except (PermissionError, OverflowError):
-        return pid > 0  # another user's process, alive; an impossible id is nobody's
+    except PermissionError:
+        return True  # another user's process, alive
     return True
 
 

@@ -55,9 +55,10 @@ def crawl_coverage(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 def classifier_accuracy(conn: sqlite3.Connection) -> dict[str, Any]:
-    """The classifier's cross-validated accuracy from the latest classify run that recorded one."""
+    """The classifier's cross-validated accuracy as the latest classify run measured it (an older
+    run's figure is another model's: with the setting turned off, the figure is null again)."""
     for (details,) in conn.execute(
-        "select details from runs where kind = 'classify' and status = 'ok' order by id desc limit 20"
+        "select details from runs where kind = 'classify' and status = 'ok' order by id desc limit 1"
     ):
         value = json.loads(details or "{}").get("cv_accuracy")
         if isinstance(value, int | float):

@@ -198,3 +198,8 @@ def test_the_validation_block_publishes_the_cross_validated_accuracy_when_asked(
     run_cli("--config", str(config), "score", "--force")
     run_cli("export", "--out", str(out))
     assert json.loads(out.read_text(encoding="utf-8"))["validation"]["classifier_cv_accuracy"] == details["cv_accuracy"]
+    # Turned off again: the next run's model was not measured, so the figure is null, not an old one.
+    run_cli("classify")
+    run_cli("score", "--force")
+    run_cli("export", "--out", str(out))
+    assert json.loads(out.read_text(encoding="utf-8"))["validation"]["classifier_cv_accuracy"] is None

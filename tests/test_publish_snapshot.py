@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -305,6 +306,13 @@ def test_what_a_killed_export_or_snapshot_left_is_removed_by_the_next_run(source
         return Path(process.stdout.readline().strip()), process
 
     site, pub = tmp_path / "site.json", tmp_path / "pub.db"
+    # Left by a process whose id no process can have, and by an earlier process that had this one's
+    # id (a container's programs are often process 1 every run): both abandoned.
+    impossible = tmp_path / ".site.json.99999999999.k3j9x0ab.tmp"
+    earlier_me = tmp_path / f".site.json.{os.getpid()}.q8w7e6rt.tmp"
+    for leftover in (impossible, earlier_me):
+        leftover.write_text("partial")
+        os.utime(leftover, (1_000_000_000, 1_000_000_000))
     killed_export, p1 = staged(site, journal=False, die=True)
     killed_snapshot, p2 = staged(pub, journal=True, die=True)
     writing, live = staged(site, journal=False, die=False)
