@@ -44,16 +44,16 @@ from agentrank.importer import import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
 from crawler.client import ClockSkew, GitHubClient, GitHubError
-from crawler.items import parse_timestamp
 from crawler.repository import RepoFetch, fetch_repo
 from crawler.saved import iter_saved_items
 from crawler.secrets import github_token
-from db.connection import DatabaseError, connect, snapshot_refusal, write_transaction
+from db.connection import DatabaseError, snapshot_refusal, write_transaction
 from db.corrections import save_corrections
 from db.paths import database_file, output_refusal
-from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, latest_run, mark_interrupted, recorded_run, utcnow
+from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, mark_interrupted, recorded_run, utcnow
 from db.scores import publish
 from db.store import open_store
+from schedules.jobs import last_successful_refresh
 
 log = logging.getLogger("agentrank.refresh")
 T = TypeVar("T")
@@ -398,28 +398,18 @@ def scheduled_refresh(db_path: str, config_path: str | None) -> bool:
 
 def _say_if_stale(db_path: str) -> None:
     """An error line when no refresh has succeeded for more than a week and a day (the heartbeat an
-    operator's log watch can alert on), or ever on a database that has had runs."""
+    operator's log watch can alert on), or ever on a database that exists."""
     if not Path(db_path).is_file():
         return
     try:
-        db = connect(db_path)
-    except Exception:
+        since = last_successful_refresh(db_path)  # what the scheduler's catch-up check reads too
+    except (sqlite3.Error, DatabaseError):
         return
-    try:
-        if not db["runs"].exists():
-            return
-        run = latest_run(db, ("refresh",))
-    except sqlite3.Error:
-        return
-    finally:
-        db.close()
-    if run is None:
+    if since is None:
         schedule_log.error("no refresh has succeeded on this database yet")
-        return
-    since = parse_timestamp(run["started_at"])
-    if since is not None and utcnow() - since > STALE_AFTER:
+    elif utcnow() - since > STALE_AFTER:
         schedule_log.error(
             "no successful refresh for %d days (the last started %s): the published ranking is out of date",
             (utcnow() - since).days,
-            run["started_at"],
+            iso(since),
         )
