@@ -59,9 +59,14 @@ def connect(path: str | Path) -> sqlite_utils.Database:
 PRIVATE_TABLE_PREFIXES = ("crawl_",)
 
 
+def is_working_schema(tables: set[str]) -> bool:
+    """Tables of a working database: it holds the crawl's private state, which a snapshot leaves out."""
+    return any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables)
+
+
 def is_snapshot_schema(tables: set[str]) -> bool:
     """Tables of a published snapshot (``agentrank snapshot``): the ranking without the private ones."""
-    return "agents" in tables and not any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables)
+    return "agents" in tables and not is_working_schema(tables)
 
 
 def is_snapshot(db: sqlite_utils.Database) -> bool:
@@ -108,7 +113,7 @@ def immutable_refusal(path: str | Path) -> str | None:
         tables = file_tables(path)
     except sqlite3.DatabaseError:
         return None  # not a database: Datasette's own open says so
-    if any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables):
+    if is_working_schema(tables):
         return (
             f"--immutable: {path} is a working database that every refresh writes to, not a snapshot; "
             "serve it without --immutable, or serve a snapshot of it (`agentrank snapshot --out FILE`)"

@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlite_utils
 
-from db.connection import PRIVATE_TABLE_PREFIXES, file_tables, is_snapshot_schema
+from db.connection import PRIVATE_TABLE_PREFIXES, file_tables, is_snapshot_schema, is_working_schema
 from db.paths import is_sqlite_file, staging_file
 from db.scores import published_score_run
 
@@ -120,7 +120,7 @@ def replace_refusal(out: Path) -> str | None:
         return f"{out} exists and cannot be read as a database ({e}): remove it or choose another path"
     if is_snapshot_schema(tables):
         return None
-    if any(name.startswith(PRIVATE_TABLE_PREFIXES) for name in tables):
+    if is_working_schema(tables):
         return f"{out} exists and is a working AgentRank database, not a snapshot: choose another path"
     return f"{out} exists and is an SQLite database that is not an AgentRank snapshot: remove it or choose another path"
 
