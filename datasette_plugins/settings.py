@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from crawler.settings import error_in_words
 
@@ -113,6 +113,18 @@ class ServeConfig(BaseModel):
             host = f"[{host}]" if ":" in host else host
             object.__setattr__(self, "public_url", f"http://{host}:{self.port}")  # stays "not set"
         return self
+
+    @field_validator("public_url", "source_url")
+    @classmethod
+    def _no_credentials(cls, value: str) -> str:
+        # Both are written into every export, snapshot and page: a user name, password or query
+        # (https://user:TOKEN@host, ?token=…) would publish a credential to every visitor.
+        parts = urlsplit(value)
+        if "@" in parts.netloc:
+            raise ValueError("must not carry a user name or password (user:pass@): it is published on every page")
+        if "?" in value or "#" in value:
+            raise ValueError("must not carry a query or fragment (?… or #…): it is published on every page")
+        return value
 
     def datasette_settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.DATASETTE_SETTINGS}

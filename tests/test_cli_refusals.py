@@ -98,3 +98,34 @@ def test_refresh_with_an_empty_out_is_refused_like_export(run_cli, db_path, tmp_
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "--out '': give the file to write" in lines[0]
     assert not db_path.exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://x:ghp_SECRETtoken0123456789@agentrank.example.org",
+        "https://ghp_SECRETtoken0123456789@agentrank.example.org",
+        "https://agentrank.example.org/?t=ghp_SECRETtoken0123456789",
+        "https://agentrank.example.org/#ghp_SECRETtoken0123456789",
+    ],
+)
+def test_a_public_url_carrying_a_credential_is_refused_before_anything_is_written(tmp_path, url):
+    """The public URL is written into every export, snapshot and page: one with a user name, password
+    or query (where people paste a token) was published as given."""
+    items = [make_item(seed=n, id=n, full_name=f"pub/url-{n}", name=f"url-{n}") for n in range(1, 4)]
+    write_json(tmp_path / "items.json", items)
+    assert agentrank(tmp_path, "import", "--observed-at", "2026-11-30T06:00:00Z", "items.json").returncode == 0
+    assert agentrank(tmp_path, "score").returncode == 0
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for args in (("export", "--out", "site.json"), ("snapshot", "--out", "snap.db")):
+        result = agentrank(tmp_path, *args, "--public-url", url)
+        assert result.returncode != 0
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "public_url" in lines[0], lines
+        assert "SECRET" not in result.stderr + result.stdout
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+    (tmp_path / "agentrank.toml").write_text(f'[serve]\npublic_url = "{url}"\n', encoding="utf-8")
+    result = agentrank(tmp_path, "--config", "agentrank.toml", "export", "--out", "site.json")
+    assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1
+    assert "SECRET" not in result.stderr + result.stdout
+    assert not (tmp_path / "site.json").exists()
