@@ -104,6 +104,35 @@ def snapshot_refusal(path: str | Path) -> str | None:
     return SNAPSHOT_REFUSAL.format(path=path) if is_snapshot_schema(tables) else None
 
 
+def foreign_refusal(path: str | Path) -> str | None:
+    """Why ``path`` is some other program's SQLite file, or None. AgentRank's own files (working
+    databases and snapshots) record their migrations under the set named ``agentrank``; a file with
+    tables and no such record belongs to something else, and opening it would switch it to WAL and
+    write our schema beside its tables. Read through a read-only connection: asking changes nothing."""
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+            if not tables:
+                return None
+            if "_sqlite_migrations" in tables and conn.execute(
+                "select 1 from _sqlite_migrations where migration_set = 'agentrank' limit 1"
+            ).fetchone():
+                return None
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return None  # not a database at all (or unreadable): the command's own open says so
+    shown = ", ".join(sorted(tables)[:3]) + (", …" if len(tables) > 3 else "")
+    return (
+        f"{path} is not an AgentRank database (it holds other tables: {shown}); nothing was changed: "
+        "give --db a new file name or an AgentRank database"
+    )
+
+
 def immutable_refusal(path: str | Path) -> str | None:
     """Why ``path`` must not be served as immutable, or None: a working database (it holds the
     crawl's private tables) is written by every refresh, and a reader that was promised an

@@ -9,7 +9,14 @@ import sqlite_utils
 
 from classify.categories import CATEGORIES
 from db.categories import save_categories
-from db.connection import DatabaseError, check_integrity, connect, snapshot_refusal, write_transaction
+from db.connection import (
+    DatabaseError,
+    check_integrity,
+    connect,
+    foreign_refusal,
+    snapshot_refusal,
+    write_transaction,
+)
 from db.migrations import migrations
 
 
@@ -43,6 +50,8 @@ def open_store(path: str | Path, *, must_exist: bool = False, check: bool = Fals
     # A zero-byte file is no database either: opening it would write the schema into it.
     if must_exist and (not path.exists() or (path.is_file() and path.stat().st_size == 0)):
         raise DatabaseError(f"no database at {path}: run `make demo`, `agentrank crawl` or `agentrank import` first")
+    if refusal := foreign_refusal(path):
+        raise DatabaseError(refusal)
     if check and (refusal := snapshot_refusal(path)):
         raise DatabaseError(refusal)
     db = connect(path)

@@ -129,3 +129,25 @@ def test_a_public_url_carrying_a_credential_is_refused_before_anything_is_writte
     assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1
     assert "SECRET" not in result.stderr + result.stdout
     assert not (tmp_path / "site.json").exists()
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path):
+    """Every command, `explain` included, used to switch another program's SQLite file to WAL and write
+    AgentRank's schema beside its tables (and `import` filled it)."""
+    import sqlite3
+
+    notes = tmp_path / "notes.db"
+    conn = sqlite3.connect(notes)
+    conn.execute("create table notes (id integer primary key, body text)")
+    conn.execute("insert into notes (body) values ('keep me')")
+    conn.commit()
+    conn.close()
+    before = notes.read_bytes()
+    write_json(tmp_path / "items.json", [make_item(seed=1, id=1, full_name="some/repo", name="repo")])
+    for args in (("explain", "some/repo"), ("import", "items.json"), ("score",), ("export", "--out", "site.json")):
+        result = agentrank(tmp_path, "--db", "notes.db", *args)
+        assert result.returncode == 1, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "not an AgentRank database" in lines[0] and "notes" in lines[0], lines
+        assert notes.read_bytes() == before, args
+        assert not (tmp_path / "notes.db-wal").exists() and not (tmp_path / "site.json").exists()
