@@ -113,13 +113,21 @@ def _shown(kind: str, text: str) -> str:
     return f"'{text}'"
 
 
+# A runner-up with at least this probability is called a close second in the category's reason.
+CLOSE_SECOND_AT = 0.2
+
+
 def category_reason(prediction: Prediction) -> dict[str, Any]:
     """Why the model chose the category: the features and rules that put it ahead of the runner-up,
     as stored in ``repo_categories.reason`` and exported as ``category_reason``."""
     parts = [_shown(kind, text) for kind, text in prediction.because]
     text = "because: " + ", ".join(parts) if parts else "no single word decided it"
     if prediction.runner_up:
-        text += f"; close second: {CATEGORY_NAMES.get(prediction.runner_up, prediction.runner_up)}"
+        name = CATEGORY_NAMES.get(prediction.runner_up, prediction.runner_up)
+        # "Close" only when it was: most runners-up are far behind (below 1 % for most repos), and a
+        # maker reads "close second" as "nearly the other category".
+        close = (prediction.runner_up_probability or 0) >= CLOSE_SECOND_AT
+        text += f"; close second: {name}" if close else f"; next likeliest, far behind: {name}"
     return {"text": text, "because": [list(pair) for pair in prediction.because], "runner_up": prediction.runner_up}
 
 

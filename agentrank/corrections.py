@@ -255,7 +255,9 @@ def resolve_corrections(
             if known is not None:  # gone or blocked now: keep the row, say so
                 resolved.append(Resolved(c, repo_id=known["id"], status=f"not applied: the repo is {answer.state}"))
                 continue
-            raise CorrectionsError(f"{source}:{c.line}: unknown repo {c.repo} (GitHub: {answer.state})")
+            # "gone" is GitHub's 404: a repo that never existed, or a deleted or private one.
+            why = "GitHub has no such public repository" if answer.state == "gone" else f"GitHub: {answer.state}"
+            raise CorrectionsError(f"{source}:{c.line}: unknown repo {c.repo} ({why})")
         try:
             record = parse_item(answer.item)
         except ItemRejected as e:

@@ -124,7 +124,8 @@ def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None, public_url: st
         "category": row["category"],
         "category_name": row["category_name"],
         "category_source": row["category_source"],
-        "category_probability": row["category_probability"],
+        # The classifier's probability only: a maintainer's correction has none (the schema's null).
+        "category_probability": None if row["category_source"] == "correction" else row["category_probability"],
         "category_uncertain": bool(row["category_uncertain"]) or row["category"] is None,
         "category_reason": _category_reason(row.get("category_reason")),
         "topics": json.loads(row["topics"] or "[]"),

@@ -46,7 +46,7 @@ def message(facts: dict[str, Any] | None, with_category: bool = False) -> str:
         return "not listed"
     text = f"{shown(facts['score']):.1f} · #{facts['rank']:,}"
     if with_category and facts.get("category_name"):
-        text += f" · {facts['category_name']}"
+        text += f" · {facts['category_name']}" + (" (uncertain)" if facts.get("category_uncertain") else "")
     return text
 
 

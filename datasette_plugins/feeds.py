@@ -61,7 +61,10 @@ def clean(text: Any, limit: int | None = None, *, isolate: bool = True) -> str:
 
 
 def _category(row: dict[str, Any]) -> str:
-    return f" ({row['category_name']})" if row.get("category_name") else ""
+    if not row.get("category_name"):
+        return ""
+    # Marked as on every list: the classifier was not confident about it.
+    return f" ({row['category_name']}, uncertain)" if row.get("category_uncertain") else f" ({row['category_name']})"
 
 
 def _more(kind: str, run: dict[str, Any], shown_count: int, total: int, database: str) -> dict[str, Any]:

@@ -395,18 +395,21 @@ REWEIGHT_SQL = _reweight_sql()
 QUERIES: dict[str, dict[str, Any]] = {
     "category_review": {
         "title": "Category review queue",
-        "description": "Listed repositories whose category the classifier is unsure of, most visible first "
-        "(best rank, then most stars): confirm or correct them with a [[category]] entry in the corrections "
-        "file, and the correction becomes a training example.",
+        "description": "Listed repositories whose published category the classifier was unsure of (or which are "
+        "not classified yet), most visible first (best rank, then most stars): confirm or correct them with a "
+        "[[category]] entry in the corrections file, and the correction becomes a training example.",
+        # The published run's categories (the scores rows behind `agents`), as every page and the export
+        # show them: a correction or a re-classification leaves the queue with the next published run.
         "sql": """
-select a.rank, r.full_name, r.stars, c.category, round(c.probability, 2) as probability, c.runner_up,
-       round(c.runner_up_probability, 2) as runner_up_probability, json_extract(c.reason, '$.text') as reason,
-       r.description, r.topics
-from repo_categories c
-join repos r on r.id = c.repo_id
-left join agents a on a.repo_id = c.repo_id
-where c.uncertain = 1 and c.source = 'model' and r.listed = 1
-order by a.rank is null, a.rank, r.stars desc, r.full_name
+-- rounded down: a probability of 0.5467 is not shown as the threshold's 0.55
+select a.rank, a.full_name, a.stars, a.category, cast(s.category_probability * 100 as integer) / 100.0 as probability,
+       c.runner_up, round(c.runner_up_probability, 2) as runner_up_probability,
+       json_extract(c.reason, '$.text') as reason, a.description, a.topics
+from agents a
+join scores s on s.run_id = a.score_run_id and s.repo_id = a.repo_id
+left join repo_categories c on c.repo_id = a.repo_id and c.category = s.category and c.source = 'model'
+where (a.category_uncertain = 1 and s.category_source = 'model') or a.category is null
+order by a.rank, a.stars desc, a.full_name
 limit 1000
 """.strip(),
     },
@@ -415,7 +418,7 @@ limit 1000
         "description": "The best-ranked repositories in each category (per_category: how many, default 10; "
         "category: one category id, or empty for all).",
         "sql": """
-select cat.name as category_name, a.category, a.category_rank, a.rank, a.full_name, a.score,
+select cat.name as category_name, a.category, a.category_uncertain, a.category_rank, a.rank, a.full_name, a.score,
        a.stars, a.forks, a.license_spdx, a.pushed_at, a.description
 from (select *, row_number() over (partition by category order by rank) as category_rank from agents) a
 left join categories cat on cat.id = a.category
@@ -428,7 +431,7 @@ order by cat.position, a.category_rank
         "title": "My agents",
         "description": "An owner's repositories with their score, rank and components; unlisted ones show why.",
         "sql": f"""
-select r.full_name, a.rank, a.score, a.category, {", ".join(f"a.{c.name}" for c in TABLE)},
+select r.full_name, a.rank, a.score, a.category, a.category_uncertain, {", ".join(f"a.{c.name}" for c in TABLE)},
        r.stars, r.forks, r.listed, r.unlisted_reason
 from repos r
 left join agents a on a.repo_id = r.id

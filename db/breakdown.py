@@ -165,6 +165,9 @@ def load_breakdown(
             "uncertain": row["category_uncertain"],
             "reason": _reason(base["category"], row["category"], row["category_source"]),
         }
+    else:
+        # Published before it was classified: every list shows it without a category, so does this.
+        base["category"] = None
     arrays = population(conn, row["run_id"])
     # A population kept by a server also has each column sorted ("sorted_stars"...): no sort per page.
     breakdown = explain_row(row, {k: arrays.get(f"sorted_{k}", arrays[k]) for k in RANKED_VALUES})

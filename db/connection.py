@@ -118,9 +118,12 @@ def foreign_refusal(path: str | Path) -> str | None:
             tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
             if not tables:
                 return None
-            if "_sqlite_migrations" in tables and conn.execute(
-                "select 1 from _sqlite_migrations where migration_set = 'agentrank' limit 1"
-            ).fetchone():
+            if (
+                "_sqlite_migrations" in tables
+                and conn.execute(
+                    "select 1 from _sqlite_migrations where migration_set = 'agentrank' limit 1"
+                ).fetchone()
+            ):
                 return None
         finally:
             conn.close()

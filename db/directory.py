@@ -228,7 +228,7 @@ def _moves(conn: sqlite3.Connection, where: str, order: str, params: list[Any]) 
             conn.execute(
                 f"""
                 select c.full_name, r.description, c.repo_id, c.run_id, c.category, cat.name as category_name,
-                       {_paired("b_", "p")}, {_paired("a_", "c")}
+                       c.category_uncertain, {_paired("b_", "p")}, {_paired("a_", "c")}
                 from scores c join scores p on p.repo_id = c.repo_id and p.run_id = ?
                 join repos r on r.id = c.repo_id left join categories cat on cat.id = c.category
                 where c.run_id = ? {where}
@@ -385,7 +385,7 @@ def badge_facts(conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | No
         return None
     found = dicts(
         conn.execute(
-            "select s.score, s.rank, s.category, cat.name as category_name from scores s "
+            "select s.score, s.rank, s.category, cat.name as category_name, s.category_uncertain from scores s "
             "left join categories cat on cat.id = s.category "
             "where s.run_id = (select score_run_id from published where id = 1) and s.repo_id = ?",
             [repo["id"]],
@@ -423,7 +423,8 @@ def published_components(conn: sqlite3.Connection, limit: int = 20_000) -> list[
     columns = ", ".join(f"s.{name}" for name in COMPONENTS)
     return dicts(
         conn.execute(
-            f"select a.rank, a.full_name, a.stars, cat.name as category_name, {columns} {_FROM_AGENTS} "
+            f"select a.rank, a.full_name, a.stars, cat.name as category_name, a.category_uncertain, {columns} "
+            f"{_FROM_AGENTS} "
             "join scores s on s.run_id = a.score_run_id and s.repo_id = a.repo_id order by a.rank limit ?",
             [limit],
         )

@@ -398,7 +398,10 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
     category = breakdown.get("category")
     if category:
         note = " (uncertain)" if category.get("uncertain") else ""
-        lines.append(f"category: {category['category']}{note}, from the {category['source']}")
+        # The name the pages show, with the id that --json, the export and the corrections file use.
+        name = category.get("category_name") or category["category"]
+        label = name if name == category["category"] else f"{name} ({category['category']})"
+        lines.append(f"category: {label}{note}, from the {category['source']}")
         if (category.get("reason") or {}).get("text"):
             lines.append(f"  {category['reason']['text']}")
     if breakdown.get("score") is None:

@@ -203,3 +203,80 @@ def test_the_validation_block_publishes_the_cross_validated_accuracy_when_asked(
     run_cli("score", "--force")
     run_cli("export", "--out", str(out))
     assert json.loads(out.read_text(encoding="utf-8"))["validation"]["classifier_cv_accuracy"] is None
+
+
+def _queue(db_path) -> list[str]:
+    import asyncio
+
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+    response = asyncio.run(datasette.client.get("/agentrank/category_review.json?_shape=array"))
+    assert response.status_code == 200, response.text[:300]
+    return sorted(r["full_name"] for r in response.json())
+
+
+def test_the_review_queue_shows_what_the_pages_show_until_the_next_published_run(
+    db, db_path, item_factory, tmp_path, run_cli
+):
+    """The queue read the live classification while every list, maker's page and the export read the
+    published run: after a correction or a stand-alone `classify` it disagreed with all of them."""
+    load(db, item_factory, tmp_path)
+    run_cli("classify")
+    run_cli("score", "--force")
+
+    def marked() -> list[str]:
+        return sorted(r["full_name"] for r in db.query("select full_name from agents where category_uncertain = 1"))
+
+    assert _queue(db_path) == marked() == ["acme/zzz"]
+    classifier.apply_category_corrections(db, {"acme/zzz": "other"})
+    assert _queue(db_path) == marked() == ["acme/zzz"], "still shown as uncertain everywhere until published"
+    run_cli("score", "--force")
+    assert _queue(db_path) == marked() == []
+
+
+def test_a_repo_published_before_it_was_classified_says_so_everywhere(db, db_path, item_factory, tmp_path, run_cli):
+    """Published by `import` then `score` (the README's pair), a repo had no category: the export
+    called it uncertain, while the lists showed an empty cell, the maker's page no category line and
+    no correction link, and the review queue left it out."""
+    import asyncio
+
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+
+    load(db, item_factory, tmp_path)
+    run_cli("score", "--force")
+    out = tmp_path / "site.json"
+    run_cli("export", "--out", str(out))
+    exported = {a["full_name"]: a for a in json.loads(out.read_text(encoding="utf-8"))["agents"]}
+    assert exported["acme/patchwright"]["category"] is None and exported["acme/patchwright"]["category_uncertain"]
+    assert "acme/patchwright" in _queue(db_path)
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+    home = asyncio.run(datasette.client.get("/")).text
+    assert "not classified yet" in home
+    page = asyncio.run(datasette.client.get("/-/agent/acme/patchwright")).text
+    assert "Category: not classified yet" in page and "Ask for a category" in page
+    # Classified but not yet published: the pages keep showing what was published.
+    run_cli("classify")
+    page = asyncio.run(datasette.client.get("/-/agent/acme/patchwright")).text
+    assert "Category: not classified yet" in page
+
+
+def test_a_corrected_category_has_no_classifier_probability_in_the_export(db, item_factory, tmp_path, run_cli):
+    """The schema says category_probability is null when the category did not come from the
+    classifier; a correction was exported with probability 1.0."""
+    load(db, item_factory, tmp_path)
+    run_cli("classify")
+    classifier.apply_category_corrections(db, {"acme/talkline": "other"})
+    run_cli("score", "--force")
+    out = tmp_path / "site.json"
+    run_cli("export", "--out", str(out))
+    exported = {a["full_name"]: a for a in json.loads(out.read_text(encoding="utf-8"))["agents"]}
+    corrected = exported["acme/talkline"]
+    assert (corrected["category"], corrected["category_source"], corrected["category_probability"]) == (
+        "other",
+        "correction",
+        None,
+    )
+    assert 0 < exported["acme/patchwright"]["category_probability"] <= 1

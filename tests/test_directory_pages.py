@@ -721,3 +721,27 @@ async def test_the_only_listed_repo_is_not_ahead_of_anyone(tmp_path, run_cli, db
     # of nobody, and shows no chart of where it sits among the 0 others.
     assert "ahead of" not in page and "of the 0 other" not in page
     assert page.count("the only listed repo: 100 by the method's rule") == 3
+
+
+@pytest.mark.asyncio
+async def test_an_uncertain_category_is_marked_wherever_a_category_is_shown(datasette, conn):
+    """The lists and the maker's page marked an uncertain category; the compare page, the badge, the
+    weights page and the maker-facing canned queries showed it as if it were certain."""
+    uncertain = conn.execute(
+        "select full_name, owner from agents where category_uncertain = 1 order by rank limit 1"
+    ).fetchone()
+    certain = conn.execute("select full_name from agents where category_uncertain = 0 order by rank limit 1").fetchone()
+    assert uncertain and certain, "the directory database has both kinds"
+    name, owner = uncertain
+    badge = (await datasette.client.get(f"/-/agent/{name}/badge.svg")).text
+    assert "(uncertain)" in badge
+    assert "(uncertain)" not in (await datasette.client.get(f"/-/agent/{certain[0]}/badge.svg")).text
+    page = (await datasette.client.get(f"/-/compare?repo={name}&repo={certain[0]}")).text
+    assert page.count('class="agentrank-uncertain"') == 1
+    mine = (await datasette.client.get(f"/agentrank/my_agents.json?_shape=array&owner={owner}")).json()
+    assert [r["category_uncertain"] for r in mine if r["full_name"] == name] == [1]
+    top = (await datasette.client.get("/agentrank/top_agents.json?_shape=array&per_category=1000")).json()
+    assert [r["category_uncertain"] for r in top if r["full_name"] == name] == [1]
+    weights = (await datasette.client.get("/-/weights")).text
+    data = re.search(r'<script type="application/json" id="ar-weights-data">(.*?)</script>', weights, re.S).group(1)
+    assert "(uncertain)" in html.unescape(data)
