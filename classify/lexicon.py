@@ -608,13 +608,27 @@ def settling_categories(repo: RepoText) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+# ... or presents an agent that does something ("An autonomous coding agent that edits code",
+# "pr-bot is an AI agent that reviews pull requests"), not a list about agents ("Agents: a curated
+# list", "LLM agents reading list").
+_AGENT_OPENING = re.compile(
+    r"^\W*(?:[\w.-]+\s+(?:is|:|-|—)\s+)?(?:(?:an?|the|your|our)\s+)?"
+    r"(?:(?!list|collection|papers|resources|tutorials?|courses?|guides?)[\w/+.-]+\s+){0,4}?"
+    r"(?:agent|bot|chatbot|assistant|copilot)\s+(?:that|which|who)\b",
+    re.I,
+)
+
+
 def _final(repo: RepoText, category: str) -> bool:
     """A resources topic is final (a list of links is a resource whatever its subject) unless the
-    description presents software first ("X is a multi-agent framework" tagged `awesome`): then it
-    settles nothing (see ``boosts``). A resources name or list opening is always final."""
+    description presents software first ("X is a multi-agent framework" tagged `awesome`) or opens
+    by presenting an agent that does something: then it settles nothing (see ``boosts``). A
+    resources name or list opening is always final."""
     if category not in FINAL_CATEGORIES:
         return False
-    return resources_by_name(repo) is not None or not software_first(repo)
+    if resources_by_name(repo) is not None:
+        return True
+    return not software_first(repo) and _AGENT_OPENING.match(repo.description[:MAX_DESCRIPTION]) is None
 
 
 # A repo whose artefact is a model (weights, a checkpoint, "a 7B code model", "X: a foundation model
@@ -735,6 +749,7 @@ def lexicon_fingerprint() -> str:
                 _MODEL_OPENING.pattern,
                 _MODEL_FAMILY_NAME.pattern,
                 _RUNS_A_MODEL.pattern,
+                _AGENT_OPENING.pattern,
             )
         ),
         repr(sorted(KEYWORDS.items())),
