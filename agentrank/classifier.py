@@ -125,8 +125,10 @@ def category_reason(prediction: Prediction) -> dict[str, Any]:
     if prediction.runner_up:
         name = CATEGORY_NAMES.get(prediction.runner_up, prediction.runner_up)
         # "Close" only when it was: most runners-up are far behind (below 1 % for most repos), and a
-        # maker reads "close second" as "nearly the other category".
-        close = (prediction.runner_up_probability or 0) >= CLOSE_SECOND_AT
+        # maker reads "close second" as "nearly the other category". Half the winner's probability
+        # is close too (0.14 behind 0.17).
+        second = prediction.runner_up_probability or 0
+        close = second >= CLOSE_SECOND_AT or second >= prediction.probability / 2
         text += f"; close second: {name}" if close else f"; next likeliest, far behind: {name}"
     return {"text": text, "because": [list(pair) for pair in prediction.because], "runner_up": prediction.runner_up}
 

@@ -263,3 +263,16 @@ def test_export_links_each_agent_to_its_page_and_badge(tmp_path, db, db_path, ru
     config.write_text('[serve]\npublic_url = "javascript:alert(1)"\n', encoding="utf-8")
     result = run_cli("--config", str(config), "export", "--out", str(out), expect=1)
     assert "public_url" in result.stderr
+
+
+def test_a_runner_up_is_called_close_only_when_it_is():
+    """ "close second" was said of runners-up below 1 %; a maker reads it as "nearly the other one"."""
+    from agentrank.classifier import category_reason
+    from classify.model import Prediction
+
+    def text(p: float, second: float) -> str:
+        return category_reason(Prediction("coding", p, "voice", second, (("word", "patch"),)))["text"]
+
+    assert text(0.99, 0.004).endswith("; next likeliest, far behind: Voice agent")
+    assert text(0.6, 0.25).endswith("; close second: Voice agent")
+    assert text(0.17, 0.14).endswith("; close second: Voice agent")
