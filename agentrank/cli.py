@@ -874,9 +874,10 @@ def serve(
     from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
     from db.connection import immutable_refusal
 
-    overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
-    if public_url is not None:  # else a --setting public_url stays
-        overrides["public_url"] = public_url
+    overrides: dict[str, Any] = dict(settings)
+    # A flag wins over a --setting of the same name; without the flag the --setting stays.
+    flags = {"host": host, "port": port, "immutable": immutable, "public_url": public_url}
+    overrides.update({name: value for name, value in flags.items() if value is not None})
     config = snapshot_public_url(state.db_path, serve_settings(state, overrides))
     problem = public_url_problem(config.public_url)
     if problem and public:

@@ -1,0 +1,92 @@
+"""Values the command line and the configuration take: each is honoured or refused in one line, and
+a refused one changes nothing (an audit of the CLI's inputs)."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import make_item, write_json
+
+
+@pytest.fixture(scope="module")
+def scored_db(tmp_path_factory) -> Path:
+    """Imported, classified and scored: something to serve, export and explain."""
+    from agentrank.cli import cli
+
+    folder = tmp_path_factory.mktemp("inputs")
+    db_path = folder / "agentrank.db"
+    items = [make_item(seed=i, id=i, full_name=f"inputs/agent-{i}", stargazers_count=300 + i) for i in range(1, 12)]
+    for args in (["import", str(write_json(folder / "items.json", items))], ["classify"], ["score"]):
+        result = CliRunner().invoke(cli, ["--db", str(db_path), *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    return db_path
+
+
+@pytest.fixture
+def working_copy(scored_db: Path, db_path: Path) -> Path:
+    """The scored database at ``db_path`` (the one ``run_cli`` names), for a test to change."""
+    with closing(sqlite3.connect(scored_db)) as source, closing(sqlite3.connect(db_path)) as copy:
+        source.backup(copy)  # with what its WAL file holds
+    return db_path
+
+
+def one_line(result: Any) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def served(monkeypatch) -> list[Any]:
+    """The settings `serve` would run Datasette with: recorded instead of serving."""
+    calls: list[Any] = []
+    monkeypatch.setattr("agentrank.serve.serve", lambda db_path, config: calls.append(config))
+    return calls
+
+
+# -- 1: host, port and immutable given with --setting --------------------------------------------------
+
+
+def test_serve_takes_host_and_port_from_setting(run_cli, working_copy, served):
+    # `--setting port N` was dropped: the server listened on 8001.
+    port = free_port()
+    result = run_cli("serve", "--setting", "port", str(port), "--setting", "host", "127.0.0.1")
+    assert [(c.host, c.port) for c in served] == [("127.0.0.1", port)]
+    assert f"http://127.0.0.1:{port}/agentrank/agents" in result.output
+
+
+def test_a_serve_flag_wins_over_the_setting_of_the_same_name(run_cli, working_copy, served):
+    port, other = free_port(), free_port()
+    run_cli("serve", "--port", str(port), "--setting", "port", str(other))
+    assert [c.port for c in served] == [port]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("port", "abc"), ("port", "70000"), ("immutable", "maybe")],
+)
+def test_a_bad_host_port_or_immutable_setting_is_refused(run_cli, working_copy, served, name, value):
+    result = run_cli("serve", "--setting", name, value, expect=1)
+    assert f"bad value for 'serve.{name}'" in one_line(result)
+    assert served == []
+
+
+def test_immutable_from_setting_is_honoured(run_cli, working_copy, served):
+    # It was served mode=ro, as without --immutable: the working database is refused as with the flag.
+    flag = one_line(run_cli("serve", "--immutable", expect=1))
+    assert one_line(run_cli("serve", "--setting", "immutable", "on", expect=1)) == flag
+    run_cli("serve", "--setting", "immutable", "off")
+    assert [c.immutable for c in served] == [False]
