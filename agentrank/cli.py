@@ -811,7 +811,7 @@ def follow_port(config: ServeConfig) -> ServeConfig:
     and port this server really listens on, not the default :8001."""
     if "public_url" in config.model_fields_set:
         return config
-    host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     host = f"[{host}]" if ":" in host else host
     return config.with_overrides({"public_url": f"http://{host}:{config.port}"})
 
@@ -822,6 +822,8 @@ SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_ti
 def check_port(host: str, port: int) -> None:
     """Fail with one line, before any URL is printed, when Datasette could not listen there; the
     line says whether the host or the port is the trouble."""
+    from datasette_plugins.settings import LISTEN_EXAMPLES
+
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
         try:
@@ -829,13 +831,13 @@ def check_port(host: str, port: int) -> None:
         except (socket.gaierror, UnicodeError) as e:  # not an address, and no name that resolves
             raise click.ClickException(
                 f"host {host!r}: not an address or a host name this machine knows ({getattr(e, 'strerror', None) or e}); "
-                "give one of its addresses, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+                f"give one of its addresses, {LISTEN_EXAMPLES}"
             ) from None
         except OSError as e:
             if e.errno == errno.EADDRNOTAVAIL:
                 raise click.ClickException(
                     f"host {host}: not an address of this machine ({e.strerror}); give one of its addresses, "
-                    "e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+                    f"{LISTEN_EXAMPLES}"
                 ) from None
             raise click.ClickException(
                 f"cannot listen on {host}:{port} ({e.strerror or e}): is another server using it? "
@@ -845,7 +847,7 @@ def check_port(host: str, port: int) -> None:
 
 @cli.command()
 @click.option("--host", default=None, help="Interface to bind (default from config: 127.0.0.1)")
-@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port (default from config: 8001)")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port (default from config: 8001)")
 @click.option(
     "--immutable",
     is_flag=True,
@@ -871,9 +873,11 @@ def serve(
 ) -> None:
     "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
-    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, LISTEN_EXAMPLES, public_url_problem
     from db.connection import immutable_refusal
 
+    if host is not None and not host.strip():  # it listened on every interface
+        raise InputRefused(f"--host {host!r}: give an address to listen on, {LISTEN_EXAMPLES}")
     overrides: dict[str, Any] = dict(settings)
     # A flag wins over a --setting of the same name; without the flag the --setting stays.
     flags = {"host": host, "port": port, "immutable": immutable, "public_url": public_url}

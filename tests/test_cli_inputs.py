@@ -90,3 +90,41 @@ def test_immutable_from_setting_is_honoured(run_cli, working_copy, served):
     assert one_line(run_cli("serve", "--setting", "immutable", "on", expect=1)) == flag
     run_cli("serve", "--setting", "immutable", "off")
     assert [c.immutable for c in served] == [False]
+
+
+# -- 2: an empty host, port 0 ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["", "  "])
+def test_serve_refuses_an_empty_host(run_cli, working_copy, served, host):
+    # It listened on every interface.
+    line = one_line(run_cli("serve", "--host", host, expect=2))
+    assert f"--host {host!r}: give an address to listen on" in line
+    line = one_line(run_cli("serve", "--setting", "host", host, expect=1))
+    assert "bad value for 'serve.host'" in line
+    assert served == []
+
+
+def test_serve_refuses_port_0(run_cli, working_copy, served):
+    # It printed http://127.0.0.1:0/... and listened on a port chosen at random.
+    line = one_line(run_cli("serve", "--port", "0", expect=2))
+    assert "Invalid value for '--port': 0 is not in the range 1<=x<=65535" in line
+    line = one_line(run_cli("serve", "--setting", "port", "0", expect=1))
+    assert "bad value for 'serve.port'" in line
+    assert served == []
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ('[serve]\nhost = ""\n', "serve.host"),
+        ('[serve]\nhost = " "\n', "serve.host"),
+        ("[serve]\nport = 0\n", "serve.port"),
+    ],
+)
+def test_a_config_with_an_empty_host_or_port_0_is_refused_at_load(tmp_path, run_cli, working_copy, served, body, key):
+    config = tmp_path / "agentrank.toml"
+    config.write_text(body)
+    line = one_line(run_cli("--config", str(config), "serve", expect=1))
+    assert f"bad value for '{key}'" in line
+    assert served == []
