@@ -153,7 +153,9 @@ class State:
         if self._config is None:
             from agentrank.config import load_config
 
-            self._config = load_config(self.config_path)
+            # GITHUB_API_URL is read by the commands that contact GitHub (github_api_url): a bad one
+            # fails them, not every command, and never one given --api-url.
+            self._config = load_config(self.config_path, environ={})
             if "path" not in self._config.export.model_fields_set:
                 # Unless the configuration names it, the export sits beside the database:
                 # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
@@ -305,13 +307,15 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
             f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
             "to crawl GitHub use another database, e.g. agentrank --db mine.db crawl"
         )
+    from agentrank.config import github_api_url
     from crawler.secrets import github_token
 
     token = github_token()
     config = state.config
+    url = github_api_url(config, api_url)
     with state.lock("crawl"):
         db = state.open()
-        result = run_crawl(db, config, api_url=api_url or config.github.api_url, token=token, fresh=fresh)
+        result = run_crawl(db, config, api_url=url, token=token, fresh=fresh)
     click.echo(result.summary())
 
 
@@ -344,19 +348,21 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
         report.close()
         click.echo(demo_result.summary())
         return
+    from agentrank.config import github_api_url
     from agentrank.pipeline import refresh_database
     from crawler.client import check_api_url
     from crawler.secrets import github_token
 
+    url = github_api_url(state.config, api_url)
     if not from_files:  # a URL that cannot be used is refused before the database is touched
-        check_api_url(api_url or state.config.github.api_url)
+        check_api_url(url)
     try:
         result = refresh_database(
             state.db_path,
             state.config,
             export_path=out,
             import_paths=list(from_files) or None,
-            api_url=api_url or state.config.github.api_url,
+            api_url=url,
             token=github_token(),
             after_stage=stage_ticker(report, "refresh: "),
         )
@@ -394,8 +400,12 @@ def schedule(state: State, next_count: int | None) -> None:
             f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
             "to schedule the weekly crawl use another database, e.g. agentrank --db mine.db schedule"
         )
-    # A database every run would refuse (a missing folder, a damaged file, a newer schema, a snapshot)
-    # is refused now, in one line, rather than logged and failed every week while the process looks fine.
+    # A database every run would refuse (a missing folder, a damaged file, a newer schema, a snapshot),
+    # or a GITHUB_API_URL every run would (each reads the configuration afresh), is refused now, in
+    # one line, rather than logged and failed every week while the process looks fine.
+    from agentrank.config import github_api_url
+
+    github_api_url(state.config)
     state.open(check=True).close()
     logging.getLogger("agentrank").setLevel(logging.INFO)
     click.echo(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -79,7 +80,8 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
     """Read the TOML file (if any) and apply environment overrides.
 
     ``path`` None means no file: every setting takes its default. ``GITHUB_API_URL`` in the
-    environment overrides ``github.api_url``.
+    environment overrides ``github.api_url`` (a bad one is a ConfigError; the command line reads
+    it with :func:`github_api_url` instead, in the commands that contact GitHub).
     """
     environ = dict(os.environ if environ is None else environ)
     data: dict = {}
@@ -101,10 +103,25 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
     except ValidationError as e:
         raise ConfigError(_describe(e, file_path)) from None
     if environ.get("GITHUB_API_URL"):
-        try:
-            config.github.api_url = environ["GITHUB_API_URL"]
-        except ValidationError as e:
-            message = e.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
-            shown = without_userinfo(environ["GITHUB_API_URL"])
-            raise ConfigError(f"GITHUB_API_URL {shown!r}: {message}") from None
+        config.github.api_url = github_api_url(config, environ=environ)
     return config
+
+
+def github_api_url(config: Config, given: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """The GitHub API base URL a command contacts: ``given`` (``--api-url``), else ``GITHUB_API_URL``
+    in the environment, else ``github.api_url``.
+
+    Only the one used is checked: a bad ``GITHUB_API_URL`` is a ConfigError naming it, and neither
+    blocks an ``--api-url`` nor a command that never contacts GitHub (``given`` is checked where it
+    is used, as the client's own refusal).
+    """
+    if given is not None:
+        return given
+    value = (os.environ if environ is None else environ).get("GITHUB_API_URL")
+    if not value:
+        return config.github.api_url
+    try:
+        return GitHubConfig(api_url=value).api_url
+    except ValidationError as e:
+        message = e.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"GITHUB_API_URL {without_userinfo(value)!r}: {message}") from None

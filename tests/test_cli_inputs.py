@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import make_item, write_json
+from tests.conftest import db_content, make_item, write_json
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +128,32 @@ def test_a_config_with_an_empty_host_or_port_0_is_refused_at_load(tmp_path, run_
     line = one_line(run_cli("--config", str(config), "serve", expect=1))
     assert f"bad value for '{key}'" in line
     assert served == []
+
+
+# -- 3: a bad GITHUB_API_URL ---------------------------------------------------------------------------
+
+BAD_ENV = {"GITHUB_API_URL": "api.github.com"}  # no scheme
+
+
+def test_api_url_overrides_a_bad_github_api_url(tmp_path, run_cli, db_path):
+    # The flag overrides the environment (configuration.md), but the environment's was refused first.
+    saved = write_json(tmp_path / "items.json", [make_item(id=9701, full_name="env/agent")])
+    out = tmp_path / "site.json"
+    args = ("refresh", "--api-url", "http://127.0.0.1:9", "--from-file", str(saved), "--out", str(out))
+    run_cli(*args, env=BAD_ENV)
+    assert out.is_file()
+    config = tmp_path / "fast.toml"
+    config.write_text("[github]\nmin_interval_s = 0\nmax_retries = 0\ntimeout_s = 5\n")
+    result = run_cli("--config", str(config), "crawl", "--api-url", "http://127.0.0.1:9", env=BAD_ENV, expect=1)
+    assert "GITHUB_API_URL 'api.github.com'" not in result.stderr and "127.0.0.1:9" in result.stderr
+
+
+def test_a_bad_github_api_url_fails_only_the_commands_that_contact_github(run_cli, working_copy):
+    result = run_cli("explain", "inputs/agent-3", env=BAD_ENV)
+    assert "inputs/agent-3" in result.output
+    run_cli("export", "--out", str(working_copy.with_name("site.json")), env=BAD_ENV)
+    before = db_content(working_copy)
+    for args in (("crawl",), ("refresh",), ("schedule",)):
+        line = one_line(run_cli(*args, env=BAD_ENV, expect=1))
+        assert "GITHUB_API_URL 'api.github.com': expected an http(s) URL" in line, args
+    assert db_content(working_copy) == before
