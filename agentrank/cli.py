@@ -237,6 +237,16 @@ def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., 
     return click.option("--out", "out", default=None, type=click.Path(dir_okay=False), help=help)
 
 
+def refuse_empty(option: str, value: str | None, advice: str) -> None:
+    """An option given as '' (``--out "$UNSET"``) is refused in one line, never read as not given."""
+    if value is not None and not value.strip():
+        raise click.ClickException(f"{option} {value!r}: {advice}")
+
+
+OUT_ADVICE = "give the file to write, e.g. --out site/agentrank.json"
+API_URL_ADVICE = "give GitHub's API base URL, e.g. --api-url https://api.github.com"
+
+
 @click.group(cls=AgentRankGroup)
 @click.version_option(__version__, prog_name="agentrank")
 @click.option(
@@ -302,6 +312,7 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
     from agentrank.crawl import crawl as run_crawl
 
+    refuse_empty("--api-url", api_url, API_URL_ADVICE)  # it crawled the default instead
     if _demo_database(state, api_url):
         raise click.ClickException(
             f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
@@ -338,8 +349,8 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     """
     from agentrank.progress import Report, stage_ticker
 
-    if out is not None and not out.strip():  # as `export --out ''`: never a silent fall back to the default
-        raise click.ClickException("--out '': give the file to write, e.g. --out site/agentrank.json")
+    refuse_empty("--out", out, OUT_ADVICE)  # as `export --out ''`: never a silent fall back to the default
+    refuse_empty("--api-url", api_url, API_URL_ADVICE)
     report = Report()
     if _demo_database(state, api_url) and not from_files:
         from agentrank.demo import refresh_demo
@@ -759,9 +770,11 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
     from scoring.explain import format_breakdown, format_change
 
     full_name = repo_name(full_name)
+    if since is not None and not since.strip():  # it explained the score, not a change
+        raise InputRefused(f"--since {since!r}: give 'previous', a score run id or an ISO date")
     db = state.open(must_exist=True)
     formatter: Callable[[dict[str, Any]], str]
-    if since:
+    if since is not None:
         result = load_change(db.conn, full_name, since, run_id)
         formatter = format_change
     else:
@@ -1003,6 +1016,7 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     from agentrank.serve import serve as run_datasette
     from agentrank.serving import serving, stale_server_warning
 
+    refuse_empty("--out", out, OUT_ADVICE)  # it wrote the default export instead
     check_replaceable(state.db_path)  # a database the demo did not build: refused before any warning
     warning = stale_server_warning(state.db_path)
     if warning:

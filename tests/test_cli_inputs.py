@@ -157,3 +157,31 @@ def test_a_bad_github_api_url_fails_only_the_commands_that_contact_github(run_cl
         line = one_line(run_cli(*args, env=BAD_ENV, expect=1))
         assert "GITHUB_API_URL 'api.github.com': expected an http(s) URL" in line, args
     assert db_content(working_copy) == before
+
+
+# -- 4: an empty value is refused, not taken for "not given" -------------------------------------------
+
+# Were the empty --api-url taken for the default, the crawl would fail at once here.
+UNREACHABLE = '[github]\napi_url = "http://127.0.0.1:9"\nmin_interval_s = 0\nmax_retries = 0\ntimeout_s = 5\n'
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "says"),
+    [
+        (["crawl", "--api-url", ""], 1, "--api-url '': give GitHub's API base URL"),
+        (["refresh", "--api-url", " "], 1, "--api-url ' ': give GitHub's API base URL"),
+        (["demo", "--no-serve", "--size", "10", "--weeks", "2", "--out", ""], 1, "--out '': give the file to write"),
+    ],
+)
+def test_an_empty_value_is_refused_and_nothing_is_created(tmp_path, run_cli, args, status, says):
+    config = tmp_path / "agentrank.toml"
+    config.write_text(UNREACHABLE)
+    line = one_line(run_cli("--config", str(config), *args, expect=status))
+    assert says in line
+    assert [p.name for p in tmp_path.iterdir()] == ["agentrank.toml"]
+
+
+def test_explain_since_empty_is_refused(run_cli, working_copy):
+    # It explained the score itself, as without --since.
+    line = one_line(run_cli("explain", "inputs/agent-3", "--since", "", expect=2))
+    assert "--since '': give 'previous', a score run id or an ISO date" in line
