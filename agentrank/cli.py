@@ -243,7 +243,15 @@ def refuse_empty(option: str, value: str | None, advice: str) -> None:
         raise click.ClickException(f"{option} {value!r}: {advice}")
 
 
-OUT_ADVICE = "give the file to write, e.g. --out site/agentrank.json"
+def check_out(out: str | None, example: str = "site/agentrank.json") -> None:
+    """Refuse an ``--out`` that names no file: empty, or a folder (``x/`` wrote a file named ``x``)."""
+    from agentrank.config import names_a_folder
+
+    refuse_empty("--out", out, f"give the file to write, e.g. --out {example}")
+    if out is not None and names_a_folder(out):
+        raise click.ClickException(f"--out {out!r}: names a folder; give a file in it, e.g. --out {example}")
+
+
 API_URL_ADVICE = "give GitHub's API base URL, e.g. --api-url https://api.github.com"
 
 
@@ -276,7 +284,9 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
     # The token is a secret from the first line on: any error that quotes a value holding it (a URL,
     # a config path) prints it redacted, whether or not the command uses GitHub.
     register_secret(os.environ.get("GITHUB_TOKEN", "").strip() or None)
-    if not db_path.strip() or Path(db_path).name in ("", ".", "..") or db_path.endswith(("/", os.sep)):
+    # A name ending in a folder (data/, ., data/.): as agentrank.config.names_a_folder, not imported
+    # here so that `agentrank CMD --help` does not load the configuration's models.
+    if not db_path.strip() or os.path.basename(db_path) in ("", ".", ".."):
         raise Refused(f"--db {db_path!r}: give the database's file name (e.g. agentrank.db)")
     ctx.obj = State(db_path, config_path)
     # A bad config file fails every command, before it does anything; a command's --help still shows.
@@ -349,7 +359,7 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     """
     from agentrank.progress import Report, stage_ticker
 
-    refuse_empty("--out", out, OUT_ADVICE)  # as `export --out ''`: never a silent fall back to the default
+    check_out(out)  # as `export --out ''`: never a silent fall back to the default
     refuse_empty("--api-url", api_url, API_URL_ADVICE)
     report = Report()
     if _demo_database(state, api_url) and not from_files:
@@ -743,6 +753,7 @@ def export(state: State, out: str | None, public_url: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     from agentrank.exporter import export as write_export
 
+    check_out(out)
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     serve_config = serve_settings(state, {"public_url": public_url})
     db = state.open(must_exist=True, check=True)
@@ -940,6 +951,7 @@ def snapshot(state: State, out: str, public_url: str | None) -> None:
     from db.paths import output_refusal
     from db.snapshot import metadata_path_for, replace_refusal
 
+    check_out(out, "publish/agentrank.db")
     serve_config = serve_settings(state, {"public_url": public_url})
     refusal = (
         output_refusal(Path(out), state.db_path, sqlite=True)
@@ -1016,7 +1028,7 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     from agentrank.serve import serve as run_datasette
     from agentrank.serving import serving, stale_server_warning
 
-    refuse_empty("--out", out, OUT_ADVICE)  # it wrote the default export instead
+    check_out(out)  # '' wrote the default export instead
     check_replaceable(state.db_path)  # a database the demo did not build: refused before any warning
     warning = stale_server_warning(state.db_path)
     if warning:

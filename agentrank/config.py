@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 # Each stage owns its settings; they are composed into Config here.
 from crawler.settings import CrawlConfig as CrawlConfig
@@ -23,6 +23,12 @@ from leaderboard.settings import BenchmarkConfig as BenchmarkConfig
 
 class ConfigError(Exception):
     """The configuration file cannot be used; the message names the file and the key."""
+
+
+def names_a_folder(path: str) -> bool:
+    """Does ``path`` end in a folder, not a file: ``sub/``, ``.``, ``..``, ``sub/.``? ``Path`` drops a
+    trailing slash, so ``Path("sub/")`` would write a regular file named ``sub``."""
+    return os.path.basename(path) in ("", ".", "..")
 
 
 class _Section(BaseModel):
@@ -40,6 +46,13 @@ class ClassifyConfig(_Section):
 
 class ExportConfig(_Section):
     path: str = Field("agentrank-export.json", min_length=1, max_length=4096)
+
+    @field_validator("path")
+    @classmethod
+    def _a_file(cls, value: str) -> str:
+        if names_a_folder(value):  # "sub/" wrote a file named sub
+            raise ValueError("names a folder; give a file in it, e.g. site/agentrank-export.json")
+        return value
 
 
 class ScheduleConfig(_Section):

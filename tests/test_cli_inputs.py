@@ -185,3 +185,43 @@ def test_explain_since_empty_is_refused(run_cli, working_copy):
     # It explained the score itself, as without --since.
     line = one_line(run_cli("explain", "inputs/agent-3", "--since", "", expect=2))
     assert "--since '': give 'previous', a score run id or an ISO date" in line
+
+
+# -- 5: an output path that names a folder -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "--out", "sub/"],
+        ["export", "--out", "sub/."],
+        ["snapshot", "--out", "sub/"],
+        ["refresh", "--from-file", "items.json", "--out", "sub/"],
+    ],
+)
+def test_an_out_that_names_a_folder_is_refused(tmp_path, run_cli, working_copy, monkeypatch, args):
+    # `--out x/` wrote a regular file named x.
+    monkeypatch.chdir(tmp_path)
+    write_json(tmp_path / "items.json", [make_item(id=9801, full_name="out/agent")])
+    before, files = db_content(working_copy), sorted(p.name for p in tmp_path.iterdir())
+    line = one_line(run_cli(*args, expect=1))
+    assert f"--out {args[-1]!r}: names a folder; give a file in it" in line
+    assert db_content(working_copy) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == files
+
+
+def test_demo_refuses_an_out_that_names_a_folder(tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = one_line(run_cli("demo", "--no-serve", "--size", "10", "--weeks", "2", "--out", "sub/", expect=1))
+    assert "--out 'sub/': names a folder" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("path", ["sub/", "."])
+def test_an_export_path_that_names_a_folder_is_refused_at_load(tmp_path, run_cli, working_copy, monkeypatch, path):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[export]\npath = "{path}"\n')
+    line = one_line(run_cli("--config", str(config), "export", expect=1))
+    assert f"{config}: bad value for 'export.path': names a folder" in line
+    assert not (tmp_path / "sub").exists()
