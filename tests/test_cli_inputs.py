@@ -225,3 +225,42 @@ def test_an_export_path_that_names_a_folder_is_refused_at_load(tmp_path, run_cli
     line = one_line(run_cli("--config", str(config), "export", expect=1))
     assert f"{config}: bad value for 'export.path': names a folder" in line
     assert not (tmp_path / "sub").exists()
+
+
+# -- 6: refresh --from-file reads the files before the database ----------------------------------------
+
+BAD_SAVED = [
+    ("bad.json", '[{"id": 1,'),
+    ("page.json", '{"total_count": 1, "items": "x"}'),
+    ("none.json", "[]"),
+    ("rejected.json", '[{"id": 1}]'),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), BAD_SAVED)
+def test_refresh_from_a_bad_file_leaves_no_database_or_lock_behind(tmp_path, run_cli, db_path, name, text):
+    # It left agentrank.db (with a failed run) and agentrank.db.lock, where `import` leaves nothing.
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    line = one_line(run_cli("refresh", "--from-file", str(tmp_path / name), expect=1))
+    assert str(tmp_path / name) in line and "refresh failed" not in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+@pytest.mark.parametrize(("name", "text"), BAD_SAVED)
+def test_refresh_from_a_bad_file_records_no_run(tmp_path, run_cli, working_copy, name, text):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    before = db_content(working_copy)
+    one_line(run_cli("refresh", "--from-file", str(tmp_path / name), "--out", str(tmp_path / "x.json"), expect=1))
+    assert db_content(working_copy) == before
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_refresh_with_a_bad_corrections_file_leaves_no_database_behind(tmp_path, run_cli):
+    corrections = tmp_path / "corrections.toml"
+    corrections.write_text("[exclude]\n")
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[corrections]\npath = "{corrections}"\n')
+    saved = write_json(tmp_path / "items.json", [make_item(id=9901, full_name="x/y")])
+    line = one_line(run_cli("--config", str(config), "refresh", "--from-file", str(saved), expect=1))
+    assert str(corrections) in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agentrank.toml", "corrections.toml", "items.json"]
