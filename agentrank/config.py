@@ -44,15 +44,23 @@ class ClassifyConfig(_Section):
     cross_validate: bool = False
 
 
+def file_path(value: str, example: str) -> str:
+    """``value`` when it names a file: a blank path was read as "." (the current folder) and "sub/"
+    wrote a file named sub; else ValueError saying which, with ``example``."""
+    if not value.strip():
+        raise ValueError(f"is empty; give a file, e.g. {example}")
+    if names_a_folder(value):
+        raise ValueError(f"names a folder; give a file in it, e.g. {example}")
+    return value
+
+
 class ExportConfig(_Section):
-    path: str = Field("agentrank-export.json", min_length=1, max_length=4096)
+    path: str = Field("agentrank-export.json", max_length=4096)
 
     @field_validator("path")
     @classmethod
     def _a_file(cls, value: str) -> str:
-        if names_a_folder(value):  # "sub/" wrote a file named sub
-            raise ValueError("names a folder; give a file in it, e.g. site/agentrank-export.json")
-        return value
+        return file_path(value, "site/agentrank-export.json")
 
 
 class ScheduleConfig(_Section):
@@ -67,6 +75,11 @@ class ScheduleConfig(_Section):
 
 class CorrectionsConfig(_Section):
     path: str = "corrections.toml"
+
+    @field_validator("path")
+    @classmethod
+    def _a_file(cls, value: str) -> str:
+        return file_path(value, "corrections.toml")
 
 
 class Config(_Section):

@@ -264,3 +264,29 @@ def test_refresh_with_a_bad_corrections_file_leaves_no_database_behind(tmp_path,
     line = one_line(run_cli("--config", str(config), "refresh", "--from-file", str(saved), expect=1))
     assert str(corrections) in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["agentrank.toml", "corrections.toml", "items.json"]
+
+
+# -- 7: a blank path in the configuration --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "command", "says"),
+    [
+        # `export` said "--out '': ...", naming an option nobody gave
+        ('[export]\npath = " "\n', "export", "bad value for 'export.path': is empty; give a file"),
+        ('[export]\npath = ""\n', "export", "bad value for 'export.path': is empty; give a file"),
+        # `refresh` said "Error: .: cannot read: [Errno 21] Is a directory"
+        ('[corrections]\npath = ""\n', "refresh", "bad value for 'corrections.path': is empty; give a file"),
+        ('[corrections]\npath = " "\n', "refresh", "bad value for 'corrections.path': is empty; give a file"),
+        ('[corrections]\npath = "."\n', "refresh", "bad value for 'corrections.path': names a folder"),
+    ],
+)
+def test_a_blank_path_in_the_config_is_refused_at_load(tmp_path, run_cli, working_copy, body, command, says):
+    config = tmp_path / "agentrank.toml"
+    config.write_text(body)
+    saved = write_json(tmp_path / "items.json", [make_item(id=9901, full_name="x/y")])
+    args = ["--from-file", str(saved)] if command == "refresh" else []
+    before = db_content(working_copy)
+    line = one_line(run_cli("--config", str(config), command, *args, expect=1))
+    assert line.startswith(f"Error: {config}: {says}"), line
+    assert db_content(working_copy) == before
