@@ -153,7 +153,9 @@ class State:
         if self._config is None:
             from agentrank.config import load_config
 
-            self._config = load_config(self.config_path)
+            # GITHUB_API_URL is read by the commands that contact GitHub (github_api_url): a bad one
+            # fails them, not every command, and never one given --api-url.
+            self._config = load_config(self.config_path, environ={})
             if "path" not in self._config.export.model_fields_set:
                 # Unless the configuration names it, the export sits beside the database:
                 # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
@@ -235,6 +237,24 @@ def out_option(help: str, *, required: bool = False) -> Callable[[Callable[..., 
     return click.option("--out", "out", default=None, type=click.Path(dir_okay=False), help=help)
 
 
+def refuse_empty(option: str, value: str | None, advice: str) -> None:
+    """An option given as '' (``--out "$UNSET"``) is refused in one line, never read as not given."""
+    if value is not None and not value.strip():
+        raise click.ClickException(f"{option} {value!r}: {advice}")
+
+
+def check_out(out: str | None, example: str = "site/agentrank.json") -> None:
+    """Refuse an ``--out`` that names no file: empty, or a folder (``x/`` wrote a file named ``x``)."""
+    from agentrank.config import names_a_folder
+
+    refuse_empty("--out", out, f"give the file to write, e.g. --out {example}")
+    if out is not None and names_a_folder(out):
+        raise click.ClickException(f"--out {out!r}: names a folder; give a file in it, e.g. --out {example}")
+
+
+API_URL_ADVICE = "give GitHub's API base URL, e.g. --api-url https://api.github.com"
+
+
 @click.group(cls=AgentRankGroup)
 @click.version_option(__version__, prog_name="agentrank")
 @click.option(
@@ -264,7 +284,9 @@ def cli(ctx: click.Context, db_path: str, config_path: str | None, verbose: bool
     # The token is a secret from the first line on: any error that quotes a value holding it (a URL,
     # a config path) prints it redacted, whether or not the command uses GitHub.
     register_secret(os.environ.get("GITHUB_TOKEN", "").strip() or None)
-    if not db_path.strip() or Path(db_path).name in ("", ".", "..") or db_path.endswith(("/", os.sep)):
+    # A name ending in a folder (data/, ., data/.): as agentrank.config.names_a_folder, not imported
+    # here so that `agentrank CMD --help` does not load the configuration's models.
+    if not db_path.strip() or os.path.basename(db_path) in ("", ".", ".."):
         raise Refused(f"--db {db_path!r}: give the database's file name (e.g. agentrank.db)")
     ctx.obj = State(db_path, config_path)
     # A bad config file fails every command, before it does anything; a command's --help still shows.
@@ -300,18 +322,21 @@ def crawl(state: State, api_url: str | None, fresh: bool) -> None:
     "Search GitHub for agent repos and upsert them; an interrupted crawl resumes where it stopped"
     from agentrank.crawl import crawl as run_crawl
 
+    refuse_empty("--api-url", api_url, API_URL_ADVICE)  # it crawled the default instead
     if _demo_database(state, api_url):
         raise click.ClickException(
             f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
             "to crawl GitHub use another database, e.g. agentrank --db mine.db crawl"
         )
+    from agentrank.config import github_api_url
     from crawler.secrets import github_token
 
     token = github_token()
     config = state.config
+    url = github_api_url(config, api_url)
     with state.lock("crawl"):
         db = state.open()
-        result = run_crawl(db, config, api_url=api_url or config.github.api_url, token=token, fresh=fresh)
+        result = run_crawl(db, config, api_url=url, token=token, fresh=fresh)
     click.echo(result.summary())
 
 
@@ -334,8 +359,8 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
     """
     from agentrank.progress import Report, stage_ticker
 
-    if out is not None and not out.strip():  # as `export --out ''`: never a silent fall back to the default
-        raise click.ClickException("--out '': give the file to write, e.g. --out site/agentrank.json")
+    check_out(out)  # as `export --out ''`: never a silent fall back to the default
+    refuse_empty("--api-url", api_url, API_URL_ADVICE)
     report = Report()
     if _demo_database(state, api_url) and not from_files:
         from agentrank.demo import refresh_demo
@@ -344,19 +369,21 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
         report.close()
         click.echo(demo_result.summary())
         return
+    from agentrank.config import github_api_url
     from agentrank.pipeline import refresh_database
     from crawler.client import check_api_url
     from crawler.secrets import github_token
 
+    url = github_api_url(state.config, api_url)
     if not from_files:  # a URL that cannot be used is refused before the database is touched
-        check_api_url(api_url or state.config.github.api_url)
+        check_api_url(url)
     try:
         result = refresh_database(
             state.db_path,
             state.config,
             export_path=out,
             import_paths=list(from_files) or None,
-            api_url=api_url or state.config.github.api_url,
+            api_url=url,
             token=github_token(),
             after_stage=stage_ticker(report, "refresh: "),
         )
@@ -394,8 +421,12 @@ def schedule(state: State, next_count: int | None) -> None:
             f"{state.db_path} is the demo database (synthetic repos): `agentrank refresh` moves the demo on a week; "
             "to schedule the weekly crawl use another database, e.g. agentrank --db mine.db schedule"
         )
-    # A database every run would refuse (a missing folder, a damaged file, a newer schema, a snapshot)
-    # is refused now, in one line, rather than logged and failed every week while the process looks fine.
+    # A database every run would refuse (a missing folder, a damaged file, a newer schema, a snapshot),
+    # or a GITHUB_API_URL every run would (each reads the configuration afresh), is refused now, in
+    # one line, rather than logged and failed every week while the process looks fine.
+    from agentrank.config import github_api_url
+
+    github_api_url(state.config)
     state.open(check=True).close()
     logging.getLogger("agentrank").setLevel(logging.INFO)
     click.echo(
@@ -722,6 +753,7 @@ def export(state: State, out: str | None, public_url: str | None) -> None:
     "Write the site JSON of the published ranking, atomically"
     from agentrank.exporter import export as write_export
 
+    check_out(out)
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     serve_config = serve_settings(state, {"public_url": public_url})
     db = state.open(must_exist=True, check=True)
@@ -749,9 +781,11 @@ def explain(state: State, full_name: str, as_json: bool, run_id: int | None, sin
     from scoring.explain import format_breakdown, format_change
 
     full_name = repo_name(full_name)
+    if since is not None and not since.strip():  # it explained the score, not a change
+        raise InputRefused(f"--since {since!r}: give 'previous', a score run id or an ISO date")
     db = state.open(must_exist=True)
     formatter: Callable[[dict[str, Any]], str]
-    if since:
+    if since is not None:
         result = load_change(db.conn, full_name, since, run_id)
         formatter = format_change
     else:
@@ -811,7 +845,7 @@ def follow_port(config: ServeConfig) -> ServeConfig:
     and port this server really listens on, not the default :8001."""
     if "public_url" in config.model_fields_set:
         return config
-    host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     host = f"[{host}]" if ":" in host else host
     return config.with_overrides({"public_url": f"http://{host}:{config.port}"})
 
@@ -822,6 +856,8 @@ SETTING_HELP = "Override one [serve] setting for this run, e.g. --setting sql_ti
 def check_port(host: str, port: int) -> None:
     """Fail with one line, before any URL is printed, when Datasette could not listen there; the
     line says whether the host or the port is the trouble."""
+    from datasette_plugins.settings import LISTEN_EXAMPLES
+
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
         try:
@@ -829,13 +865,13 @@ def check_port(host: str, port: int) -> None:
         except (socket.gaierror, UnicodeError) as e:  # not an address, and no name that resolves
             raise click.ClickException(
                 f"host {host!r}: not an address or a host name this machine knows ({getattr(e, 'strerror', None) or e}); "
-                "give one of its addresses, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+                f"give one of its addresses, {LISTEN_EXAMPLES}"
             ) from None
         except OSError as e:
             if e.errno == errno.EADDRNOTAVAIL:
                 raise click.ClickException(
                     f"host {host}: not an address of this machine ({e.strerror}); give one of its addresses, "
-                    "e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+                    f"{LISTEN_EXAMPLES}"
                 ) from None
             raise click.ClickException(
                 f"cannot listen on {host}:{port} ({e.strerror or e}): is another server using it? "
@@ -845,7 +881,7 @@ def check_port(host: str, port: int) -> None:
 
 @cli.command()
 @click.option("--host", default=None, help="Interface to bind (default from config: 127.0.0.1)")
-@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port (default from config: 8001)")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port (default from config: 8001)")
 @click.option(
     "--immutable",
     is_flag=True,
@@ -871,12 +907,15 @@ def serve(
 ) -> None:
     "Datasette over the database: read-only, bounded, with the project's plugins and metadata"
     from agentrank.serve import serve as run_datasette
-    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, public_url_problem
+    from datasette_plugins.settings import HOW_TO_SET_PUBLIC_URL, LISTEN_EXAMPLES, public_url_problem
     from db.connection import immutable_refusal
 
-    overrides = {**dict(settings), "host": host, "port": port, "immutable": immutable}
-    if public_url is not None:  # else a --setting public_url stays
-        overrides["public_url"] = public_url
+    if host is not None and not host.strip():  # it listened on every interface
+        raise InputRefused(f"--host {host!r}: give an address to listen on, {LISTEN_EXAMPLES}")
+    overrides: dict[str, Any] = dict(settings)
+    # A flag wins over a --setting of the same name; without the flag the --setting stays.
+    flags = {"host": host, "port": port, "immutable": immutable, "public_url": public_url}
+    overrides.update({name: value for name, value in flags.items() if value is not None})
     config = snapshot_public_url(state.db_path, serve_settings(state, overrides))
     problem = public_url_problem(config.public_url)
     if problem and public:
@@ -912,6 +951,7 @@ def snapshot(state: State, out: str, public_url: str | None) -> None:
     from db.paths import output_refusal
     from db.snapshot import metadata_path_for, replace_refusal
 
+    check_out(out, "publish/agentrank.db")
     serve_config = serve_settings(state, {"public_url": public_url})
     refusal = (
         output_refusal(Path(out), state.db_path, sqlite=True)
@@ -988,6 +1028,7 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     from agentrank.serve import serve as run_datasette
     from agentrank.serving import serving, stale_server_warning
 
+    check_out(out)  # '' wrote the default export instead
     check_replaceable(state.db_path)  # a database the demo did not build: refused before any warning
     warning = stale_server_warning(state.db_path)
     if warning:

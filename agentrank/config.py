@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 # Each stage owns its settings; they are composed into Config here.
 from crawler.settings import CrawlConfig as CrawlConfig
@@ -22,6 +23,12 @@ from leaderboard.settings import BenchmarkConfig as BenchmarkConfig
 
 class ConfigError(Exception):
     """The configuration file cannot be used; the message names the file and the key."""
+
+
+def names_a_folder(path: str) -> bool:
+    """Does ``path`` end in a folder, not a file: ``sub/``, ``.``, ``..``, ``sub/.``? ``Path`` drops a
+    trailing slash, so ``Path("sub/")`` would write a regular file named ``sub``."""
+    return os.path.basename(path) in ("", ".", "..")
 
 
 class _Section(BaseModel):
@@ -37,8 +44,23 @@ class ClassifyConfig(_Section):
     cross_validate: bool = False
 
 
+def file_path(value: str, example: str) -> str:
+    """``value`` when it names a file: a blank path was read as "." (the current folder) and "sub/"
+    wrote a file named sub; else ValueError saying which, with ``example``."""
+    if not value.strip():
+        raise ValueError(f"is empty; give a file, e.g. {example}")
+    if names_a_folder(value):
+        raise ValueError(f"names a folder; give a file in it, e.g. {example}")
+    return value
+
+
 class ExportConfig(_Section):
-    path: str = Field("agentrank-export.json", min_length=1, max_length=4096)
+    path: str = Field("agentrank-export.json", max_length=4096)
+
+    @field_validator("path")
+    @classmethod
+    def _a_file(cls, value: str) -> str:
+        return file_path(value, "site/agentrank-export.json")
 
 
 class ScheduleConfig(_Section):
@@ -53,6 +75,11 @@ class ScheduleConfig(_Section):
 
 class CorrectionsConfig(_Section):
     path: str = "corrections.toml"
+
+    @field_validator("path")
+    @classmethod
+    def _a_file(cls, value: str) -> str:
+        return file_path(value, "corrections.toml")
 
 
 class Config(_Section):
@@ -79,7 +106,8 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
     """Read the TOML file (if any) and apply environment overrides.
 
     ``path`` None means no file: every setting takes its default. ``GITHUB_API_URL`` in the
-    environment overrides ``github.api_url``.
+    environment overrides ``github.api_url`` (a bad one is a ConfigError; the command line reads
+    it with :func:`github_api_url` instead, in the commands that contact GitHub).
     """
     environ = dict(os.environ if environ is None else environ)
     data: dict = {}
@@ -101,10 +129,25 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
     except ValidationError as e:
         raise ConfigError(_describe(e, file_path)) from None
     if environ.get("GITHUB_API_URL"):
-        try:
-            config.github.api_url = environ["GITHUB_API_URL"]
-        except ValidationError as e:
-            message = e.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
-            shown = without_userinfo(environ["GITHUB_API_URL"])
-            raise ConfigError(f"GITHUB_API_URL {shown!r}: {message}") from None
+        config.github.api_url = github_api_url(config, environ=environ)
     return config
+
+
+def github_api_url(config: Config, given: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """The GitHub API base URL a command contacts: ``given`` (``--api-url``), else ``GITHUB_API_URL``
+    in the environment, else ``github.api_url``.
+
+    Only the one used is checked: a bad ``GITHUB_API_URL`` is a ConfigError naming it, and neither
+    blocks an ``--api-url`` nor a command that never contacts GitHub (``given`` is checked where it
+    is used, as the client's own refusal).
+    """
+    if given is not None:
+        return given
+    value = (os.environ if environ is None else environ).get("GITHUB_API_URL")
+    if not value:
+        return config.github.api_url
+    try:
+        return GitHubConfig(api_url=value).api_url
+    except ValidationError as e:
+        message = e.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"GITHUB_API_URL {without_userinfo(value)!r}: {message}") from None

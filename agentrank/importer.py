@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -170,6 +171,14 @@ def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
         )
     result.spool.seek(0)
     return result
+
+
+def check_files(paths: Sequence[str | Path]) -> None:
+    """Refuse saved results :func:`import_files` would refuse (not search results, no valid item,
+    too many items), reading them as it does: for a caller that must refuse them before it opens
+    the database or records a run (``refresh --from-file``)."""
+    with open(os.devnull, "w", encoding="utf-8") as nowhere:  # the records are not kept
+        _validate(list(paths), nowhere)
 
 
 def _spooled(spool: IO[str]) -> Iterator[list[dict[str, Any]]]:

@@ -30,6 +30,7 @@ import sqlite_utils
 from agentrank.classifier import apply_category_corrections, classify_listed
 from agentrank.config import Config, load_config
 from agentrank.corrections import (
+    Correction,
     CorrectionsError,
     Resolved,
     apply_corrections,
@@ -40,7 +41,7 @@ from agentrank.corrections import (
 )
 from agentrank.crawl import crawl
 from agentrank.exporter import staged_export
-from agentrank.importer import import_files
+from agentrank.importer import check_files, import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
 from crawler.client import ClockSkew, GitHubClient, GitHubError
@@ -117,6 +118,15 @@ class _Stages:
         return value
 
 
+def read_corrections(config: Config) -> list[Correction]:
+    """The corrections file's entries; CorrectionsError when it cannot be used (or, named by the
+    operator, is missing)."""
+    corrections_path, named = corrections_file(config)
+    if named and not corrections_path.exists():
+        raise CorrectionsError(f"{corrections_path}: corrections file not found")
+    return load_corrections(corrections_path)
+
+
 def run_pipeline(
     db: sqlite_utils.Database,
     config: Config,
@@ -141,10 +151,8 @@ def run_pipeline(
     """
     export_path = Path(export_path or config.export.path)
     check_output_path(export_path, database_file(db.conn))
-    corrections_path, named = corrections_file(config)
-    if named and not corrections_path.exists():
-        raise CorrectionsError(f"{corrections_path}: corrections file not found")
-    corrections = load_corrections(corrections_path)  # a bad file fails here, before anything is recorded
+    corrections_path, _ = corrections_file(config)
+    corrections = read_corrections(config)  # a bad file fails here, before anything is recorded
     # The caller holds the run lock, so any stage still marked running belongs to a dead process.
     mark_interrupted(db, UNRESUMABLE_KINDS)
     own_client = client is None
@@ -356,6 +364,11 @@ def refresh_database(db_path: str | Path, config: Config, *, what: str = "refres
     and the demo all start here. ``options`` go to ``run_pipeline``."""
     if refusal := snapshot_refusal(db_path):  # before the lock file is created beside it
         raise DatabaseError(refusal)
+    # Bad input changes nothing: the corrections file and the saved results are read before the
+    # database (or its lock file) is created or opened and a run recorded, as `import` reads them.
+    read_corrections(config)
+    if options.get("import_paths"):
+        check_files(options["import_paths"])
     with run_lock(db_path, what):
         db = open_store(db_path, check=True)
         try:

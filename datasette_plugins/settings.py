@@ -19,6 +19,9 @@ class SettingError(ValueError):
     """A server setting (``--setting NAME VALUE``) is unknown or out of range."""
 
 
+# The addresses to suggest when a host cannot be listened on.
+LISTEN_EXAMPLES = "e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+
 # Upper bounds: a value SQLite or Datasette hands to C must fit a C int (a larger one loaded fine
 # and then broke every page with an OverflowError), and no limit needs more than a year or a terabyte.
 C_INT_MAX = 2**31 - 1
@@ -31,7 +34,8 @@ class ServeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     host: str = "127.0.0.1"
-    port: int = Field(8001, ge=0, le=65535)
+    # Not 0: that listens on a port chosen at random, while every link names port 0.
+    port: int = Field(8001, ge=1, le=65535)
     # Open the file with immutable=1 (a published snapshot nothing writes to) instead of mode=ro.
     immutable: bool = False
     # Connections the server holds open at once (each is a file descriptor; one more is closed
@@ -105,11 +109,19 @@ class ServeConfig(BaseModel):
         "cors",
     )
 
+    @field_validator("host")
+    @classmethod
+    def _an_address(cls, value: str) -> str:
+        # An empty host listened on every interface without a word (0.0.0.0 says so).
+        if not value.strip():
+            raise ValueError(f"should be an address to listen on, {LISTEN_EXAMPLES}")
+        return value
+
     @model_validator(mode="after")
     def _public_url_follows_the_address(self) -> ServeConfig:
         if "public_url" not in self.model_fields_set:
             # A wildcard address is not one a browser can use: links then name this machine's loopback.
-            host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::") else self.host
+            host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
             host = f"[{host}]" if ":" in host else host
             object.__setattr__(self, "public_url", f"http://{host}:{self.port}")  # stays "not set"
         return self
