@@ -331,7 +331,10 @@ class _Crawl:
             return
         if part["total_count"] is not None and page.total_count != part["total_count"]:
             self.moved.add(part["id"])
-        moved = part["id"] in self.moved and part["sweeps"] < MAX_SWEEPS
+        # Moved (its total changed while it was paged, or it holds repos it never returned): swept
+        # again while sweeps are left, and after that never trusted on its count, which includes
+        # repos that have left the query since and so can reach the new total with repos missed.
+        moved = part["id"] in self.moved
         if distinct >= expected and not page.incomplete and not moved:
             values["verified"] = 1
         elif part["sweeps"] < MAX_SWEEPS:
@@ -341,7 +344,10 @@ class _Crawl:
                 values.update(state="paging", next_page=page.next_page)
         else:
             flags = crawl_state.part_flags(part) + page.flags
-            flags.append(f"{distinct} of {expected} results after {MAX_SWEEPS} sweeps")
+            if moved:
+                flags.append(f"its results were still moving after {MAX_SWEEPS} sweeps ({distinct} seen of {expected})")
+            else:
+                flags.append(f"{distinct} of {expected} results after {MAX_SWEEPS} sweeps")
             values.update(verified=1, incomplete=1, flags=flags)
         self._save(part, page, values)
         for end in ends[1:]:  # after the part's new state: a resumed run sweeps or trusts it as decided

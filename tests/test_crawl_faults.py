@@ -354,6 +354,23 @@ def test_a_promoted_repo_is_found_even_when_a_repo_that_left_evens_the_count(db,
     assert result.complete
 
 
+def test_a_part_whose_results_keep_moving_through_every_sweep_is_not_trusted(db, repos):
+    """Repos rising onto pages already served while seen ones leave, on every pass: after the two
+    sweeps the part was trusted on its count (which includes the repos that left), so the crawl was
+    called complete and delisted repos that matched the query the whole time."""
+    config = one_topic()
+    with emulated(repos, clock=FakeClock()) as emulator:
+        first = run_crawl(db, emulator, config)
+        assert first.complete
+        emulator.inject(faults.shift_pages(insert=0, promote=1, leave=1, page=2, q=Q, times=None))
+        second = run_crawl(db, emulator, config)
+        still_matching = set(emulator.expected(Q))
+    assert not second.complete
+    part = next(db.query("select sweeps, incomplete, flags from crawl_parts where run_id = ?", [second.run_id]))
+    assert part["sweeps"] == 2 and part["incomplete"] == 1 and "still moving" in part["flags"]
+    assert still_matching <= listed_ids(db), "nothing that still matches is delisted"
+
+
 def test_a_repo_twice_in_one_page_is_stored_once(db, repos):
     config = one_topic()
     with emulated(repos, clock=FakeClock()) as emulator:
