@@ -16,7 +16,7 @@ from datasette import Response
 from markupsafe import escape
 
 from datasette_plugins.badge_font import text_width
-from datasette_plugins.pages import read
+from datasette_plugins.pages import category_shown, read
 from datasette_plugins.reading import ranking_database
 from db.directory import badge_facts
 from scoring.score import shown
@@ -46,7 +46,7 @@ def message(facts: dict[str, Any] | None, with_category: bool = False) -> str:
         return "not listed"
     text = f"{shown(facts['score']):.1f} · #{facts['rank']:,}"
     if with_category and facts.get("category_name"):
-        text += f" · {facts['category_name']}" + (" (uncertain)" if facts.get("category_uncertain") else "")
+        text += f" · {category_shown(facts)}"
     return text
 
 

@@ -346,7 +346,7 @@ def reranked(rows: list[dict[str, Any]], weights: dict[str, float]) -> list[dict
     return scored
 
 
-def _category_shown(row: dict[str, Any]) -> str | None:
+def category_shown(row: dict[str, Any]) -> str | None:
     """The category's name as the lists show it, marked when the classifier was not confident."""
     name = row["category_name"]
     return f"{name} (uncertain)" if name and row.get("category_uncertain") else name
@@ -360,7 +360,7 @@ async def weights_page(datasette: Any, request: Any) -> Response:
         return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
     rows = await read(datasette, database, lambda conn: directory.published_components(conn, WEIGHTS_REPOS))
     weights = chosen_weights(request)
-    data = [[r["rank"], r["full_name"], r["stars"], _category_shown(r), *(r[n] for n in WEIGHTS)] for r in rows]
+    data = [[r["rank"], r["full_name"], r["stars"], category_shown(r), *(r[n] for n in WEIGHTS)] for r in rows]
     return await render(
         datasette,
         request,
