@@ -530,8 +530,9 @@ EXIT_RECORDS_REJECTED = 3
 def import_attempts(state: State, file: str, verified: bool) -> None:
     """Load task-benchmark attempts from FILE (one JSON object, a JSON list, or JSON Lines); recompute the leaderboards
 
-    Re-importing an attempt updates it in place (same tier, agent, version, model, task and
-    attempt number), so importing a file twice changes nothing. A record saying tier "verified"
+    Re-importing an attempt updates it in place (same tier, agent, version, model, settings, suite,
+    run, task and attempt number; the run defaults to the attempt's date), so importing a file
+    twice changes nothing. A record saying tier "verified"
     is rejected unless the operator passes --verified: a submitted file cannot assert it.
 
     \b

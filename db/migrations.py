@@ -1041,3 +1041,31 @@ def m026_fitscore_settings_variants(db: sqlite_utils.Database) -> None:
     columns = {row[1] for row in db.execute("pragma table_info(benchmark_fitscores)").fetchall()}
     if is_table and "settings_variants" not in columns:
         db.execute("alter table benchmark_fitscores add column settings_variants text")
+
+
+@migrations()
+def m027_attempt_ids_carry_suite_run_settings(db: sqlite_utils.Database) -> None:
+    # Self-contained (the formula is written here, not imported). An attempt's id hashed only tier,
+    # agent, version, model, task and attempt number when its suite was the default, its settings
+    # empty and its run its own date: the same task attempted again on another day (another run)
+    # then took the earlier run's id and replaced it on import. The id now always hashes suite, run
+    # and settings too; every stored id is rewritten to that formula (the unique index on those
+    # columns guarantees no two rows meet). Rows merged before this cannot be recovered here: a
+    # re-import of the ledger restores them.
+    import hashlib
+    import json
+
+    columns = {row[1] for row in db.execute("pragma table_info(benchmark_attempts)").fetchall()}
+    if "attempt_id" not in columns or "run" not in columns:
+        return
+    rows = db.execute(
+        "select attempt_id, tier, agent, agent_version, model, task_id, attempt, suite, run, settings "
+        "from benchmark_attempts"
+    ).fetchall()
+    for old, tier, agent, version, model, task_id, attempt, suite, run, settings in rows:
+        agent_key = agent.lower() if "/" in agent else agent
+        settings_text = json.dumps(json.loads(settings or "{}"), sort_keys=True, ensure_ascii=False)
+        identity = [tier, agent_key, version, model, task_id, attempt, suite, run, settings_text]
+        new = hashlib.sha256(json.dumps(identity, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+        if new != old:
+            db.execute("update benchmark_attempts set attempt_id = ? where attempt_id = ?", [new, old])

@@ -335,14 +335,15 @@ class Attempt(BaseModel):
 
     @cached_property
     def variant(self) -> tuple[str, str, str]:
-        """Suite, run and settings: part of the identity (a ledger without them keeps its old ids)."""
+        """Suite, run and settings: part of the identity (design.md: two dated runs are two attempts)."""
         return (self.suite, self.run_name, json.dumps(self.settings, sort_keys=True, ensure_ascii=False))
 
     @cached_property
     def attempt_id(self) -> str:
-        identity: tuple[Any, ...] = self.key
-        if self.variant != (DEFAULT_SUITE, iso(self.date)[:10], "{}"):
-            identity = (*identity, *self.variant)
+        # Always the whole identity: the same task and attempt number on another day is another run's
+        # attempt (the run defaults to the date), never an update of last week's. Migration
+        # m027_attempt_ids_carry_suite_run_settings rewrote the ids stored before under this formula.
+        identity: tuple[Any, ...] = (*self.key, *self.variant)
         return hashlib.sha256(json.dumps(identity, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
 
     def row(self) -> dict[str, Any]:

@@ -159,7 +159,7 @@ _TABLES: dict[str, Any] = {
         "facets": ["tier", "agent", {"array": "flags"}],
         "sort_desc": "date",
         "columns": {
-            "attempt_id": "hash of tier, agent, agent_version, model, task_id and attempt: re-imports update it",
+            "attempt_id": "hash of tier, agent, agent_version, model, task_id, attempt, suite, run and settings: re-imports update it",
             **_IDENTITY_COLUMNS,
             "task_id": "the benchmark task",
             "attempt": "attempt number on that task (1, 2, ...)",

@@ -433,9 +433,10 @@ def test_an_older_ledger_upgrades_and_its_files_import_unchanged(tmp_path, run_c
 
     old_record = attempt("acme/coder", "1.0", "t1", 1, D1, "verified", 3, 4, 60, 0.5)
     old = Attempt.model_validate_json(json.dumps(old_record))
-    # An attempt without suite, run or settings keeps the id its key always had.
+    # Before suites and runs, the id hashed the key alone; the database stores that id.
     key = ["verified", "acme/coder", "1.0", "m-large", "t1", 1]
-    assert old.attempt_id == hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+    old_id = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+    assert old.attempt_id != old_id
     database = sqlite_utils.Database(db_path)
     migrations.apply(database, stop_before="m016_benchmark_methods")
     database["runs"].insert({"id": 1, "kind": "import-attempts", "started_at": D1, "status": "ok"})
@@ -444,8 +445,9 @@ def test_an_older_ledger_upgrades_and_its_files_import_unchanged(tmp_path, run_c
         for k, v in attempt_row(old).items()
         if k not in old.row().keys() - set(database["benchmark_attempts"].columns_dict)
     }
-    database["benchmark_attempts"].insert({**row, "first_run_id": 1, "changed_run_id": 1})
+    database["benchmark_attempts"].insert({**row, "attempt_id": old_id, "first_run_id": 1, "changed_run_id": 1})
     database.close()
+    # The upgrade rewrites the stored id, so the same file updates the row rather than adding one.
     result = run_cli("import-attempts", "--verified", write(tmp_path / "old.json", [old_record]))
     assert "(0 new, 0 updated, 1 unchanged)" in result.stdout
     upgraded = sqlite_utils.Database(db_path)["benchmark_attempts"].get(old.attempt_id)
@@ -453,6 +455,24 @@ def test_an_older_ledger_upgrades_and_its_files_import_unchanged(tmp_path, run_c
     # The same task in another run is another attempt.
     run_cli("import-attempts", "--verified", write(tmp_path / "later.json", [{**old_record, "run": "2026-11-08"}]))
     assert sqlite_utils.Database(db_path)["benchmark_attempts"].count == 2
+
+
+def test_the_same_task_on_another_day_is_another_runs_attempt(tmp_path, run_cli, db):
+    # No run named: each attempt's run is its date, so next week's attempt 1 at t1 is a new attempt
+    # in a new run, never an update that erases last week's.
+    first = attempt("acme/coder", "1.0", "t1", 1, "2026-10-02T09:00:00Z", "verified", 3, 4, 60, 0.5)
+    second = attempt("acme/coder", "1.0", "t1", 1, "2026-10-09T09:00:00Z", "verified", 4, 4, 60, 0.5)
+    run_cli("import-attempts", "--verified", write(tmp_path / "w1.json", [first]))
+    result = run_cli("import-attempts", "--verified", write(tmp_path / "w2.json", [second]))
+    assert "(1 new, 0 updated, 0 unchanged)" in result.stdout, result.stdout
+    assert sorted(r["run"] for r in db["benchmark_attempts"].rows) == ["2026-10-02", "2026-10-09"]
+    # Both in one file are two attempts too, and named dated runs behave the same.
+    run_cli("import-attempts", "--verified", write(tmp_path / "both.json", [first, second]))
+    named = [{**first, "run": "2026-10-02"}, {**second, "run": "2026-10-09"}]
+    run_cli("import-attempts", "--verified", write(tmp_path / "named.json", named))
+    assert db["benchmark_attempts"].count == 2
+    runs = {(r["run"], r["passed"]) for r in db.query("select run, passed from benchmark_rs9_runs")}
+    assert runs == {("2026-10-02", 0), ("2026-10-09", 1)}
 
 
 def test_a_version_change_is_found_when_the_settings_changed_too():
