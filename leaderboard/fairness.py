@@ -15,7 +15,8 @@ floating point made of them, and the documented tie-breaks decide.
 
 Infrastructure errors: an entry whose infra errors are more than ``MAX_INFRA_SHARE`` of its
 attempts (a third) is *incomplete*: listed with the reason and not ranked, never a clean 100 %
-out of the few attempts that ran.
+out of the few attempts that ran; except on the RS9 run view, whose seed counts infrastructure
+errors neither for nor against the agent: ranked there, the note kept.
 """
 
 from __future__ import annotations
@@ -66,11 +67,14 @@ def rank_board(
     key: Callable[[dict[str, Any]], tuple[Any, ...]],
     score: str,
     covered: str = "tasks",
+    rank_incomplete: bool = False,
 ) -> None:
     """Set rank, tasks_total, coverage, interval, overlaps_next and pareto on one board's entries.
 
     ``covered`` names the entry's count of tasks attempted (RS9 counts a task lost to an infra
-    error as attempted: its score is out of fewer tasks, not a partial entry).
+    error as attempted: its score is out of fewer tasks, not a partial entry). ``rank_incomplete``
+    ranks an incomplete entry and keeps its note: seed 001 leaves infrastructure errors out "for or
+    against the agent", so its run view ranks a score out of fewer tasks however many were lost.
     """
     for entry in entries:
         entry["tasks_total"] = task_total
@@ -82,7 +86,12 @@ def rank_board(
         entry["overlaps_next"] = None
         entry["pareto"] = None
     ranked = sorted(
-        (e for e in entries if e[score] is not None and e["coverage"] is None and e["incomplete"] is None), key=key
+        (
+            e
+            for e in entries
+            if e[score] is not None and e["coverage"] is None and (rank_incomplete or e["incomplete"] is None)
+        ),
+        key=key,
     )
     for position, entry in enumerate(ranked, 1):
         entry["rank"] = position

@@ -17,8 +17,10 @@
 - ``version_changed`` when the agent version or model differs from the agent's previous run (by
   date) in the suite and tier (the entry with the same settings in that run, when there is one);
 - ranked within the suite, run and tier by headline, then partial credit (compared exactly), then
-  agent name, version, model and settings, among entries that attempted every task of the run and
-  are not incomplete (``leaderboard.fairness``).
+  agent name, version, model and settings, among entries that attempted every task of the run
+  (``leaderboard.fairness``); an entry that lost more than a third of its attempts to infrastructure
+  errors is ranked on the tasks left and keeps its ``incomplete`` note (the seed: infrastructure
+  errors are "not counted for or against the agent, so a score can be out of fewer").
 """
 
 from __future__ import annotations
@@ -198,5 +200,5 @@ def rs9_runs(
             last_day = max(e["last_date"] for e in board)[:10]
             known = {t for t, when in validated[suite].items() if when is None or when[:10] <= last_day}
             total = len(known | attempted)
-        rank_board(board, total, _rank_key, "headline", covered="attempted")
+        rank_board(board, total, _rank_key, "headline", covered="attempted", rank_incomplete=True)
     return entries

@@ -351,12 +351,9 @@ def rs9(recs):
         eligible = []
         for key, e in board:
             e["rank"] = None
-            total = e["attempts"] + e["infra"]
-            if (
-                e["attempted"] >= size
-                and e["headline"] is not None
-                and not (total and F(e["infra"], total) > MAX_INFRA)
-            ):
+            # Seed 001: infrastructure errors count "not … for or against the agent, so a score can be
+            # out of fewer" tasks: however many were lost, the score out of the rest is ranked.
+            if e["attempted"] >= size and e["headline"] is not None:
                 eligible.append((key, e))
         eligible.sort(key=lambda ke: (-ke[1]["headline"], -ke[1]["partial_credit"], ke[0][3].lower(), ke[0][4], ke[0][5], ke[0][6]))  # fmt: skip
         for position, (_, e) in enumerate(eligible, 1):
