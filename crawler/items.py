@@ -280,6 +280,10 @@ OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {
     "default_branch": ("default_branch",),
     "pushed_at": ("pushed_at",),
     "updated_at": ("updated_at",),
+    # A stored archived repo or fork stays one (and unlisted) when a trimmed save leaves the flag out.
+    "archived": ("archived",),
+    "fork": ("fork",),
+    "owner": ("owner_id", "owner_type", "owner_avatar_url"),
 }
 
 

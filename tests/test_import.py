@@ -252,6 +252,32 @@ def test_a_saved_item_without_some_keys_keeps_what_is_stored(tmp_path, run_cli, 
     ]
 
 
+def test_a_save_without_the_flags_or_the_owner_keeps_an_archived_repo_or_a_fork_out(tmp_path, run_cli, db_path):
+    """The archived and fork flags and the owner say nothing when a trimmed save leaves them out: an
+    archived repo or a fork stays unlisted (it was listed and scored again), and the owner's avatar
+    stays (it was wiped from the export)."""
+    archived = make_item(id=5101, full_name="acme/shelved", archived=True)
+    fork = make_item(id=5102, full_name="acme/copy", fork=True)
+    plain = make_item(id=5103, full_name="acme/plain")
+    run_cli("import", "--observed-at", "2026-11-23T06:00:00Z", str(write_json(tmp_path / "a.json", [archived, fork, plain])))  # fmt: skip
+    before = _rows(db_path, "select id, owner_avatar_url, owner_id from repos order by id")
+    trimmed = [
+        {k: v for k, v in archived.items() if k != "archived"},
+        {k: v for k, v in fork.items() if k != "fork"},
+        {k: v for k, v in plain.items() if k != "owner"},
+    ]
+    result = run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "b.json", trimmed)))
+    assert "1 listed" in result.stdout, result.stdout
+    rows = _rows(db_path, "select id, archived, fork, listed from repos order by id")
+    assert [(r["id"], r["archived"], r["fork"], r["listed"]) for r in rows] == [
+        (5101, 1, 0, 0),
+        (5102, 0, 1, 0),
+        (5103, 0, 0, 1),
+    ]
+    assert _rows(db_path, "select id, owner_avatar_url, owner_id from repos order by id") == before
+    assert before[2]["owner_avatar_url"] is not None
+
+
 def test_an_observed_at_before_the_data_the_files_hold_is_said(tmp_path, run_cli, db_path):
     item = make_item(
         id=5003, full_name="acme/late", created_at="2025-01-01T00:00:00Z", pushed_at="2025-03-10T00:00:00Z"
