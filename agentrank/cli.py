@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import socket
 import sqlite3
 import tempfile
@@ -91,6 +92,22 @@ def _remove_new_files(ctx: click.Context) -> None:
         ctx.obj.remove_new_files()
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so every Ctrl-C path (rollback, run marked) applies."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+def _terminate_like_ctrl_c() -> Any:
+    """Install the SIGTERM handler; the one it replaced, or None where signals cannot be set."""
+    try:
+        return signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread (an embedding program's worker): leave signals alone
+        return None
+
+
 class AgentRankGroup(click.Group):
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
@@ -108,6 +125,18 @@ class AgentRankGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
+        # SIGTERM (systemctl stop, kill) ends a command the way Ctrl-C does: its run is recorded as
+        # interrupted, its transaction rolled back, one line said. By default Python dies silently and
+        # leaves the run "running" until another command takes the lock. `schedule` and `serve`
+        # install their own handlers while they run.
+        previous = _terminate_like_ctrl_c()
+        try:
+            return self._invoke(ctx)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.exceptions.NoArgsIsHelpError:
