@@ -156,6 +156,14 @@ class AgentRankGroup(click.Group):
                 _remove_new_files(ctx)
                 raise click.ClickException(redact(str(e))) from None
             if isinstance(e, sqlite3.OperationalError):
+                if "locked" in str(e) or "busy" in str(e):
+                    from db.connection import BUSY_TIMEOUT_MS
+
+                    # A long write by another command (a large import) outlasted the busy timeout.
+                    raise click.ClickException(
+                        f"database error: {e}: another command has been writing to it for more than "
+                        f"{BUSY_TIMEOUT_MS // 1000} s; try again when it has finished"
+                    ) from None
                 raise click.ClickException(redact(f"database error: {e}")) from None
             if isinstance(e, sqlite3.DatabaseError):  # "malformed", "not a database": damage found while reading
                 from db.connection import DAMAGED

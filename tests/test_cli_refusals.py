@@ -151,3 +151,28 @@ def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path):
         assert len(lines) == 1 and "not an AgentRank database" in lines[0] and "notes" in lines[0], lines
         assert notes.read_bytes() == before, args
         assert not (tmp_path / "notes.db-wal").exists() and not (tmp_path / "site.json").exists()
+
+
+def test_an_export_behind_a_long_write_says_what_is_holding_it(published_db, tmp_path):
+    """A large import held the write lock past the busy timeout: export said only "database error:
+    database is locked". It now says another command is writing and to try again."""
+    import shutil
+    import sqlite3 as sqlite
+
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    db = tmp_path / "busy.db"
+    shutil.copy(published_db.path, db)
+    holder = sqlite.connect(db, isolation_level=None)
+    holder.execute("begin immediate")
+    holder.execute("insert into runs (kind, started_at, status) values ('import', '2026-11-30T00:00:00Z', 'running')")
+    try:
+        result = CliRunner().invoke(cli, ["--db", str(db), "export", "--out", str(tmp_path / "site.json")])
+    finally:
+        holder.execute("rollback")
+        holder.close()
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "another command has been writing to it" in lines[0], result.output
