@@ -98,3 +98,25 @@ def fake_clock() -> FakeClock:
 
 def gaps(times: list[float]) -> list[float]:
     return [round(b - a, 6) for a, b in zip(times, times[1:], strict=False)]
+
+
+def started_crawling(db_path: Path, config: Path, emulator: GitHubEmulator, command: str) -> Any:
+    """`agentrank COMMAND` in a child process, returned once it has sent its first search request."""
+    import os
+    import subprocess
+    import time
+
+    from tests.publish_helpers import agentrank_command
+
+    process = subprocess.Popen(
+        agentrank_command(db_path, "--config", str(config), command),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    deadline = time.monotonic() + 60
+    while not emulator.search_requests():
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    return process

@@ -543,31 +543,17 @@ def test_sigterm_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path)
     """`systemctl stop` (SIGTERM) during a refresh: the process died without a word and left its run
     'running' until another command took the lock. Now: one line, a non-zero exit, the refresh and
     its crawl recorded as interrupted at once, nothing published."""
-    import os
     import signal
-    import subprocess
-    import time
 
     from crawler.emulator import server as faults
-    from tests.crawl_helpers import emulated, population
-    from tests.publish_helpers import agentrank_command
+    from tests.crawl_helpers import emulated, population, started_crawling
 
     db_path = tmp_path / "agentrank.db"
     with emulated(population(60, seed=6)) as emulator:
         emulator.inject(faults.slow(30, times=None))  # every search answer takes 30 s
         config = tmp_path / "agentrank.toml"
         config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
-        process = subprocess.Popen(
-            agentrank_command(db_path, "--config", str(config), "refresh"),
-            stderr=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        deadline = time.monotonic() + 60
-        while not emulator.search_requests():
-            assert time.monotonic() < deadline and process.poll() is None
-            time.sleep(0.05)
+        process = started_crawling(db_path, config, emulator, "refresh")
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=30)
     assert process.returncode not in (0, -signal.SIGTERM), (process.returncode, err)

@@ -241,23 +241,9 @@ def test_a_slot_passed_while_down_runs_even_when_the_last_success_is_under_a_wee
 
 def _schedule_while_crawling(db_path, config, emulator):
     """`agentrank schedule` in a child process, returned once its start-up refresh is crawling."""
-    import os
-    import subprocess
-    import time
+    from tests.crawl_helpers import started_crawling
 
-    from tests.publish_helpers import agentrank_command
-
-    process = subprocess.Popen(
-        agentrank_command(db_path, "--config", str(config), "schedule"),
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    deadline = time.monotonic() + 60
-    while not emulator.search_requests():
-        assert time.monotonic() < deadline and process.poll() is None
-        time.sleep(0.05)
-    return process
+    return started_crawling(db_path, config, emulator, "schedule")
 
 
 def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
