@@ -112,6 +112,18 @@ def db_content(path: Path) -> list[str]:
         return list(conn.iterdump())
 
 
+def another_programs_sqlite(path: Path, table: str = "notes", value: str = "keep me") -> Path:
+    """A SQLite file some other program made: one table, one row, none of AgentRank's schema."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.execute(f"create table {table} (body text)")
+    conn.execute(f"insert into {table} values (?)", [value])
+    conn.commit()
+    conn.close()
+    return path
+
+
 def write_json(path: Path, data: Any) -> Path:
     path.write_text(json.dumps(data), encoding="utf-8")
     return path

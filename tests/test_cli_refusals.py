@@ -134,14 +134,9 @@ def test_a_public_url_carrying_a_credential_is_refused_before_anything_is_writte
 def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path):
     """Every command, `explain` included, used to switch another program's SQLite file to WAL and write
     AgentRank's schema beside its tables (and `import` filled it)."""
-    import sqlite3
+    from tests.conftest import another_programs_sqlite
 
-    notes = tmp_path / "notes.db"
-    conn = sqlite3.connect(notes)
-    conn.execute("create table notes (id integer primary key, body text)")
-    conn.execute("insert into notes (body) values ('keep me')")
-    conn.commit()
-    conn.close()
+    notes = another_programs_sqlite(tmp_path / "notes.db")
     before = notes.read_bytes()
     write_json(tmp_path / "items.json", [make_item(seed=1, id=1, full_name="some/repo", name="repo")])
     for args in (("explain", "some/repo"), ("import", "items.json"), ("score",), ("export", "--out", "site.json")):

@@ -178,12 +178,9 @@ def test_refreshing_the_demo_twice_never_puts_a_push_after_the_score(demo_folder
 
 
 def test_the_demo_never_replaces_a_database_it_did_not_build(tmp_path):
-    mine = tmp_path / "agentrank.db"
-    conn = sqlite3.connect(mine)
-    conn.execute("create table precious (x)")
-    conn.execute("insert into precious values ('my data')")
-    conn.commit()
-    conn.close()
+    from tests.conftest import another_programs_sqlite
+
+    mine = another_programs_sqlite(tmp_path / "agentrank.db", "precious", "my data")
     before = mine.read_bytes()
     result = agentrank(tmp_path, "demo", "--no-serve", "--size", "60", "--weeks", "2")
     assert result.returncode == 1

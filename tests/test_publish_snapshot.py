@@ -18,7 +18,7 @@ from agentrank.cli import cli
 from agentrank.config import Config
 from db.store import open_store
 from tests.benchmark_attempts import attempt
-from tests.conftest import make_item
+from tests.conftest import another_programs_sqlite, make_item
 from tests.publish_helpers import build_published_db, free_port, running
 
 
@@ -129,12 +129,7 @@ def test_snapshot_never_replaces_what_it_must_not(source, tmp_path):
     export.write_text('{"schema_version": 1}')
     working = tmp_path / "prod.db"
     open_store(working).close()
-    other = tmp_path / "notes.db"
-    notes = sqlite3.connect(other)
-    notes.execute("create table notes (body text)")
-    notes.execute("insert into notes values ('keep me')")
-    notes.commit()
-    notes.close()
+    other = another_programs_sqlite(tmp_path / "notes.db")
     lock = source.path.with_name(source.path.name + ".lock")
     for out, words in (
         (source.path, "is the database itself"),
