@@ -522,23 +522,45 @@ place_before as (
   select repo_id, row_number() over (order by rank) as place from scores
   where run_id = (select run_id from previous_run) and rank is not null
     and repo_id in (select repo_id from scores where run_id = (select run_id from current_run) and rank is not null)
+),
+-- each part of the score change in points, turned the way the repo moved (places up: +, down: −)
+moves as (
+  select c.repo_id, b.place - n.place as places_up, case when b.place > n.place then 1 else -1 end as way,
+         c.activity - p.activity as activity, c.openness - p.openness as openness,
+         c.popularity - p.popularity as popularity, c.adoption - p.adoption as adoption,
+         c.momentum - p.momentum as momentum
+  from scores c
+  join scores p on p.repo_id = c.repo_id and p.run_id = (select run_id from previous_run)
+  join place_now n on n.repo_id = c.repo_id
+  join place_before b on b.repo_id = c.repo_id
+  where c.run_id = (select run_id from current_run)
+),
+parts as (
+  select repo_id, places_up, way * {WEIGHTS["activity"]!r} * activity as activity_part,
+         way * {WEIGHTS["openness"]!r} * openness as licence_part,
+         way * ({WEIGHTS["popularity"]!r} * popularity + {WEIGHTS["adoption"]!r} * adoption
+           + {WEIGHTS["momentum"]!r} * momentum) as percentile_part
+  from moves
 )
-select c.full_name, p.rank as previous_rank, c.rank, b.place - n.place as places_up,
+select c.full_name, p.rank as previous_rank, c.rank, m.places_up,
+       -- the part that pushed it furthest the way it moved, as the maker's page and the movers feed
+       -- say (a bucket flip beside 40,000 new stars did not move it); the others' changes when no
+       -- part of its own score pushed that way
        case
-         when c.activity != p.activity then 'its activity bucket (its last push) changed'
-         when c.openness != p.openness then 'its licence changed'
+         when m.activity_part > 1e-9 and m.activity_part >= m.licence_part and m.activity_part >= m.percentile_part
+           then 'its activity bucket (its last push) changed'
+         when m.licence_part > 1e-9 and m.licence_part >= m.percentile_part then 'its licence changed'
          when c.stars = p.stars and c.forks = p.forks then 'the other repos'' changes (no new stars or forks)'
          else 'its stars and forks against the other repos'' changes (its page says which moved it)'
        end as moved_by,
        c.stars - p.stars as stars_gained,
        {SHOWN_SQL.format("p.score")} as previous_score, {SHOWN_SQL.format("c.score")} as score,
        substr(p.as_of, 1, 10) as previous_run_day, substr(c.as_of, 1, 10) as run_day
-from scores c
-join scores p on p.repo_id = c.repo_id and p.run_id = (select run_id from previous_run)
-join place_now n on n.repo_id = c.repo_id
-join place_before b on b.repo_id = c.repo_id
-where c.run_id = (select run_id from current_run) and b.place != n.place
-order by abs(b.place - n.place) desc, c.rank
+from parts m
+join scores c on c.repo_id = m.repo_id and c.run_id = (select run_id from current_run)
+join scores p on p.repo_id = m.repo_id and p.run_id = (select run_id from previous_run)
+where m.places_up != 0
+order by abs(m.places_up) desc, c.rank
 limit 100
 """.strip(),
     },

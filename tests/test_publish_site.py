@@ -377,3 +377,37 @@ async def test_an_uncertain_category_on_the_makers_page_is_one_click_from_a_corr
     # Its JSON twin says the same.
     data = (await datasette.client.get(f"/-/agent/{uncertain}.json")).json()
     assert data["breakdown"]["category"]["uncertain"]
+
+
+@pytest.mark.asyncio
+async def test_rank_changes_name_the_part_that_pushed_it_furthest(published_db, datasette):
+    # A bucket flip beside many new stars did not move a repo that rose on its stars: what moved it is
+    # the part of its score change that pushed it furthest the way it moved, worked out here from the
+    # two runs' stored components and the published weights.
+    result = rows(await datasette.client.get("/agentrank/rank_changes.json?_shape=array"))
+    conn = sqlite3.connect(published_db.path)
+    conn.row_factory = sqlite3.Row
+    runs = [r for (r,) in conn.execute("select distinct run_id from scores order by run_id")][-2:]
+    before, after = (
+        {r["full_name"]: r for r in conn.execute("select * from scores where run_id = ?", [run])} for run in runs
+    )
+    weights = {"popularity": 0.30, "adoption": 0.20, "activity": 0.25, "momentum": 0.15, "openness": 0.10}
+    both_flipped = 0
+    for r in result:
+        was, now = before[r["full_name"]], after[r["full_name"]]
+        way = 1 if r["places_up"] > 0 else -1
+        part = {
+            "activity": way * weights["activity"] * (now["activity"] - was["activity"]),
+            "licence": way * weights["openness"] * (now["openness"] - was["openness"]),
+            "stars": way * sum(weights[c] * (now[c] - was[c]) for c in ("popularity", "adoption", "momentum")),
+        }
+        biggest = max(part, key=lambda k: (part[k], k != "stars"))
+        if part["activity"] and part["stars"]:
+            both_flipped += 1
+        if part[biggest] <= 1e-9 or biggest == "stars":
+            assert "activity" not in r["moved_by"] and "licence" not in r["moved_by"], (r, part)
+        elif biggest == "activity":
+            assert r["moved_by"].startswith("its activity bucket"), (r, part)
+        else:
+            assert r["moved_by"] == "its licence changed", (r, part)
+    assert both_flipped, "the fixture has no repo whose bucket and stars both changed"
