@@ -147,9 +147,12 @@ def _run_entries(
         entries.extend(mover_entries(conn, run["id"], previous, run["as_of"]))
 
 
-def mover_entries(conn: sqlite3.Connection, run_id: int, previous: int, as_of: str) -> list[dict[str, Any]]:
+def mover_entries(
+    conn: sqlite3.Connection, run_id: int, previous: int, as_of: str, limit: int | None = MOVERS_PER_RUN
+) -> list[dict[str, Any]]:
     """One run's biggest movers, each said in words: first the news (moved by its own stars, forks
-    or licence), biggest move first, then the noise (its activity bucket, the others' changes)."""
+    or licence), biggest move first, then the noise (its activity bucket, the others' changes);
+    ``limit`` of them in all (None: every candidate)."""
     population = movement.sorted_population(run_population(conn, previous))
     pairs = directory.rank_pairs(conn, run_id, previous)
     # Places among the repos ranked in both runs: a repo pushed down by newcomers did not fall.
@@ -169,7 +172,7 @@ def mover_entries(conn: sqlite3.Connection, run_id: int, previous: int, as_of: s
     moves = [m for m in moves if abs(m["places_up"]) >= MIN_PLACES]
     moves.sort(key=lambda m: (m["kind"] != "news", -abs(m["places_up"]), m["after"]["rank"]))
     entries = []
-    for move in moves[:MOVERS_PER_RUN]:
+    for move in moves[:limit]:
         after = move["after"]
         title = movement.title(isolated(move["full_name"]), move, after["rank"])
         score = f"score {shown(move['before']['score']):.1f} → {shown(after['score']):.1f}"

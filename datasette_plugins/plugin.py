@@ -13,6 +13,7 @@ import datasette_plugins.agent_page as agent_page
 import datasette_plugins.badges as badges
 import datasette_plugins.cache as cache
 import datasette_plugins.feeds as feeds
+import datasette_plugins.movers as movers
 import datasette_plugins.pages as pages
 import datasette_plugins.schemas as schemas
 from datasette_plugins.admission import handle_exception
@@ -45,7 +46,14 @@ def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
 
 @hookimpl
 def register_routes():
-    return [*agent_page.register_routes(), *pages.ROUTES, *badges.ROUTES, *feeds.ROUTES, *schemas.ROUTES]
+    return [
+        *agent_page.register_routes(),
+        *pages.ROUTES,
+        *badges.ROUTES,
+        *feeds.ROUTES,
+        *movers.ROUTES,
+        *schemas.ROUTES,
+    ]
 
 
 __all__ = [

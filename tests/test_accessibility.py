@@ -29,6 +29,7 @@ PAGES = [
     "/-/category/coding",
     "/-/owner/{owner}",
     "/-/method",
+    "/-/movers",
     "/-/leaderboard",
     "/-/benchmark",
     "/-/benchmark/index",

@@ -201,6 +201,10 @@ def test_feed_and_leaderboard(view, directory_server, directory_db):
     no_sideways_scroll(view)
     nothing_hidden_in_a_box(view)  # the weights table's last column too
     shot(view, f"directory-method-{view.label}")
+    view.goto(f"{directory_server.url}/-/movers")  # the directory has two runs: who moved, in words
+    expect(view.locator("h1")).to_have_text("The week's biggest movers")
+    no_sideways_scroll(view)
+    shot(view, f"directory-movers-{view.label}")
     view.goto(f"{directory_server.url}/agentrank/verified_leaderboard")
     first_row = view.locator("table.rows-and-columns tbody tr").first
     assert first_row.bounding_box()["y"] < view.size["height"]  # the SQL is folded away: rows come first

@@ -218,3 +218,45 @@ async def test_repos_joining_above_are_no_places_lost(tmp_path, run_cli, db_path
     assert "It kept its place among the repos ranked both times." in page
     assert "5 repos joined the list above it: that moved its rank number without anyone passing it." in page
     assert "on its own" not in page
+
+
+@pytest.mark.asyncio
+async def test_the_movers_page_says_who_moved_and_why_in_words(demo_folder):
+    """The home page's "biggest movers" is a page for people (it was the Atom feed's XML): the same
+    moves as the feed, their own doing first, each repo linked to its page."""
+    from html import unescape
+
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+    from datasette_plugins.feeds import feed_entries
+
+    datasette = build_datasette(demo_folder.db, ServeConfig(heap_limit_mb=0))
+    home = unescape((await datasette.client.get("/")).text)
+    assert '<a href="/-/movers">The week\'s biggest movers</a>' in home, "the home page links the page"
+    page = await datasette.client.get("/-/movers")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    text = unescape(page.text)
+    conn = sqlite3.connect(f"file:{demo_folder.db}?mode=ro", uri=True)
+    run, _ = _latest_runs(conn)
+    entries = [e for e in feed_entries(conn, "movers") if e["run_id"] == run]
+    news_at, others_at = text.index("Moved by their own stars, forks or licence"), text.index("Moved by a push")
+    assert news_at < others_at
+    where = [text.index(f"/-/agent/{e['full_name']}") for e in entries]
+    assert where == sorted(where), "in the feed's order, biggest first within each kind"
+    for e, at in zip(entries, where, strict=True):
+        assert (at < others_at) == (e["kind"] == "news"), e["full_name"]
+        line = text[at : text.index("</li>", at)]
+        way = "up" if e["places_up"] > 0 else "down"
+        assert f"{way} {abs(e['places_up']):,} place" in line and e["reason"] in line, line
+        assert f"#{e['before']['rank']:,} → #{e['after']['rank']:,}" in line
+
+
+@pytest.mark.asyncio
+async def test_the_movers_page_with_one_run_says_there_is_nothing_to_compare(tmp_path):
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+    from tests.publish_helpers import build_published_db
+
+    db = build_published_db(tmp_path / "one-week.db", n=30, seed=5, weeks=1)
+    page = await build_datasette(db.path, ServeConfig(heap_limit_mb=0)).client.get("/-/movers")
+    assert page.status_code == 200 and "movers need two weekly runs" in page.text
