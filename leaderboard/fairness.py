@@ -68,6 +68,7 @@ def rank_board(
     score: str,
     covered: str = "tasks",
     rank_incomplete: bool = False,
+    interval_of: tuple[str, str] = ("solved", "attempts"),
 ) -> None:
     """Set rank, tasks_total, coverage, interval, overlaps_next and pareto on one board's entries.
 
@@ -75,12 +76,15 @@ def rank_board(
     error as attempted: its score is out of fewer tasks, not a partial entry). ``rank_incomplete``
     ranks an incomplete entry and keeps its note: seed 001 leaves infrastructure errors out "for or
     against the agent", so its run view ranks a score out of fewer tasks however many were lost.
+    ``interval_of`` names the successes and trials the 95 % interval is of: the board's score (RS9's
+    headline is tasks passed of tasks, a task passed only when every attempt at it passed, so an
+    interval of attempts passed could sit wholly above a headline of 0).
     """
     for entry in entries:
         entry["tasks_total"] = task_total
         entry["coverage"] = coverage(entry[covered], task_total)
         entry["incomplete"] = incomplete(entry["infra_errors"], entry["attempts"])
-        interval = wilson(entry["solved"], entry["attempts"])
+        interval = wilson(entry[interval_of[0]], entry[interval_of[1]])
         entry["solve_rate_low"], entry["solve_rate_high"] = interval or (None, None)
         entry["rank"] = None
         entry["overlaps_next"] = None

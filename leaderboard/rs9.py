@@ -5,7 +5,8 @@
 - ``tasks``: tasks with a counted attempt (infra errors are out: "a score out of fewer tasks");
 - a task is *passed* when every counted attempt at it passed (all hidden tests, not disqualified,
   not timed out: a time-out counts as not passed);
-- ``headline`` = 100 · passed / tasks; ``partial_credit`` = mean over tasks of the share of checks
+- ``headline`` = 100 · passed / tasks, with its 95 % Wilson interval (``solve_rate_low``/``_high``:
+  of the tasks passed, not the attempts); ``partial_credit`` = mean over tasks of the share of checks
   passed (a disqualified attempt 0), in percent;
 - ``total_cost_usd``: sum over counted attempts, null when any is unknown ("price unknown", never
   $0); ``cost_lower_bound`` when any attempt's cost is one; ``cost_per_pass`` = total / passed,
@@ -200,5 +201,13 @@ def rs9_runs(
             last_day = max(e["last_date"] for e in board)[:10]
             known = {t for t, when in validated[suite].items() if when is None or when[:10] <= last_day}
             total = len(known | attempted)
-        rank_board(board, total, _rank_key, "headline", covered="attempted", rank_incomplete=True)
+        rank_board(
+            board,
+            total,
+            _rank_key,
+            "headline",
+            covered="attempted",
+            rank_incomplete=True,
+            interval_of=("passed", "tasks"),
+        )
     return entries

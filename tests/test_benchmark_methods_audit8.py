@@ -66,3 +66,20 @@ async def test_the_fitscore_page_says_when_the_assessment_gave_the_speed(tmp_pat
     assert summary is not None
     text: Any = re.sub(r"<[^>]+>", "", summary.group(1))
     assert "speed 2 (given by the assessment)" in text, text
+
+
+def test_rs9_interval_is_of_the_headline_tasks_passed_not_attempts():
+    """Three attempts a task: two tasks where two of three attempts passed are not passed (a task
+    passes only when every attempt did), so the headline is 0 of 2. An interval of attempts passed
+    (4 of 6) sat wholly above that 0 on the run page; it is of tasks passed now."""
+    from leaderboard.fairness import wilson
+
+    records = [
+        attempt("gamma", "1", task, n, D1, V, 2 if n != 3 else 0, 2, 10, 1.0, suite="s", run="r1")
+        for task in ("t1", "t2")
+        for n in (1, 2, 3)
+    ]
+    [entry] = compute_methods(rows_of(records)).rs9_runs
+    assert (entry["tasks"], entry["passed"], entry["headline"]) == (2, 0, 0.0)
+    assert (entry["solve_rate_low"], entry["solve_rate_high"]) == wilson(0, 2)
+    assert entry["solve_rate_low"] <= entry["headline"] <= entry["solve_rate_high"]
