@@ -411,3 +411,11 @@ async def test_rank_changes_name_the_part_that_pushed_it_furthest(published_db, 
         else:
             assert r["moved_by"] == "its licence changed", (r, part)
     assert both_flipped, "the fixture has no repo whose bucket and stars both changed"
+
+
+@pytest.mark.asyncio
+async def test_makers_page_counts_one_repository_in_the_singular(tmp_path):
+    db = build_published_db(tmp_path / "small.db", n=12, seed=7, weeks=1)
+    page = (await build_datasette(db.path, SETTINGS).client.get(f"/-/agent/{db.top_name}")).text
+    assert re.search(r": 1 repository</title>", page), "a histogram bin holds one repo"
+    assert not re.search(r"\b1 repositories\b", page)
