@@ -141,3 +141,28 @@ async def test_list_prices_and_lower_bounds_show_on_the_leaderboard_queries(meth
     assert (t1["cost_usd"], t1["cost_source"]) == ("0.22", "api-list-price")
     closed = (await ds.client.get(f"/{db}/agent_attempts.json?_shape=array&agent=Closed Agent X")).json()
     assert {r["cost_usd"] for r in closed} == {"— (price unknown)"}
+
+
+@pytest.mark.asyncio
+async def test_an_index_name_with_a_right_to_left_override_cannot_reverse_the_figures(tmp_path, monkeypatch):
+    # The operator's index name is text from a config: isolated like every agent and repo name, so a
+    # U+202E in it cannot turn "81.2" or the version after it around on the hub card or the index page.
+    from agentrank.config import ServeConfig
+    from agentrank.serve import build_datasette
+    from tests import methods_helpers
+
+    name = "Evil\u202e Index"
+    monkeypatch.setattr(
+        methods_helpers, "INDEX_CONFIG", methods_helpers.INDEX_CONFIG.replace("Coding Agent Index", name)
+    )
+    db = methods_helpers.build_methods_db(tmp_path)
+    datasette = build_datasette(db, ServeConfig(heap_limit_mb=0))
+    for path in ("/-/benchmark", "/-/benchmark/index"):
+        page = (await datasette.client.get(path)).text
+        shown = [m.start() for m in re.finditer(re.escape(html.escape(name)), page)] or [
+            m.start() for m in re.finditer(name, page)
+        ]
+        assert shown, path
+        for at in shown:
+            before = page[max(0, at - 60) : at]
+            assert before.endswith("<bdi>") or 'id="' in before[-12:] or "data-label=" in before[-14:], (path, before)
