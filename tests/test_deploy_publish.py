@@ -11,6 +11,7 @@ Offline-safe: the fresh virtualenv sees this one's packages (a ``.pth`` line) an
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -345,3 +346,25 @@ def test_the_docs_install_and_reference_the_shipped_units():
     assert "systemctl restart agentrank " in DOCS.read_text()
     for doc in (DOCS, ROOT / "docs" / "refresh.md"):
         assert "ExecStart=" not in doc.read_text(), doc.name
+
+
+def test_the_export_is_where_the_docs_tell_the_website_to_copy_it_from(published_db, tmp_path, monkeypatch):
+    """docs/export.md: under the shipped units (their --db and --config, in /srv/agentrank) the
+    refresh's export stage writes /srv/agentrank/agentrank-export.json, which the website copies."""
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    text = (ROOT / "docs" / "export.md").read_text()
+    named = re.search(r"rsync (/srv/agentrank/\S+) ", text)
+    assert named, "docs/export.md no longer shows where to copy the export from"
+    refresh = next(c for c in unit_commands(SYSTEMD / "agentrank-refresh.service") if "refresh" in c)
+    global_options = refresh[1 : refresh.index("refresh")]
+    documented_config(tmp_path)
+    shutil.copy(published_db.path, tmp_path / "agentrank.db")
+    monkeypatch.chdir(tmp_path)  # the unit's WorkingDirectory, /srv/agentrank
+    result = CliRunner().invoke(cli, [*global_options, "export"])  # the refresh's export stage, alone
+    assert result.exit_code == 0, result.output
+    written = tmp_path / Path(named.group(1)).relative_to("/srv/agentrank")
+    assert json.loads(written.read_text())["agents"]
+    assert '"page_url": "https://agentrank.example.org/-/agent/' in written.read_text()
