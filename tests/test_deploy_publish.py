@@ -11,6 +11,7 @@ Offline-safe: the fresh virtualenv sees this one's packages (a ``.pth`` line) an
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -238,3 +239,132 @@ def test_the_nginx_config_limits_every_canned_query(published_db):
     listed = set(re.search(r'"~\^/\[\^/\]\+/\(([^)]*)\)', conf).group(1).split("|"))
     names = {name for _, name in canned_queries(build_datasette(published_db.path, ServeConfig(heap_limit_mb=0)))}
     assert names and names <= listed, sorted(names - listed)
+
+
+SYSTEMD = ROOT / "deploy" / "systemd"
+AGENTRANK_BIN = "/srv/agentrank/.venv/bin/agentrank"
+
+
+def unit_settings(path: Path) -> list[tuple[str, str]]:
+    """A systemd unit's Key=Value lines in order (keys repeat: a oneshot has several ExecStart)."""
+    pairs = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";", "[")):
+            key, _, value = line.partition("=")
+            pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+def unit_commands(path: Path) -> list[list[str]]:
+    """The unit's Exec* command lines, split, without systemd's prefixes (+, -, @, !, :)."""
+    return [shlex.split(value.lstrip("+-@!:")) for key, value in unit_settings(path) if key.startswith("Exec")]
+
+
+def documented_block(marker: str) -> str:
+    text = DOCS.read_text()
+    block = text[text.index(marker) :]
+    block = block[block.index("```bash\n") + len("```bash\n") :]
+    return block[: block.index("```")]
+
+
+def documented_config(tmp_path: Path) -> Path:
+    """The agentrank.toml the documented install writes (its printf line), in ``tmp_path``."""
+    line = next(line for line in documented_block("<!-- systemd-install:").splitlines() if line.startswith("printf"))
+    printf, pipe = line.split(" | ")
+    assert shlex.split(pipe) == ["sudo", "tee", "/srv/agentrank/agentrank.toml"]
+    written = subprocess.run(["bash", "-c", printf], capture_output=True, text=True, check=True).stdout
+    path = tmp_path / "agentrank.toml"
+    path.write_text(written)
+    return path
+
+
+def test_the_shipped_systemd_units_run_agentrank_commands_that_exist(tmp_path):
+    """Every agentrank command line in deploy/systemd parses (its command and options exist), the
+    configuration file they name is the one the docs write, and the optional token file is optional."""
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+    from agentrank.config import load_config
+
+    config = load_config(documented_config(tmp_path), environ={})
+    assert config.serve.public_url == "https://agentrank.example.org" and config.serve.cache_max_age == 600
+    units = sorted(p.name for p in SYSTEMD.iterdir())
+    assert units == ["agentrank-refresh.service", "agentrank-refresh.timer", "agentrank.service"]
+    seen = []
+    for unit in ("agentrank.service", "agentrank-refresh.service"):
+        settings = dict(unit_settings(SYSTEMD / unit))
+        assert settings["WorkingDirectory"] == "/srv/agentrank"  # where the docs put agentrank.toml
+        for env_file in [v for k, v in unit_settings(SYSTEMD / unit) if k == "EnvironmentFile"]:
+            assert env_file.startswith("-"), f"{unit}: {env_file} would be required"
+        for command in unit_commands(SYSTEMD / unit):
+            if command[0] == "/usr/bin/systemctl":  # the refresh restarts the site's unit, shipped here
+                assert command[1:] == ["try-restart", "agentrank.service"]
+                continue
+            assert command[0] == AGENTRANK_BIN, command
+            assert command[command.index("--config") + 1] == "agentrank.toml", command
+            result = CliRunner().invoke(cli, [*command[1:], "--help"])
+            assert result.exit_code == 0, (command, result.output)
+            seen.append(next(word for word in command[1:] if word in cli.commands))
+    assert seen == ["serve", "refresh", "snapshot"]
+    timer = dict(unit_settings(SYSTEMD / "agentrank-refresh.timer"))
+    assert timer["OnCalendar"] == "Mon *-*-* 06:00:00 UTC" and timer["Persistent"] == "true"
+
+
+def test_the_refresh_units_snapshot_is_what_the_site_unit_serves(published_db, tmp_path, monkeypatch):
+    """The refresh unit's snapshot line and the site unit's serve line, run as written in a folder
+    laid out as /srv/agentrank (another port): the site serves the snapshot with the public address
+    from the documented agentrank.toml."""
+    from tests.publish_helpers import running
+
+    documented_config(tmp_path)
+    shutil.copy(published_db.path, tmp_path / "agentrank.db")
+    snapshot = next(c for c in unit_commands(SYSTEMD / "agentrank-refresh.service") if "snapshot" in c)
+    serve = unit_commands(SYSTEMD / "agentrank.service")[0]
+    python = [sys.executable, "-c", "from agentrank.cli import cli; cli()"]
+    made = subprocess.run([*python, *snapshot[1:]], cwd=tmp_path, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    port = free_port()
+    serve = [*python, *serve[1:]]
+    serve[serve.index("--port") + 1] = str(port)
+    monkeypatch.chdir(tmp_path)  # the unit's WorkingDirectory: its paths are relative to it
+    with running(serve, port, tmp_path / "serve.log") as server:
+        page = httpx.get(f"{server.url}/-/agent/{published_db.top_name}", timeout=30)
+    assert page.status_code == 200
+    assert f"https://agentrank.example.org/-/agent/{published_db.top_name}/badge.svg" in page.text
+    assert page.headers["cache-control"].endswith("max-age=600")
+
+
+def test_the_docs_install_and_reference_the_shipped_units():
+    install = documented_block("<!-- systemd-install:")
+    refresh_doc = (ROOT / "docs" / "refresh.md").read_text()
+    for unit in SYSTEMD.iterdir():
+        assert f"deploy/systemd/{unit.name}" in install, unit.name
+        assert unit.name in DOCS.read_text()
+    assert "agentrank-refresh.service" in refresh_doc and "agentrank-refresh.timer" in refresh_doc
+    # The restart the docs give is the site's unit, and no doc shows a unit of its own any more.
+    assert "systemctl restart agentrank " in DOCS.read_text()
+    for doc in (DOCS, ROOT / "docs" / "refresh.md"):
+        assert "ExecStart=" not in doc.read_text(), doc.name
+
+
+def test_the_export_is_where_the_docs_tell_the_website_to_copy_it_from(published_db, tmp_path, monkeypatch):
+    """docs/export.md: under the shipped units (their --db and --config, in /srv/agentrank) the
+    refresh's export stage writes /srv/agentrank/agentrank-export.json, which the website copies."""
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    text = (ROOT / "docs" / "export.md").read_text()
+    named = re.search(r"rsync (/srv/agentrank/\S+) ", text)
+    assert named, "docs/export.md no longer shows where to copy the export from"
+    refresh = next(c for c in unit_commands(SYSTEMD / "agentrank-refresh.service") if "refresh" in c)
+    global_options = refresh[1 : refresh.index("refresh")]
+    documented_config(tmp_path)
+    shutil.copy(published_db.path, tmp_path / "agentrank.db")
+    monkeypatch.chdir(tmp_path)  # the unit's WorkingDirectory, /srv/agentrank
+    result = CliRunner().invoke(cli, [*global_options, "export"])  # the refresh's export stage, alone
+    assert result.exit_code == 0, result.output
+    written = tmp_path / Path(named.group(1)).relative_to("/srv/agentrank")
+    assert json.loads(written.read_text())["agents"]
+    assert '"page_url": "https://agentrank.example.org/-/agent/' in written.read_text()
