@@ -974,9 +974,10 @@ def serve(
 
     if config.immutable:  # a snapshot nothing writes to: nothing beside it either, and no demo rebuilds it
         run_datasette(state.db_path, config)
-        return
-    with serving(state.db_path, url):
-        run_datasette(state.db_path, config)
+    else:
+        with serving(state.db_path, url):
+            run_datasette(state.db_path, config)
+    click.echo("Datasette stopped")
 
 
 @cli.command()
@@ -1107,6 +1108,7 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
     with serving(result.db_path, url):
         run_datasette(result.db_path, config)
+    click.echo("Datasette stopped")
 
 
 if __name__ == "__main__":

@@ -171,3 +171,37 @@ def test_an_export_behind_a_long_write_says_what_is_holding_it(published_db, tmp
     assert result.exit_code == 1, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "another command has been writing to it" in lines[0], result.output
+
+
+@pytest.fixture
+def working_folder(tmp_path):
+    """A folder holding agentrank.db made by `import` and `score` (each in a process of its own, so
+    nothing is left beside it) and a second database, g2.db, made the same way."""
+    items = [make_item(seed=n, id=n, full_name=f"side/car-{n}", name=f"car-{n}") for n in range(1, 6)]
+    write_json(tmp_path / "items.json", items)
+    for db in ("agentrank.db", "g2.db"):
+        for args in (("import", "items.json"), ("score",)):
+            assert agentrank(tmp_path, "--db", db, *args).returncode == 0, args
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("demo", "--no-serve"),  # agentrank.db came from `import`: the demo never replaces it
+        ("--db", "g2.db", "snapshot", "--out", "agentrank.db"),  # a working database, not a snapshot
+        ("--db", "linked.db", "explain", "side/car-1"),  # a hard link: two write-ahead logs
+        ("--config", "corrections.toml", "refresh", "--from-file", "items.json"),  # its corrections file is missing
+    ],
+)
+def test_a_refusal_leaves_the_folder_as_it_was(working_folder, args):
+    # Checking the file through a read-only connection left agentrank.db-wal and -shm behind.
+    if "linked.db" in args:
+        (working_folder / "linked.db").hardlink_to(working_folder / "agentrank.db")
+    (working_folder / "corrections.toml").write_text('[corrections]\npath = "missing.toml"\n', encoding="utf-8")
+    before = sorted(p.name for p in working_folder.iterdir())
+    result = agentrank(working_folder, *args)
+    assert result.returncode == 1, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert sorted(p.name for p in working_folder.iterdir()) == before
+
