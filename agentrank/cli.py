@@ -218,10 +218,11 @@ class State:
     @contextmanager
     def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
         from agentrank.locks import lock_path, run_lock
-        from db.connection import snapshot_refusal
+        from db.connection import refuse_read_only, snapshot_refusal
 
         if refusal := snapshot_refusal(self.db_path):  # a published copy: refused before anything opens it
             raise click.ClickException(redact(refusal))
+        refuse_read_only(self.db_path, "this command writes into it")  # before must_exist opens it
         if must_exist:
             self.open(must_exist=True).close()  # fail before the lock file is created
         if not lock_path(self.db_path).exists():
@@ -794,6 +795,9 @@ def export(state: State, out: str | None, public_url: str | None) -> None:
     check_out(out)
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     serve_config = serve_settings(state, {"public_url": public_url})
+    from db.connection import refuse_read_only
+
+    refuse_read_only(state.db_path, "export records its run in the database, so it cannot export from a read-only copy")
     db = state.open(must_exist=True, check=True)
     result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")

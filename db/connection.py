@@ -186,6 +186,17 @@ def immutable_refusal(path: str | Path) -> str | None:
     return None
 
 
+def refuse_read_only(path: str | Path, why: str) -> None:
+    """Refuse, in one line, a database file this user may not write, before SQLite opens it: SQLite
+    would fall back to reading, then fail at the first write ("attempt to write a readonly
+    database") and leave a read-only -shm file that broke the next command even after a chmod."""
+    path = Path(path)
+    if path.is_file() and not os.access(path, os.W_OK):
+        raise DatabaseError(
+            f"{path} is read-only: {why}; make it writable (chmod u+w {path}) or give --db a copy you can write"
+        )
+
+
 def _read_only_hint(path: Path) -> str:
     """Why SQLite could not open a file in a read-only folder, which its own message does not say."""
     folder = path.resolve().parent
