@@ -494,13 +494,16 @@ def schedule(state: State, next_count: int | None) -> None:
 @pass_state
 def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> None:
     "Load saved GitHub search results from FILES (JSON lists of items or saved response pages; - reads stdin) as if crawled"
-    from agentrank.importer import import_files
+    from agentrank.importer import import_files, parse_observed_at
 
     config = state.config
+    if observed_at is not None:
+        parse_observed_at(observed_at)  # a bad value is bad usage (exit 2), refused before stdin is read
     with ExitStack() as stack:
         # A pipe (`-`, /dev/stdin, a process substitution) is read once into a temporary file: saved
         # results are read in two passes (their shape, then their items), which a pipe cannot give.
         paths: list[str | Path] = []
+        shown: dict[str, str] = {}  # a temporary file's name → what the user gave
         for name in files:
             if name == "-" or not Path(name).is_file():
                 spool = stack.enter_context(tempfile.NamedTemporaryFile(suffix=".json"))
@@ -508,11 +511,22 @@ def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> No
                     shutil.copyfileobj(source, spool)
                 spool.flush()
                 paths.append(spool.name)
+                shown[spool.name] = "stdin" if name == "-" else name
             else:
                 paths.append(name)
-        with state.lock("import"):
-            db = state.open()
-            result = import_files(db, paths, min_stars=config.crawl.min_stars, observed_at=observed_at)
+        try:
+            with state.lock("import"):
+                db = state.open()
+                result = import_files(db, paths, min_stars=config.crawl.min_stars, observed_at=observed_at)
+        except Exception as e:
+            # The refusal names the file it read; for a pipe that was the temporary copy
+            # (/tmp/tmpXXXX.json), which the user never saw: name what they gave instead.
+            message = str(e)
+            if not any(spool in message for spool in shown) or len(e.args) != 1 or not isinstance(e.args[0], str):
+                raise
+            for spool, name in shown.items():
+                message = message.replace(spool, name)
+            raise type(e)(message) from None
     click.echo(result.summary())
     if result.note:
         click.echo(f"Note: {result.note}", err=True)
