@@ -727,28 +727,34 @@ def classify(
     folds_given = click.get_current_context().get_parameter_source("folds") != click.core.ParameterSource.DEFAULT
     if folds_given and not cross_validate:
         raise click.UsageError("--folds goes with --cross-validate")
-    if only_changed and (evaluate_path or cross_validate or held_out or survey_path):
+    modes = [
+        name
+        for name, given in (
+            ("--evaluate", evaluate_path),
+            ("--survey", survey_path),
+            ("--held-out", held_out),
+            ("--cross-validate", cross_validate),
+        )
+        if given
+    ]
+    if only_changed and modes:
         raise click.UsageError(
             "--only-changed is for classifying the database; --evaluate, --survey, --held-out and "
             "--cross-validate read no database"
         )
-    if evaluate_path or cross_validate or held_out or survey_path:
+    if len(modes) > 1:  # two reports asked for at once: one was silently not run
+        raise click.UsageError(f"{' and '.join(modes)} are two reports: give one of them per run")
+    if modes:
         from classify import evaluate as ev
 
         uncertain_below = state.config.classify.uncertain_below
         if evaluate_path:
             click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below, repos=repos_path))
-        if survey_path:
-            if evaluate_path:
-                click.echo("")
+        elif survey_path:
             click.echo(ev.survey_report(survey_path, uncertain_below=uncertain_below, source=survey_source))
-        if held_out:
-            if evaluate_path or survey_path:
-                click.echo("")
+        elif held_out:
             click.echo(ev.held_out_report(uncertain_below=uncertain_below))
-        if cross_validate:
-            if evaluate_path or survey_path or held_out:
-                click.echo("")
+        else:
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return
     from agentrank.classifier import classify_listed
