@@ -522,10 +522,14 @@ def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> No
             # The refusal names the file it read; for a pipe that was the temporary copy
             # (/tmp/tmpXXXX.json), which the user never saw: name what they gave instead.
             message = str(e)
-            if not any(spool in message for spool in shown) or len(e.args) != 1 or not isinstance(e.args[0], str):
+            if (
+                not any(temporary in message for temporary in shown)
+                or len(e.args) != 1
+                or not isinstance(e.args[0], str)
+            ):
                 raise
-            for spool, name in shown.items():
-                message = message.replace(spool, name)
+            for temporary, name in shown.items():
+                message = message.replace(temporary, name)
             raise type(e)(message) from None
     click.echo(result.summary())
     if result.note:
