@@ -218,10 +218,11 @@ class State:
     @contextmanager
     def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
         from agentrank.locks import lock_path, run_lock
-        from db.connection import snapshot_refusal
+        from db.connection import refuse_read_only, snapshot_refusal
 
         if refusal := snapshot_refusal(self.db_path):  # a published copy: refused before anything opens it
             raise click.ClickException(redact(refusal))
+        refuse_read_only(self.db_path, "this command writes into it")  # before must_exist opens it
         if must_exist:
             self.open(must_exist=True).close()  # fail before the lock file is created
         if not lock_path(self.db_path).exists():
@@ -493,13 +494,16 @@ def schedule(state: State, next_count: int | None) -> None:
 @pass_state
 def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> None:
     "Load saved GitHub search results from FILES (JSON lists of items or saved response pages; - reads stdin) as if crawled"
-    from agentrank.importer import import_files
+    from agentrank.importer import import_files, parse_observed_at
 
     config = state.config
+    if observed_at is not None:
+        parse_observed_at(observed_at)  # a bad value is bad usage (exit 2), refused before stdin is read
     with ExitStack() as stack:
         # A pipe (`-`, /dev/stdin, a process substitution) is read once into a temporary file: saved
         # results are read in two passes (their shape, then their items), which a pipe cannot give.
         paths: list[str | Path] = []
+        shown: dict[str, str] = {}  # a temporary file's name → what the user gave
         for name in files:
             if name == "-" or not Path(name).is_file():
                 spool = stack.enter_context(tempfile.NamedTemporaryFile(suffix=".json"))
@@ -507,11 +511,26 @@ def import_(state: State, files: tuple[str, ...], observed_at: str | None) -> No
                     shutil.copyfileobj(source, spool)
                 spool.flush()
                 paths.append(spool.name)
+                shown[spool.name] = "stdin" if name == "-" else name
             else:
                 paths.append(name)
-        with state.lock("import"):
-            db = state.open()
-            result = import_files(db, paths, min_stars=config.crawl.min_stars, observed_at=observed_at)
+        try:
+            with state.lock("import"):
+                db = state.open()
+                result = import_files(db, paths, min_stars=config.crawl.min_stars, observed_at=observed_at)
+        except Exception as e:
+            # The refusal names the file it read; for a pipe that was the temporary copy
+            # (/tmp/tmpXXXX.json), which the user never saw: name what they gave instead.
+            message = str(e)
+            if (
+                not any(temporary in message for temporary in shown)
+                or len(e.args) != 1
+                or not isinstance(e.args[0], str)
+            ):
+                raise
+            for temporary, name in shown.items():
+                message = message.replace(temporary, name)
+            raise type(e)(message) from None
     click.echo(result.summary())
     if result.note:
         click.echo(f"Note: {result.note}", err=True)
@@ -712,28 +731,34 @@ def classify(
     folds_given = click.get_current_context().get_parameter_source("folds") != click.core.ParameterSource.DEFAULT
     if folds_given and not cross_validate:
         raise click.UsageError("--folds goes with --cross-validate")
-    if only_changed and (evaluate_path or cross_validate or held_out or survey_path):
+    modes = [
+        name
+        for name, given in (
+            ("--evaluate", evaluate_path),
+            ("--survey", survey_path),
+            ("--held-out", held_out),
+            ("--cross-validate", cross_validate),
+        )
+        if given
+    ]
+    if only_changed and modes:
         raise click.UsageError(
             "--only-changed is for classifying the database; --evaluate, --survey, --held-out and "
             "--cross-validate read no database"
         )
-    if evaluate_path or cross_validate or held_out or survey_path:
+    if len(modes) > 1:  # two reports asked for at once: one was silently not run
+        raise click.UsageError(f"{' and '.join(modes)} are two reports: give one of them per run")
+    if modes:
         from classify import evaluate as ev
 
         uncertain_below = state.config.classify.uncertain_below
         if evaluate_path:
             click.echo(ev.evaluation_report(evaluate_path, uncertain_below=uncertain_below, repos=repos_path))
-        if survey_path:
-            if evaluate_path:
-                click.echo("")
+        elif survey_path:
             click.echo(ev.survey_report(survey_path, uncertain_below=uncertain_below, source=survey_source))
-        if held_out:
-            if evaluate_path or survey_path:
-                click.echo("")
+        elif held_out:
             click.echo(ev.held_out_report(uncertain_below=uncertain_below))
-        if cross_validate:
-            if evaluate_path or survey_path or held_out:
-                click.echo("")
+        else:
             click.echo(ev.cross_validation_report(folds, uncertain_below=uncertain_below))
         return
     from agentrank.classifier import classify_listed
@@ -794,6 +819,9 @@ def export(state: State, out: str | None, public_url: str | None) -> None:
     check_out(out)
     path = state.config.export.path if out is None else out  # an empty --out is refused, not the default
     serve_config = serve_settings(state, {"public_url": public_url})
+    from db.connection import refuse_read_only
+
+    refuse_read_only(state.db_path, "export records its run in the database, so it cannot export from a read-only copy")
     db = state.open(must_exist=True, check=True)
     result = write_export(db, path, public_url=serve_config.public_url)
     click.echo(f"wrote {result.path}: {result.count} agents as of {result.as_of}")
@@ -974,9 +1002,10 @@ def serve(
 
     if config.immutable:  # a snapshot nothing writes to: nothing beside it either, and no demo rebuilds it
         run_datasette(state.db_path, config)
-        return
-    with serving(state.db_path, url):
-        run_datasette(state.db_path, config)
+    else:
+        with serving(state.db_path, url):
+            run_datasette(state.db_path, config)
+    click.echo("Datasette stopped")
 
 
 @cli.command()
@@ -1107,6 +1136,7 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
     with serving(result.db_path, url):
         run_datasette(result.db_path, config)
+    click.echo("Datasette stopped")
 
 
 if __name__ == "__main__":

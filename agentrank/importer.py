@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import sqlite_utils
 
-from agentrank.errors import PipelineError
+from agentrank.errors import InputRefused, PipelineError
 from crawler.items import EARLIEST, FUTURE_SLACK, ItemRejected, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
 from db.connection import write_transaction
@@ -98,16 +98,17 @@ def parse_observed_at(value: str | datetime, *, now: datetime | None = None) -> 
     """``--observed-at`` as a UTC instant (whole seconds); a time without a zone is UTC.
 
     Results cannot have been fetched in the future (beyond ``CLOCK_SKEW``) or before 2000: such an
-    instant is refused, as it would date every later import's history before it.
+    instant is refused, as it would date every later import's history before it. A refusal is
+    ``InputRefused`` (bad usage, exit 2), as for ``score --as-of``.
     """
     try:
         parsed = parse_timestamp(value.isoformat() if isinstance(value, datetime) else value).replace(microsecond=0)
     except (ValueError, OverflowError):
-        raise PipelineError(f"--observed-at: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
+        raise InputRefused(f"--observed-at: not an ISO 8601 time: {value!r} (e.g. 2026-11-30T06:00:00Z)") from None
     latest = (now or utcnow()) + CLOCK_SKEW
     if not EARLIEST <= parsed <= latest:
         when = "in the future" if parsed > latest else f"before {EARLIEST:%Y}"
-        raise PipelineError(
+        raise InputRefused(
             f"--observed-at {iso(parsed)}: is {when}; give the instant the saved results were fetched from GitHub"
         )
     return parsed

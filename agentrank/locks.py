@@ -48,6 +48,9 @@ def run_lock(db_path: str | Path, what: str) -> Iterator[None]:
     if not parent.is_dir():
         raise DatabaseError(f"cannot create {db_path}: directory {parent} does not exist")
     check_links(Path(db_path))
+    from db.store import check_writable_store
+
+    check_writable_store(db_path)  # a file every write would refuse: refused before DB.lock exists
     path = lock_path(db_path)
     held = f"another agentrank run is already using {db_path}"
     later = f"{what} not started, try again when it has finished"

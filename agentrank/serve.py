@@ -182,23 +182,39 @@ def uvicorn_config(app: Any, settings: ServeConfig) -> Any:
     )
 
 
+class Stopped(Exception):
+    """SIGTERM while serving: a requested stop, like Ctrl-C."""
+
+
 def _stop_on_sigterm(signum: int, frame: Any) -> None:
-    raise SystemExit(0)
+    raise Stopped()
 
 
 def serve(db_path: str | Path, settings: ServeConfig) -> None:
-    """Run Datasette in this process until interrupted (Ctrl-C, or SIGTERM from a service manager)."""
+    """Run Datasette in this process until stopped (Ctrl-C, or SIGTERM from a service manager), then
+    return: stopping a server is what the user asked for, not a failure."""
     import signal
 
     import uvicorn
 
+    from db.connection import release_sidecars
+
     limit_malloc_arenas()
     datasette = build_datasette(db_path, settings)
-    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again for the handler it found:
-    # Python's default would end the process there, skipping the clean-up after serving (the
-    # FILE.serving line). This handler turns it into an ordinary exit, status 0, as a requested stop.
+    # uvicorn shuts down gracefully on SIGINT or SIGTERM, then raises the signal again for the handler
+    # it found: Python's defaults would end the process there ("Aborted!" and status 1 for Ctrl-C,
+    # death by the signal for SIGTERM), skipping the clean-up after serving (the FILE.serving line,
+    # the -wal and -shm files). Both become an ordinary return here.
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         uvicorn.Server(uvicorn_config(datasette.app(), settings)).run()
+    except (KeyboardInterrupt, Stopped):
+        pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        # Datasette's readers (mode=ro) cannot remove the -wal and -shm files they made; once they
+        # are closed, a connection that may write can, when no other process is using the file.
+        for database in datasette.databases.values():
+            database.close()
+        if not settings.immutable:
+            release_sidecars(db_path)

@@ -36,7 +36,6 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
@@ -116,9 +115,10 @@ class PublishedRun:
             names.add(name)
             if self._conn is not None:
                 continue
-            mode = "mode=ro" if database.is_mutable else "immutable=1"
-            uri = f"{Path(database.path).resolve().as_uri()}?{mode}"
-            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            # Datasette's own connect (mode=ro, or immutable=1 for an immutable file) keeps the
+            # connection in its list, so Database.close() closes it too when the server stops: one
+            # reader left open kept the -wal and -shm files beside the database.
+            conn = database.connect()
             if not has_published_table(conn):
                 conn.close()
                 continue

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import sqlite_utils
 
+from db.connection import read_only_connection
+
 SOURCE_VIEW = "published_ranking"
 TABLE = "agents"
 # The columns the public pages facet, sort or look up on (metadata.py's agents options), and the
@@ -92,7 +94,7 @@ def describe_file(db_path: str | Path) -> tuple[list[str], str | None, str | Non
     and the demo note when ``agentrank demo`` built it; read-only, so serving never writes."""
     from db.demo import demo_marker
 
-    conn = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
+    conn = read_only_connection(db_path)
     try:
         names = [row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")]
         top = (

@@ -75,10 +75,43 @@ def is_snapshot(db: sqlite_utils.Database) -> bool:
     return is_snapshot_schema({row[0] for row in db.execute("select name from sqlite_master where type = 'table'")})
 
 
+SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def read_only_connection(path: str | Path) -> sqlite3.Connection:
+    """A connection that reads the file at ``path`` and creates nothing beside it.
+
+    ``mode=ro`` alone is not enough: reading a WAL database creates its -wal and -shm files, and
+    only the last connection that may write removes them on close, so a read-only look (a check
+    before a refusal) left both behind. With none of them there, every commit is in the file
+    itself, so it is read as ``immutable=1`` (no locks, no sidecars); when they exist (another
+    connection is using the file, or one was killed) ``mode=ro`` reads the log as well.
+    """
+    path = Path(path)
+    quiet = not any(Path(f"{path}{end}").exists() for end in SIDECARS)
+    return sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if quiet else 'mode=ro'}", uri=True)
+
+
+def release_sidecars(path: str | Path) -> None:
+    """Let SQLite remove the -wal and -shm files beside ``path`` that read-only connections left: the
+    last connection to close removes them, but only one that may write. Opening and closing one
+    does it, and SQLite leaves them alone while another process still has the file open."""
+    if not Path(path).is_file() or not any(Path(f"{path}{end}").exists() for end in ("-wal", "-shm")):
+        return
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            conn.execute("select count(*) from sqlite_master").fetchone()  # SQLite opens the file lazily
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass  # a file this process cannot write: what was beside it stays, as before
+
+
 def file_tables(path: Path) -> set[str]:
     """The table names of the SQLite file at ``path``, read through a read-only connection (nothing
     is written or created beside it); ``sqlite3.DatabaseError`` when it is not a database."""
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    conn = read_only_connection(path)
     try:
         return {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
     finally:
@@ -113,7 +146,7 @@ def foreign_refusal(path: str | Path) -> str | None:
     if not path.is_file() or path.stat().st_size == 0:
         return None
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = read_only_connection(path)
         try:
             tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
             if not tables:
@@ -151,6 +184,17 @@ def immutable_refusal(path: str | Path) -> str | None:
             "serve it without --immutable, or serve a snapshot of it (`agentrank snapshot --out FILE`)"
         )
     return None
+
+
+def refuse_read_only(path: str | Path, why: str) -> None:
+    """Refuse, in one line, a database file this user may not write, before SQLite opens it: SQLite
+    would fall back to reading, then fail at the first write ("attempt to write a readonly
+    database") and leave a read-only -shm file that broke the next command even after a chmod."""
+    path = Path(path)
+    if path.is_file() and not os.access(path, os.W_OK):
+        raise DatabaseError(
+            f"{path} is read-only: {why}; make it writable (chmod u+w {path}) or give --db a copy you can write"
+        )
 
 
 def _read_only_hint(path: Path) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlite_utils
 
-from db.connection import write_transaction
+from db.connection import read_only_connection, write_transaction
 
 DEMO_NOTE = (
     "Demo data: built by `agentrank demo` from a synthetic population of invented repositories and "
@@ -48,7 +48,7 @@ def file_demo_marker(path: str | Path) -> dict[str, Any] | None:
     """The marker of the database file at ``path``, read without writing anything; None when the
     file is not a demo database (or not an SQLite database at all)."""
     try:
-        conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        conn = read_only_connection(path)
     except sqlite3.Error:
         return None
     try:
@@ -62,7 +62,7 @@ def file_demo_marker(path: str | Path) -> dict[str, Any] | None:
 def file_refresh_instants(path: str | Path, *, since: str) -> list[str]:
     """When each refresh of the database file at ``path`` that ended well, from ``since`` on, was run
     (its ``started_at``), oldest first; read without writing anything."""
-    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    conn = read_only_connection(path)
     try:
         rows = conn.execute(
             "select started_at from runs where kind = 'refresh' and parent_id is null and status = 'ok' "

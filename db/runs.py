@@ -15,7 +15,7 @@ import sqlite_utils
 
 from crawler.items import format_timestamp as iso  # the one stored time format: 2026-11-30T06:00:00Z
 from crawler.secrets import redact
-from db.connection import write_transaction
+from db.connection import read_only_connection, write_transaction
 
 RUN_COUNT_COLUMNS = ("items", "saved", "new", "updated", "rejected", "listed")
 
@@ -198,7 +198,7 @@ def file_has_runs(path: str | Path) -> bool:
     """Has the database file at ``path`` recorded any run? Read-only; False for a file that is not
     an AgentRank database."""
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        with closing(read_only_connection(path)) as conn:
             return bool(conn.execute("select count(*) from runs").fetchone()[0])
     except sqlite3.Error:
         return False

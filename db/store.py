@@ -14,6 +14,8 @@ from db.connection import (
     check_integrity,
     connect,
     foreign_refusal,
+    read_only_connection,
+    refuse_read_only,
     snapshot_refusal,
     write_transaction,
 )
@@ -25,6 +27,13 @@ def migrate(db: sqlite_utils.Database) -> None:
 
     A database with a migration this code does not know was made by a newer AgentRank: its schema
     is not the one this code writes, so it is refused before anything touches it."""
+    refuse_newer_schema(db)
+    if migrations.pending(db):
+        with write_transaction(db):
+            migrations.apply(db)
+
+
+def refuse_newer_schema(db: sqlite_utils.Database) -> None:
     known = {m.name for m in migrations._migrations}
     unknown = [m.name for m in migrations.applied(db) if m.name not in known]
     if unknown:
@@ -32,9 +41,33 @@ def migrate(db: sqlite_utils.Database) -> None:
             f"this database was made by a newer AgentRank (its schema has {unknown[-1]}, which this version "
             "does not know): upgrade AgentRank to use it"
         )
-    if migrations.pending(db):
-        with write_transaction(db):
-            migrations.apply(db)
+
+
+def check_writable_store(path: str | Path) -> None:
+    """Refuse, by reading only, a file no command could write into: not an SQLite database, made by
+    a newer AgentRank, damaged, or another program's. The run lock calls it before it creates the
+    lock file (DB.lock), so such a refusal leaves nothing behind; ``open_store`` checks again under
+    the lock. A missing or empty file passes: the command creates the database."""
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    refuse_read_only(path, "this command writes into it")
+    if refusal := foreign_refusal(path):
+        raise DatabaseError(refusal)
+    try:
+        conn = read_only_connection(path)
+    except sqlite3.Error:
+        return  # cannot even be opened to read (permissions): the command's own open says why
+    try:
+        try:
+            conn.execute("select count(*) from sqlite_master").fetchone()
+        except sqlite3.DatabaseError as e:
+            raise DatabaseError(f"cannot use {path} as an AgentRank database: {e}") from None
+        db = sqlite_utils.Database(conn)
+        check_integrity(db, path)
+        refuse_newer_schema(db)
+    finally:
+        conn.close()
 
 
 def open_store(path: str | Path, *, must_exist: bool = False, check: bool = False) -> sqlite_utils.Database:

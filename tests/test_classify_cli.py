@@ -246,3 +246,21 @@ def test_survey_of_one_source_of_a_csv_counts_each_of_its_repos_once(run_cli, tm
     assert "Error: --only-changed is for classifying the database" in ignored
     assert not db_path.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--evaluate", "labels.csv", "--survey", "items.json"), "--evaluate and --survey"),
+        (("--held-out", "--evaluate", "labels.csv"), "--evaluate and --held-out"),
+        (("--held-out", "--cross-validate"), "--held-out and --cross-validate"),
+    ],
+)
+def test_two_reports_at_once_are_refused_in_one_line(run_cli, tmp_path, db_path, args, named):
+    # `--evaluate F --survey G` ran the evaluation alone, and said nothing of the survey.
+    (tmp_path / "labels.csv").write_text("full_name,description,category\na/b,an agent,coding\n", encoding="utf-8")
+    (tmp_path / "items.json").write_text("[]", encoding="utf-8")
+    result = run_cli("classify", *[str(tmp_path / a) if a.endswith((".csv", ".json")) else a for a in args], expect=2)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and f"Error: {named} are two reports" in lines[0], lines
+    assert not db_path.exists()

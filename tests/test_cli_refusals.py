@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.conftest import make_item, write_json
@@ -171,3 +173,146 @@ def test_an_export_behind_a_long_write_says_what_is_holding_it(published_db, tmp
     assert result.exit_code == 1, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "another command has been writing to it" in lines[0], result.output
+
+
+@pytest.fixture
+def working_folder(tmp_path):
+    """A folder holding agentrank.db made by `import` and `score` (each in a process of its own, so
+    nothing is left beside it) and a second database, g2.db, made the same way."""
+    items = [make_item(seed=n, id=n, full_name=f"side/car-{n}", name=f"car-{n}") for n in range(1, 6)]
+    write_json(tmp_path / "items.json", items)
+    for db in ("agentrank.db", "g2.db"):
+        for args in (("import", "items.json"), ("score",)):
+            assert agentrank(tmp_path, "--db", db, *args).returncode == 0, args
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("demo", "--no-serve"),  # agentrank.db came from `import`: the demo never replaces it
+        ("--db", "g2.db", "snapshot", "--out", "agentrank.db"),  # a working database, not a snapshot
+        ("--db", "linked.db", "explain", "side/car-1"),  # a hard link: two write-ahead logs
+        ("--config", "corrections.toml", "refresh", "--from-file", "items.json"),  # its corrections file is missing
+    ],
+)
+def test_a_refusal_leaves_the_folder_as_it_was(working_folder, args):
+    # Checking the file through a read-only connection left agentrank.db-wal and -shm behind.
+    if "linked.db" in args:
+        (working_folder / "linked.db").hardlink_to(working_folder / "agentrank.db")
+    (working_folder / "corrections.toml").write_text('[corrections]\npath = "missing.toml"\n', encoding="utf-8")
+    before = sorted(p.name for p in working_folder.iterdir())
+    result = agentrank(working_folder, *args)
+    assert result.returncode == 1, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert sorted(p.name for p in working_folder.iterdir()) == before
+
+
+def _unusable_database(path, kind):
+    """A file every command that writes refuses: a text file, a newer AgentRank's database, a damaged one."""
+    import sqlite3
+
+    from db.store import open_store
+
+    if kind == "text":
+        path.write_text("not a database\n", encoding="utf-8")
+        return
+    open_store(path).close()
+    conn = sqlite3.connect(path)
+    if kind == "newer":
+        conn.execute(
+            "insert into _sqlite_migrations (migration_set, name, applied_at) values ('agentrank', 'm900_future', '2027')"
+        )
+        conn.commit()
+    conn.close()
+    if kind == "damaged":  # the middle pages overwritten, as a failing disk or a bad copy would
+        size = path.stat().st_size
+        with path.open("r+b") as f:
+            f.seek(size // 2 // 4096 * 4096)
+            f.write(b"\xff" * 8192)
+
+
+WHY = {"text": "file is not a database", "newer": "made by a newer AgentRank", "damaged": "damaged"}
+
+
+@pytest.mark.parametrize("kind", sorted(WHY))
+def test_a_refused_database_gets_no_lock_file_beside_it(tmp_path, kind):
+    # Each command said why in one line, but left DB.lock behind (score and classify did not).
+    db = tmp_path / "x.db"
+    _unusable_database(db, kind)
+    write_json(tmp_path / "items.json", [make_item(seed=1, id=1)])
+    write_json(tmp_path / "tasks.json", [])
+    from tests.benchmark_attempts import attempt
+
+    record = attempt("a/b", "1", "t1", 1, "2026-11-01T00:00:00Z", "community", 1, 2, 5.0, 0.1)
+    write_json(tmp_path / "attempts.json", [record])
+    (tmp_path / "prices.toml").write_text(
+        '[[price]]\nmodel = "m"\nfrom = "2026-01-01"\ninput = 1\noutput = 1\n', encoding="utf-8"
+    )
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for args in (
+        ("import", "items.json"),
+        ("import-attempts", "attempts.json"),
+        ("import-prices", "prices.toml"),
+        ("import-tasks", "tasks.json"),
+        ("refresh", "--from-file", "items.json"),
+        ("crawl", "--api-url", "http://127.0.0.1:9"),
+        ("score",),
+        ("classify",),
+    ):
+        result = agentrank(tmp_path, "--db", "x.db", *args)
+        assert result.returncode == 1, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
+        assert WHY[kind] in result.stderr, (args, result.stderr)
+        assert sorted(p.name for p in tmp_path.iterdir()) == before, args
+
+
+def _read_only_for_this_user(monkeypatch, path):
+    """The file reads as not writable (as chmod 444 does for any user but root, who runs these tests here)."""
+    import os
+
+    real_access = os.access
+
+    def access(target, mode, *args, **kwargs):
+        if mode & os.W_OK and os.path.abspath(target) == str(path):
+            return False
+        return real_access(target, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("export", "--out", "site.json"), "export records its run in the database"),
+        (("import", "items.json"), "this command writes into it"),
+        (("score",), "this command writes into it"),
+    ],
+)
+def test_a_read_only_database_is_one_line_and_nothing_beside_it(working_folder, monkeypatch, args, why):
+    # export and import said "database error: attempt to write a readonly database", and import left a
+    # read-only -shm file that broke later commands even after the file was made writable again.
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    db = working_folder / "agentrank.db"
+    _read_only_for_this_user(monkeypatch, db)
+    monkeypatch.chdir(working_folder)
+    before = sorted(p.name for p in working_folder.iterdir())
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and f"{db.name} is read-only: {why}" in lines[0], lines
+    assert sorted(p.name for p in working_folder.iterdir()) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes a chmod 444 file")
+def test_a_chmod_444_database_is_refused_without_sidecars(working_folder):
+    db = working_folder / "agentrank.db"
+    db.chmod(0o444)
+    before = sorted(p.name for p in working_folder.iterdir())
+    for args in (("export",), ("import", "items.json")):
+        result = agentrank(working_folder, *args)
+        assert result.returncode == 1 and "is read-only" in result.stderr, result.stderr
+        assert sorted(p.name for p in working_folder.iterdir()) == before

@@ -110,3 +110,12 @@ def test_the_crawling_page_states_when_an_emptied_query_is_not_believed():
 
     text = " ".join((ROOT / "docs" / "crawling.md").read_text().split())
     assert f"held at least {EMPTIED_FROM} repos in the last crawl and holds none now" in text
+
+
+def test_the_benchmark_page_lists_each_script_once_and_only_scripts_that_exist():
+    # bench/serve_load.py was listed twice, with two different descriptions of what it measures.
+    text = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(bench/[^`]+\.py)` \|", text, re.M)
+    assert listed, "no script table in docs/benchmarks.md"
+    assert sorted(listed) == sorted(set(listed)), [name for name in set(listed) if listed.count(name) > 1]
+    assert [name for name in listed if not (ROOT / name).is_file()] == []

@@ -265,25 +265,45 @@ def test_the_read_only_site_answers_405_to_a_post(working_db):
     assert _get(working_db, "/DB/agents.json").status_code == 200
 
 
-def test_a_server_stopped_by_sigterm_exits_cleanly_and_takes_its_serving_line_away(working_db, tmp_path):
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGINT"])
+def test_a_server_stopped_on_purpose_exits_0_and_leaves_the_folder_as_it_was(tmp_path, signum):
     # A service manager stops the server with SIGTERM: it shut down, then died of the signal again,
-    # leaving FILE.serving behind (the demo then warned about a server that was gone).
+    # leaving FILE.serving behind (the demo then warned about a server that was gone). Ctrl-C (SIGINT)
+    # printed "Aborted!" and exited 1 ("make: *** Error 1" under `make demo`). Both left the -wal and
+    # -shm files its readers made beside the database.
     import signal
     import subprocess
 
+    import httpx
+
     from agentrank.serving import marker_path
+    from tests.first_hour import agentrank
     from tests.publish_helpers import agentrank_serve, free_port, wait_until_up
 
+    write_json(tmp_path / "items.json", [make_item(seed=i, id=i) for i in range(1, 6)])
+    for args in (("import", "items.json"), ("score",)):
+        assert agentrank(tmp_path, *args).returncode == 0, args
+    before = sorted(p.name for p in tmp_path.iterdir())
+    db = tmp_path / "agentrank.db"
     port = free_port()
-    log_path = tmp_path / "serve.log"
+    log_path = tmp_path.parent / f"{tmp_path.name}-serve.log"
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(agentrank_serve(working_db, port), stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            agentrank_serve(db, port),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            # a shell's background job ignores SIGINT, and Python would then keep ignoring it
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
     try:
         wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
-        assert marker_path(working_db).exists()
-        process.send_signal(signal.SIGTERM)
+        assert httpx.get(f"http://127.0.0.1:{port}/agentrank/agents.json", timeout=10).status_code == 200
+        assert marker_path(db).exists()
+        process.send_signal(getattr(signal, signum))
         assert process.wait(timeout=30) == 0, log_path.read_text()
     finally:
         process.kill()
         process.wait()
-    assert not marker_path(working_db).exists()
+    output = log_path.read_text()
+    assert "Datasette stopped" in output and "Aborted" not in output, output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

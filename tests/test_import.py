@@ -307,6 +307,22 @@ def test_saved_results_can_come_through_a_pipe(tmp_path, db_path):
     assert _rows(db_path, "select count(*) as n from repos") == [{"n": 2}]
 
 
+@pytest.mark.parametrize(
+    ("text", "message"), [('[{"id": 1,', "Error: stdin: not valid JSON"), ("", "Error: stdin: the file is empty")]
+)
+def test_a_refused_pipe_is_named_stdin_not_a_temporary_file(tmp_path, db_path, text, message):
+    # The refusal named the temporary copy of the pipe (/tmp/tmpXXXX.json), which the user never saw.
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "import", "-"], input=text)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message) and "tmp" not in lines[0], lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_the_import_summary_counts_what_is_listed_after_two_items_share_a_name(tmp_path, run_cli):
     # "a/x" and "a/X" are one name on GitHub: the older id is unlisted, but the summary said 3 listed.
     from tests.conftest import make_item, write_json

@@ -189,10 +189,12 @@ def test_an_observed_at_before_stored_history_is_refused_and_writes_nothing(tmp_
     assert len(result.stderr.strip().splitlines()) == 1
     assert "--observed-at 2026-11-05T00:00:00Z is earlier than the stored snapshot" in result.stderr
     assert "never rewritten" in result.stderr
-    assert "not an ISO 8601 time" in run_cli("import", "--observed-at", "next week", str(path), expect=1).stderr
+    # A value that is no instant, or one that cannot be when results were fetched, is bad usage (exit
+    # 2, as `score --as-of garbage`); it exited 1.
+    assert "not an ISO 8601 time" in run_cli("import", "--observed-at", "next week", str(path), expect=2).stderr
     # Results cannot have been fetched in the future or before 2000: such a date would skew the history.
     for instant, words in (("9999-12-31T23:59:59Z", "is in the future"), ("1900-01-01", "is before 2000")):
-        refused = run_cli("import", "--observed-at", instant, str(path), expect=1).stderr
+        refused = run_cli("import", "--observed-at", instant, str(path), expect=2).stderr
         assert words in refused and len(refused.strip().splitlines()) == 1, refused
     # A repo never seen before cannot start its history in the stored past either.
     newcomer = write_json(tmp_path / "new.json", [dict(saves[0][0], id=99_999, full_name="new/comer")])
