@@ -51,7 +51,7 @@ def build_methods_db(directory: Path) -> Path:
     files = {
         "items.json": json.dumps([make_item(id=9001, full_name="acme/coder", name="coder", seed=9001)]),
         # t1 to t3 discriminate; t4's untouched code already passes, so its attempts are shown apart.
-        "tasks.json": json.dumps([task(t, b, 5, suite="rs9") for t, b in (("t1", 2), ("t2", 1), ("t3", 0), ("t4", 5))]),
+        "tasks.json": json.dumps(_tasks()),
         "prices.toml": PRICES,
         "attempts.json": json.dumps(
             [
@@ -206,6 +206,17 @@ def build_methods_db(directory: Path) -> Path:
         result = runner.invoke(cli, ["--db", str(db_path), "--config", str(config), *step], catch_exceptions=False)
         assert result.exit_code == 0, (step, result.output)
     return db_path
+
+
+def _tasks() -> list[dict]:
+    tasks = [task(t, b, 5, suite="rs9") for t, b in (("t1", 2), ("t2", 1), ("t3", 0), ("t4", 5))]
+    # A hidden test named as pytest names one: a long id with no space to break at, which a phone's
+    # column must still show whole.
+    tasks[3]["per_test"][0]["test"] = (
+        "tests/integration/test_payment_gateway.py::TestRefunds::"
+        "test_a_partial_refund_is_rejected_when_the_original_charge_was_disputed[stripe-eur]"
+    )
+    return tasks
 
 
 # Every benchmark page of the database build_methods_db makes, one of each kind.
