@@ -22,11 +22,11 @@ PER_KIND = 25  # moves shown of each kind
 
 
 def movers_context(conn: sqlite3.Connection) -> dict[str, Any]:
-    runs = directory.score_runs(conn, 1)
+    runs = directory.score_runs(conn, 2)  # the published run, and the one before it when there is one
     run = runs[0] if runs else None
     if run is None or run["previous_id"] is None:
         return {"run": run, "previous": None, "news": [], "noise": []}
-    previous = next((r for r in directory.score_runs(conn, 2) if r["id"] == run["previous_id"]), None)
+    previous = next((r for r in runs[1:] if r["id"] == run["previous_id"]), None)
     moves = mover_entries(conn, run["id"], run["previous_id"], run["as_of"], limit=None)
     return {
         "run": run,
