@@ -510,7 +510,7 @@ def train(examples: Sequence[Example], settings: Settings | None = None) -> Cate
 # Share of each category among the repos a weekly crawl returns (search for agent topics and
 # keywords), estimated without labels: EM on the calibrated probabilities of the model trained
 # with the training file's mix (Saerens, Latinne and Decaestecker 2002) over a saved crawl of 572
-# repos, rounded, no category below 1 %. See docs/categories.md.
+# repos, rounded, no category below 1 %. See docs/classifier-history.md (the first round on the crawl population).
 CRAWL_PRIOR: dict[str, float] = {
     "coding": 0.02,
     "framework": 0.26,

@@ -2,8 +2,8 @@
 from our examples (a `framework` needs positive evidence, papers' code and agents in the older
 sense are `other`, a component for coding agents is its component, …). Each rule reads the repo's
 name, description and topics and moves one category's score by a strength set in
-:class:`classify.settings.Settings`; docs/categories.md says why each exists and what it did to
-the figures."""
+:class:`classify.settings.Settings`; docs/classifier.md says why each exists and what it did to
+the figures (docs/classifier-history.md)."""
 
 from __future__ import annotations
 

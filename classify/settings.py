@@ -9,7 +9,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Settings:
     """Hyperparameters (block weights, regularisation), chosen by cross-validation on the training set
-    and the held-out file; see docs/categories.md."""
+    and the held-out file; see docs/classifier.md."""
 
     C: float = 8.0
     word_weight: float = 1.0

@@ -53,7 +53,7 @@ def test_lists_tutorials_and_courses_are_resources(model, name, description, top
 )
 def test_an_agent_tagged_as_a_list_is_the_agent(model, name, description, topics, category):
     """A resources topic settled the category even when the description opens by presenting an agent
-    that does something (docs/categories.md: such a topic is not final then)."""
+    that does something (docs/classifier.md: such a topic is not final then)."""
     assert predict(model, name, description, topics).category == category
 
 
