@@ -19,6 +19,7 @@ crontab "1" would fire on Tuesday.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import logging
 import os
 import signal
@@ -198,6 +199,10 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
         logging.shutdown()
         os._exit(128 + signum)
 
+    # A refresh that seems stuck: `kill -USR1 PID` writes where every thread is to standard error
+    # (the journal under systemd), without stopping anything.
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     scheduler = BlockingScheduler()
     stopping = threading.Event()
     weekly = configure(scheduler, tracked, last_success=last_success, stopping=stopping, **schedule)

@@ -2,6 +2,7 @@
 
 import sqlite3
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -246,6 +247,55 @@ def _schedule_while_crawling(db_path, config, emulator):
     return started_crawling(db_path, config, emulator, "schedule")
 
 
+def _stderr_or_where_it_hangs(process, timeout: float) -> str:
+    """The process's standard error once it ends; if it has not ended in ``timeout`` seconds, a
+    failure that shows where each of its threads is (SIGUSR1), so a rare hang can be read."""
+    import signal
+    import subprocess
+
+    try:
+        return process.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(1)
+        process.kill()
+        pytest.fail(f"still running after {timeout} s; its stderr and threads:\n{process.communicate()[1]}")
+
+
+def _refresh_succeeded(db_path) -> bool:
+    conn = sqlite3.connect(db_path)
+    try:
+        return bool(conn.execute("select 1 from runs where kind = 'refresh' and status = 'ok'").fetchall())
+    finally:
+        conn.close()
+
+
+def test_usr1_shows_where_each_thread_is_and_the_refresh_goes_on(tmp_path):
+    """An operator whose refresh seems stuck can see where it is without stopping it."""
+    import signal
+
+    from crawler.emulator import server as faults
+    from tests.crawl_helpers import emulated, population
+
+    db_path = tmp_path / "agentrank.db"
+    with emulated(population(40, seed=6)) as emulator:
+        emulator.inject(faults.slow(3, times=1))  # the first search answer takes 3 s
+        config = tmp_path / "agentrank.toml"
+        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        process = _schedule_while_crawling(db_path, config, emulator)
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(0.5)
+        assert process.poll() is None, "SIGUSR1 stopped the scheduler"
+        deadline = time.monotonic() + 60
+        while not _refresh_succeeded(db_path):
+            assert time.monotonic() < deadline and process.poll() is None, "the refresh did not finish"
+            time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        err = _stderr_or_where_it_hangs(process, timeout=30)
+    assert "(most recent call first)" in err and "schedules/weekly.py" in err, err
+    assert "refresh 1: publish stage started" in err, err
+
+
 def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
     """A service manager's SIGTERM during a refresh: the process ended without a word (or, on
     Ctrl-C, lingered minutes on GitHub with the lock). It stops at once, says the refresh was cut
@@ -289,7 +339,7 @@ def test_ctrl_c_during_a_refresh_lets_it_finish_and_publish(tmp_path, run_cli):
         )
         process = _schedule_while_crawling(db_path, config, emulator)
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=120)
+        err = _stderr_or_where_it_hangs(process, timeout=120)
     assert "the running refresh finishes first" in err and "Traceback" not in err, err
     assert process.returncode == 0, err
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
