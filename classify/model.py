@@ -52,7 +52,7 @@ from classify.settings import Settings
 from classify.text import RepoText, rule_text
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "21"
+CODE_VERSION = "22"
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
@@ -137,9 +137,11 @@ def _fit(X: sparse.csr_matrix, labels: Sequence[str], settings: Settings) -> _Li
     from threadpoolctl import threadpool_limits
 
     # One BLAS thread: the problem is small, and on a shared machine extra threads only spin
-    # (ten times slower on the 2-core development machine).
+    # (ten times slower on the 2-core development machine). Newton-CG reaches the same optimum
+    # (the loss is strictly convex) in a few steps, four times faster than L-BFGS here: with about
+    # 240,000 coefficients L-BFGS spent most of its time in its own bookkeeping, not the loss.
     with threadpool_limits(limits=1):
-        fitted = LogisticRegression(C=settings.C, max_iter=2000).fit(X, labels)
+        fitted = LogisticRegression(C=settings.C, max_iter=2000, solver="newton-cg").fit(X, labels)
     coef, intercept = fitted.coef_, fitted.intercept_
     if settings.nb_weight:
         from sklearn.naive_bayes import ComplementNB
