@@ -24,6 +24,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -38,8 +39,8 @@ from apscheduler.executors.base import BaseExecutor
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.job import Job
 from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 log = logging.getLogger("agentrank.schedule")
@@ -203,13 +204,20 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
     # (the journal under systemd), without stopping anything.
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
-    scheduler = BlockingScheduler()
+    scheduler = BackgroundScheduler()
     stopping = threading.Event()
     weekly = configure(scheduler, tracked, last_success=last_success, stopping=stopping, **schedule)
     log.info("weekly refresh scheduled (%s)", weekly.trigger)
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         scheduler.start()
+        # Python runs signal handlers in the main thread only, but Linux hands a signal sent to the
+        # process to any of its threads. When a worker thread took Ctrl-C or systemd's SIGTERM, a main
+        # thread asleep until the next weekly slot (as apscheduler's BlockingScheduler sleeps) did not
+        # see it for days. So the scheduler runs in its own thread and the main thread wakes twice a
+        # second, which is when a signal caught by another thread takes effect.
+        while scheduler.running:
+            time.sleep(0.5)
     except (KeyboardInterrupt, SystemExit):
         stopping.set()  # a run queued behind the running one (a slot, a retry) does not start
         if busy.is_set():

@@ -1,6 +1,7 @@
 """The weekly schedule, driven through apscheduler's real job processing with a fake clock."""
 
 import sqlite3
+import sys
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -345,6 +346,55 @@ def test_ctrl_c_during_a_refresh_lets_it_finish_and_publish(tmp_path, run_cli):
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
     assert ("refresh", "ok") in statuses and ("refresh", "failed") not in statuses, (statuses, err)
     assert site.exists()
+
+
+def _signal_a_thread_other_than_main(pid: int, signum: int) -> None:
+    """Send ``signum`` to one of the process's threads that is not its main thread, as the kernel
+    sometimes does with a signal sent to the process (it picks any thread that does not block it)."""
+    import ctypes
+    import os
+
+    others = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
+    assert others, "the process has no thread besides its main one"
+    libc = ctypes.CDLL(None, use_errno=True)
+    SYS_TGKILL = {"x86_64": 234, "aarch64": 131}[os.uname().machine]
+    if libc.syscall(SYS_TGKILL, pid, others[-1], signum) != 0:
+        raise OSError(ctypes.get_errno(), "tgkill failed")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread-directed signals via /proc and tgkill")
+@pytest.mark.parametrize("busy", [True, False], ids=["during a refresh", "idle"])
+def test_a_stop_signal_the_kernel_hands_to_a_worker_thread_still_stops_the_scheduler(tmp_path, busy):
+    """Ctrl-C or systemd's SIGTERM reach a process, and Linux hands them to any of its threads. When
+    a worker thread got one, the main thread slept on until the next weekly slot (days), so
+    Ctrl-C did nothing and systemd had to kill the service; it happened about once in 50 test runs."""
+    import signal
+
+    from crawler.emulator import server as faults
+    from tests.crawl_helpers import emulated, population
+
+    db_path = tmp_path / "agentrank.db"
+    with emulated(population(40, seed=7)) as emulator:
+        emulator.inject(faults.slow(2, times=1))  # the first search answer takes 2 s
+        config = tmp_path / "agentrank.toml"
+        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        process = _schedule_while_crawling(db_path, config, emulator)
+        if busy:
+            _signal_a_thread_other_than_main(process.pid, signal.SIGINT)
+        else:
+            deadline = time.monotonic() + 60
+            while not _refresh_succeeded(db_path):
+                assert time.monotonic() < deadline and process.poll() is None, "the refresh did not finish"
+                time.sleep(0.2)
+            time.sleep(0.5)  # the worker thread is back in its pool, waiting for work
+            _signal_a_thread_other_than_main(process.pid, signal.SIGTERM)
+        err = _stderr_or_where_it_hangs(process, timeout=30)
+    assert process.returncode == 0, err
+    if busy:
+        assert "the running refresh finishes first" in err, err
+        assert _refresh_succeeded(db_path), err
+    else:
+        assert "scheduler stopped" in err, err
 
 
 def test_schedule_refuses_at_start_a_database_every_run_would_refuse(tmp_path):
