@@ -21,11 +21,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import jsonschema_rs
 import sqlite_utils
 
-from datasette_plugins.agent_page import agent_path
+from datasette_plugins.paths import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.demo import demo_marker
 from db.export import load_categories, load_export_rows, run_as_of, stored_method_version
@@ -239,6 +238,8 @@ def validate_export(document: dict[str, Any]) -> None:
     """
     if _export_validator().is_valid(document):
         return
+    import jsonschema  # (only to word a failure)
+
     jsonschema.validate(document, export_schema())
     try:  # (the two libraries disagree: the stricter one decides)
         _export_validator().validate(document)

@@ -21,6 +21,7 @@ from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.cache import per_run
 from datasette_plugins.charts import history_chart, history_svg
 from datasette_plugins.limits import limits
+from datasette_plugins.paths import agent_path
 from datasette_plugins.reading import ranking_database, read_page
 from db import directory
 from db.breakdown import (
@@ -42,11 +43,6 @@ from scoring.explain import flag_sentences, likely_rank_phrase
 from scoring.uncertainty import INTERVAL
 
 HISTOGRAM_BINS = 24
-
-
-def agent_path(full_name: str, json: bool = False) -> str:
-    """The page's path (without Datasette's base_url) for a repo name."""
-    return "/-/agent/" + quote(full_name, safe="/") + (".json" if json else "")
 
 
 def histogram(values: np.ndarray) -> dict[str, Any]:

@@ -8,9 +8,10 @@ from typing import Any
 from datasette import hookimpl
 from markupsafe import Markup
 
-from datasette_plugins.agent_page import agent_path, correction
+from datasette_plugins.agent_page import correction
 from datasette_plugins.formatting import signed
 from datasette_plugins.limits import limits
+from datasette_plugins.paths import agent_path
 
 GITHUB_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 # Names there may be items that were never saved as repos.

@@ -24,11 +24,11 @@ from xml.etree import ElementTree as ET
 
 from datasette import Response
 
-from datasette_plugins.agent_page import agent_path
 from datasette_plugins.bidi import isolated
 from datasette_plugins.cache import cache_control
 from datasette_plugins.limits import limits
 from datasette_plugins.pages import FEEDS, read
+from datasette_plugins.paths import agent_path
 from datasette_plugins.reading import ranking_database
 from db import directory
 from db.breakdown import run_population

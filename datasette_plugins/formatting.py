@@ -11,10 +11,11 @@ from urllib.parse import quote
 from datasette import hookimpl
 
 from crawler.items import parse_timestamp
-from datasette_plugins.agent_page import agent_path, correction
+from datasette_plugins.agent_page import correction
 from datasette_plugins.benchmark_pages import bench_path
 from datasette_plugins.bidi import isolated
 from datasette_plugins.limits import limits
+from datasette_plugins.paths import agent_path
 from db.listing import reason_in_words
 from scoring.explain import field_label, field_value, own_label, when
 from scoring.explain import signed as explain_signed

@@ -14,7 +14,7 @@ from typing import Any
 from markupsafe import escape
 
 from classify.categories import CATEGORIES
-from datasette_plugins.agent_page import agent_path
+from datasette_plugins.paths import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.connection import PRIVATE_TABLE_PREFIXES
 from db.runs import RUN_KINDS

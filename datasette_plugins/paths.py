@@ -1,9 +1,15 @@
-"""What a request's path names, read without Datasette (the request gate and the facet filter run
-before Datasette routes the request)."""
+"""Paths, written and read without Datasette: the pages' addresses (which the export links to, so
+it need not import Datasette), and what a request's path names (the request gate and the facet
+filter run before Datasette routes the request)."""
 
 from __future__ import annotations
 
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
+
+
+def agent_path(full_name: str, json: bool = False) -> str:
+    """The maker's page's path (without Datasette's base_url) for a repo name."""
+    return "/-/agent/" + quote(full_name, safe="/") + (".json" if json else "")
 
 
 def table_of_path(path: str) -> tuple[str, str] | None:
