@@ -271,6 +271,13 @@ def _refresh_succeeded(db_path) -> bool:
         conn.close()
 
 
+def _wait_until_refreshed(db_path, process, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not _refresh_succeeded(db_path):
+        assert time.monotonic() < deadline and process.poll() is None, "the refresh did not finish"
+        time.sleep(0.2)
+
+
 def test_usr1_shows_where_each_thread_is_and_the_refresh_goes_on(tmp_path):
     """An operator whose refresh seems stuck can see where it is without stopping it."""
     import signal
@@ -287,10 +294,7 @@ def test_usr1_shows_where_each_thread_is_and_the_refresh_goes_on(tmp_path):
         process.send_signal(signal.SIGUSR1)
         time.sleep(0.5)
         assert process.poll() is None, "SIGUSR1 stopped the scheduler"
-        deadline = time.monotonic() + 60
-        while not _refresh_succeeded(db_path):
-            assert time.monotonic() < deadline and process.poll() is None, "the refresh did not finish"
-            time.sleep(0.2)
+        _wait_until_refreshed(db_path, process)
         process.send_signal(signal.SIGTERM)
         err = _stderr_or_where_it_hangs(process, timeout=30)
     assert "(most recent call first)" in err and "schedules/weekly.py" in err, err
@@ -382,10 +386,7 @@ def test_a_stop_signal_the_kernel_hands_to_a_worker_thread_still_stops_the_sched
         if busy:
             _signal_a_thread_other_than_main(process.pid, signal.SIGINT)
         else:
-            deadline = time.monotonic() + 60
-            while not _refresh_succeeded(db_path):
-                assert time.monotonic() < deadline and process.poll() is None, "the refresh did not finish"
-                time.sleep(0.2)
+            _wait_until_refreshed(db_path, process)
             time.sleep(0.5)  # the worker thread is back in its pool, waiting for work
             _signal_a_thread_other_than_main(process.pid, signal.SIGTERM)
         err = _stderr_or_where_it_hangs(process, timeout=30)
