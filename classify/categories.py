@@ -83,3 +83,13 @@ CATEGORIES: tuple[Category, ...] = (
 
 CATEGORY_IDS = tuple(c.id for c in CATEGORIES)
 CATEGORY_NAMES = {c.id: c.name for c in CATEGORIES}
+
+
+def category_id(label: str) -> str | None:
+    """The category a person's label names: its id in any case ("Framework"), with spaces or
+    underscores for hyphens ("multi agent"), or its display name ("Coding agent"); None otherwise."""
+    text = " ".join(label.split()).lower()
+    for candidate in (text, text.replace(" ", "-").replace("_", "-")):
+        if candidate in CATEGORY_IDS:
+            return candidate
+    return next((c.id for c in CATEGORIES if c.name.lower() == text), None)

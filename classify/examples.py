@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from classify.categories import CATEGORY_IDS
+from classify.categories import CATEGORY_IDS, category_id
 from classify.text import RepoText
 
 TRAINING_FILE = "training.csv"
@@ -143,6 +143,15 @@ def parse_labelled_csv(text: str, where: str, texts: RepoTexts | None = None) ->
             second = (row.get("second_category") or "").strip() or None
             if not full_name:
                 raise ClassifyError(f"{where} line {line}: empty full_name")
+            for label in (category, second):
+                if label is not None and category_id(label) is None:
+                    raise ClassifyError(
+                        f"{where} line {line}: unknown category {label!r} for {full_name} "
+                        f"(one of: {', '.join(CATEGORY_IDS)})"
+                    )
+            # a person's spelling of an id or a display name ("Framework", "Coding agent") is the id
+            category = category_id(category) or category
+            second = category_id(second) if second is not None else None
             earlier = labelled.get(full_name.lower())
             if earlier is not None:
                 if earlier[:2] != (category, second):
@@ -152,12 +161,6 @@ def parse_labelled_csv(text: str, where: str, texts: RepoTexts | None = None) ->
                     )
                 continue
             labelled[full_name.lower()] = (category, second, line)
-            for label in (category, second):
-                if label is not None and label not in CATEGORY_IDS:
-                    raise ClassifyError(
-                        f"{where} line {line}: unknown category {label!r} for {full_name} "
-                        f"(one of: {', '.join(CATEGORY_IDS)})"
-                    )
             if from_texts:
                 assert texts is not None
                 source = (row.get("source") or "").strip()

@@ -131,6 +131,26 @@ def test_a_repo_labelled_twice_alike_is_counted_once(run_cli, tmp_path):
     assert "1 labelled repos" in run_cli("classify", "--evaluate", str(path)).output
 
 
+def test_labels_written_as_people_write_them_are_the_categories_they_name(run_cli, tmp_path):
+    """A labels file that wrote "Framework", "Coding agent" or "multi agent" was refused whole: one
+    line listing the ids. A label in any case, with spaces for hyphens, or the category's display
+    name is that category; a repo labelled twice in two spellings of one category is one repo."""
+    path = tmp_path / "spelled.csv"
+    path.write_text(
+        "full_name,description,category,second_category\n"
+        "a/pr-fixer,Coding agent that fixes failing tests and opens pull requests,Coding agent,\n"
+        "a/recall,Long-term memory layer for AI agents,MEMORY,Infrastructure\n"
+        "a/crew,A team of role-playing AI agents that plan and debate together,multi agent,\n"
+        "a/crew,A team of role-playing AI agents that plan and debate together,Multi-Agent,\n",
+        encoding="utf-8",
+    )
+    out = run_cli("classify", "--evaluate", str(path)).output
+    assert "3 labelled repos" in out, out
+    matrix = out.split("confusion matrix (rows: labelled, columns: predicted)\n")[1].splitlines()
+    labelled_rows = {line.split()[0] for line in matrix[1:] if line.strip()}
+    assert {"coding", "memory", "multi-agent"} <= labelled_rows, out
+
+
 def test_a_missing_evaluation_file_is_one_clear_line(run_cli, tmp_path):
     result = run_cli("classify", "--evaluate", str(tmp_path / "nope.csv"), expect=1)
     assert "file not found" in result.output
