@@ -232,8 +232,15 @@ def evaluation_report(
     the model has seen them. ``repos`` (:func:`read_repo_texts`) supplies the descriptions and topics
     of a labelled file that has none."""
     texts: RepoTexts | None = read_repo_texts(repos) if repos is not None else None
-    examples = read_labelled_csv(path, texts)
-    return _report(examples, title or f"evaluation on {path}", uncertain_below=uncertain_below)
+    # A labelled repo the texts file lacks (renamed or deleted on GitHub since it was labelled) is
+    # left out and named, rather than refusing the rest of the file.
+    missing: list[str] = []
+    examples = read_labelled_csv(path, texts, missing=missing)
+    report = _report(examples, title or f"evaluation on {path}", uncertain_below=uncertain_below)
+    if not missing:
+        return report
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5:,} more" if len(missing) > 5 else "")
+    return f"left out: {len(missing):,} labelled repo(s) without a description in {repos}: {shown}\n" + report
 
 
 def survey_report(path: str | Path, *, uncertain_below: float, source: str | None = None) -> str:

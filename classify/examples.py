@@ -64,12 +64,15 @@ def _read_text(path: Path) -> str:
         raise ClassifyError(f"{path}: cannot read: {e.strerror}") from None
 
 
-def read_labelled_csv(path: str | Path, texts: RepoTexts | None = None) -> list[Example]:
+def read_labelled_csv(
+    path: str | Path, texts: RepoTexts | None = None, *, missing: list[str] | None = None
+) -> list[Example]:
     """A CSV with columns full_name, category and description, optionally topics and
     second_category (a recorded second choice). Without a description column the name,
-    description and topics come from ``texts`` (:func:`read_repo_texts`)."""
+    description and topics come from ``texts`` (:func:`read_repo_texts`); the names ``texts``
+    lacks are refused, or with ``missing`` appended to it and left out (unless all are)."""
     path = Path(path)
-    return parse_labelled_csv(_read_text(path), str(path), texts)
+    return parse_labelled_csv(_read_text(path), str(path), texts, missing=missing)
 
 
 # full_name (lower case) → its text; with a ``source`` column, also (full_name, source) → the text
@@ -120,14 +123,16 @@ def read_repo_texts(path: str | Path) -> RepoTexts:
     return texts
 
 
-def parse_labelled_csv(text: str, where: str, texts: RepoTexts | None = None) -> list[Example]:
+def parse_labelled_csv(
+    text: str, where: str, texts: RepoTexts | None = None, *, missing: list[str] | None = None
+) -> list[Example]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = [c.strip() for c in reader.fieldnames or []]
     needed = REQUIRED_COLUMNS if texts is None else ("full_name", "category")
-    missing = [c for c in needed if c not in columns]
-    if missing:
+    absent = [c for c in needed if c not in columns]
+    if absent:
         raise ClassifyError(
-            f"{where}: missing column(s) {', '.join(missing)} (need full_name, description, category; topics optional)"
+            f"{where}: missing column(s) {', '.join(absent)} (need full_name, description, category; topics optional)"
         )
     from_texts = texts is not None and "description" not in columns
     reader.fieldnames = columns
@@ -174,10 +179,12 @@ def parse_labelled_csv(text: str, where: str, texts: RepoTexts | None = None) ->
             examples.append(Example(full_name, repo, category, second))
     except csv.Error as e:
         raise ClassifyError(f"{where} line {reader.line_num}: not valid CSV: {e}") from None
-    if unknown:
+    if unknown and (missing is None or not examples):
         raise ClassifyError(
             f"{where}: {len(unknown)} repo(s) without a description in the --repos file, e.g. {unknown[0]}"
         )
+    if missing is not None:
+        missing.extend(unknown)
     if not examples:
         raise ClassifyError(f"{where}: no labelled rows")
     return examples

@@ -218,10 +218,27 @@ def test_evaluate_counts_a_recorded_second_choice_and_takes_descriptions_from_a_
 
 
 def test_evaluate_names_the_labelled_repos_a_repos_file_lacks(run_cli, tmp_path):
+    """A labelled repo renamed or deleted on GitHub since it was labelled is missing from the texts:
+    the whole file was refused for it. The others are evaluated, and the report names it first; a
+    file none of whose repos has a text is still refused in one line."""
+    repos = write_csv(
+        tmp_path / "repos.csv",
+        [("someone/pr-fixer", "Coding agent that fixes failing tests and opens pull requests")],
+        header=("full_name", "description"),
+    )
+    labels = write_csv(
+        tmp_path / "labels.csv",
+        [("someone/pr-fixer", "coding"), ("someone/unknown", "coding")],
+        header=("full_name", "category"),
+    )
+    out = run_cli("classify", "--evaluate", str(labels), "--repos", str(repos)).output
+    first, second = out.splitlines()[:2]
+    assert first == f"left out: 1 labelled repo(s) without a description in {repos}: someone/unknown", out
+    assert "1 labelled repos" in second, out
     labels = write_csv(tmp_path / "labels.csv", [("someone/unknown", "coding")], header=("full_name", "category"))
-    repos = write_csv(tmp_path / "repos.csv", [("someone/other", "A thing")], header=("full_name", "description"))
     result = run_cli("classify", "--evaluate", str(labels), "--repos", str(repos), expect=1)
     assert "1 repo(s) without a description in the --repos file, e.g. someone/unknown" in result.output
+    assert len(result.output.strip().splitlines()) == 1
 
 
 def test_survey_reports_the_category_mix_and_share_uncertain_of_an_unlabelled_crawl(run_cli, tmp_path, db_path):
