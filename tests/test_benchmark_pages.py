@@ -268,3 +268,47 @@ async def test_the_hub_links_every_task_page_including_tasks_without_a_record(tm
         "No task record: t9 is not among suite s's tasks." in page
         and "no task record: no task record" not in page.lower()
     )
+
+
+@pytest.mark.asyncio
+async def test_the_hub_says_who_leads_each_board_and_by_how_much(tmp_path):
+    """The hub counted each tier's entries and ranked entries but never said who was first: a reader
+    had to open each board. It now names each suite's first entry per tier, its mean score and the
+    second's, says so when the second is level on mean score, and when the first is the only one."""
+    db_path = tmp_path / "leaders.db"
+    (tmp_path / "tasks.json").write_text(json.dumps([task("t1", 0, 5, suite="s"), task("t2", 0, 5, suite="s")]))
+    day = "2026-11-01T09:00:00Z"
+    verified = [
+        attempt("a/alpha", "1", "t1", 1, day, "verified", 5, 5, 9, 1.0, suite="s"),
+        attempt("a/alpha", "1", "t2", 1, day, "verified", 5, 5, 9, 1.0, suite="s"),
+        attempt("b/beta", "2", "t1", 1, day, "verified", 4, 5, 9, 1.0, suite="s"),
+        attempt("b/beta", "2", "t2", 1, day, "verified", 5, 5, 9, 1.0, suite="s"),
+        attempt("e/eps", "1", "u1", 1, day, "verified", 3, 5, 9, 1.0, suite="open"),
+    ]
+    # Two community entries level on every score figure: the cheaper one is first.
+    community = [
+        attempt(agent, "1", t, 1, day, "community", 5, 5, 9, cost, suite="s")
+        for agent, cost in (("c/gamma", 1.0), ("d/delta", 2.0))
+        for t in ("t1", "t2")
+    ]
+    (tmp_path / "verified.json").write_text(json.dumps(verified))
+    (tmp_path / "community.json").write_text(json.dumps(community))
+    for step in (
+        ["import-tasks", "tasks.json"],
+        ["import-attempts", "verified.json", "--verified"],
+        ["import-attempts", "community.json"],
+    ):
+        result = CliRunner().invoke(cli, ["--db", str(db_path), step[0], str(tmp_path / step[1]), *step[2:]])
+        assert result.exit_code == 0, (step, result.output)
+    datasette = build_datasette(db_path, SETTINGS)
+    text = text_of((await datasette.client.get("/-/benchmark")).text)
+    boards = text.split("one board per tier and suite.")[1]
+    verified_line = boards.split("Verified leaderboard")[1].split("Community leaderboard")[0]
+    community_line = boards.split("Community leaderboard")[1].split("RS9 runs")[0]
+    assert "First on open: e/eps 1 on m-large, mean score 60.0 (the only one ranked)" in verified_line, text
+    assert "First on s: a/alpha 1 on m-large, mean score 100.0 (the second: 90.0)" in verified_line, text
+    assert "First on s: c/gamma 1 on m-large, mean score 100.0 (the second is level on mean score;" in community_line
+    assert "d/delta" not in community_line and "a/alpha" not in community_line
+    hub = (await datasette.client.get("/-/benchmark.json")).json()
+    leaders = {(e["tier"], e["suite"]): e["agent"] for t in hub["tiers"].values() for e in t["leaders"]}
+    assert leaders == {("verified", "open"): "e/eps", ("verified", "s"): "a/alpha", ("community", "s"): "c/gamma"}
