@@ -241,6 +241,13 @@ def test_a_slot_passed_while_down_runs_even_when_the_last_success_is_under_a_wee
         later.shutdown(wait=False)
 
 
+def _emulator_config(tmp_path, emulator, more: str = ""):
+    """agentrank.toml pointing at the emulator, without pauses between requests."""
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n' + more)
+    return config
+
+
 def _schedule_while_crawling(db_path, config, emulator):
     """`agentrank schedule` in a child process, returned once its start-up refresh is crawling."""
     from tests.crawl_helpers import started_crawling
@@ -288,8 +295,7 @@ def test_usr1_shows_where_each_thread_is_and_the_refresh_goes_on(tmp_path):
     db_path = tmp_path / "agentrank.db"
     with emulated(population(40, seed=6)) as emulator:
         emulator.inject(faults.slow(3, times=1))  # the first search answer takes 3 s
-        config = tmp_path / "agentrank.toml"
-        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        config = _emulator_config(tmp_path, emulator)
         process = _schedule_while_crawling(db_path, config, emulator)
         process.send_signal(signal.SIGUSR1)
         time.sleep(0.5)
@@ -313,8 +319,7 @@ def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
     db_path = tmp_path / "agentrank.db"
     with emulated(population(150, seed=4)) as emulator:
         emulator.inject(faults.slow(30, times=None))  # every search answer takes 30 s: the refresh is busy
-        config = tmp_path / "agentrank.toml"
-        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        config = _emulator_config(tmp_path, emulator)
         process = _schedule_while_crawling(db_path, config, emulator)
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=20)
@@ -338,10 +343,7 @@ def test_ctrl_c_during_a_refresh_lets_it_finish_and_publish(tmp_path, run_cli):
     site = tmp_path / "site.json"
     with emulated(population(40, seed=5)) as emulator:
         emulator.inject(faults.slow(2, times=1))  # the first search answer takes 2 s: Ctrl-C lands mid-crawl
-        config = tmp_path / "agentrank.toml"
-        config.write_text(
-            f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n[export]\npath = "{site}"\n'
-        )
+        config = _emulator_config(tmp_path, emulator, f'[export]\npath = "{site}"\n')
         process = _schedule_while_crawling(db_path, config, emulator)
         process.send_signal(signal.SIGINT)
         err = _stderr_or_where_it_hangs(process, timeout=120)
@@ -380,8 +382,7 @@ def test_a_stop_signal_the_kernel_hands_to_a_worker_thread_still_stops_the_sched
     db_path = tmp_path / "agentrank.db"
     with emulated(population(40, seed=7)) as emulator:
         emulator.inject(faults.slow(2, times=1))  # the first search answer takes 2 s
-        config = tmp_path / "agentrank.toml"
-        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        config = _emulator_config(tmp_path, emulator)
         process = _schedule_while_crawling(db_path, config, emulator)
         if busy:
             _signal_a_thread_other_than_main(process.pid, signal.SIGINT)
