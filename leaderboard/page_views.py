@@ -1,6 +1,6 @@
 """Reading the ledger for the benchmark pages only: the hub's counts and leaders, and the
-leaderboard entries' cost sources. Like ``leaderboard.views``, written against a plain ``sqlite3`` connection; these
-readers add no figure to the export.
+leaderboard entries' cost sources. Like ``leaderboard.views``, written against a plain ``sqlite3``
+connection; these readers add no figure to the export.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def hub(conn: sqlite3.Connection) -> dict[str, Any]:
-    """What the hub counts: each tier's leaderboard entries, the suites, scorecard rows and assessments."""
+    """What the hub counts: each tier's leaderboard entries and who leads each of its suites, the
+    suites, scorecard rows and assessments."""
     tiers: dict[str, dict[str, Any]] = {
         "verified": {"entries": 0, "ranked": 0, "leaders": []},
         "community": {"entries": 0, "ranked": 0, "leaders": []},
@@ -40,8 +41,8 @@ def hub(conn: sqlite3.Connection) -> dict[str, Any]:
             "and second.suite = first.suite and second.rank = 2) as next_score "
             "from benchmark_entries first where rank = 1 order by tier, suite",
         ):
-            row["settings"] = _settings(row["settings"])
-            tiers.setdefault(row["tier"], {"entries": 0, "ranked": 0, "leaders": []})["leaders"].append(row)
+            row["settings"] = json.loads(row["settings"] or "{}")
+            tiers[row["tier"]]["leaders"].append(row)
     suites = [
         row["suite"]
         for row in _query(conn, "select distinct suite from benchmark_rs9_runs where suite is not null order by suite")
@@ -53,14 +54,6 @@ def hub(conn: sqlite3.Connection) -> dict[str, Any]:
     # Methods registered without a page of their own get the generic one (/-/benchmark/methods/KEY).
     methods = [key for key, spec in METHODS.items() if spec.table is None]
     return {"tiers": tiers, "suites": suites, "attempts": attempts, "assessed": assessed, "methods": methods}
-
-
-def _settings(text: Any) -> dict[str, Any]:
-    try:
-        value = json.loads(text) if isinstance(text, str) else text
-    except ValueError:
-        return {"settings": text}
-    return value if isinstance(value, dict) else {}
 
 
 def with_cost_sources(conn: sqlite3.Connection, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
