@@ -234,11 +234,16 @@ def classify_listed(
             "model_loaded": model.loaded,
         }
         if cross_validate:
-            from classify.evaluate import CV_FOLDS
+            from classify.evaluate import CV_FOLDS, READ_BACK
             from classify.evaluate import cross_validate as k_fold
 
             measured = k_fold(examples, CV_FOLDS)
-            run.details |= {"cv_accuracy": measured.accuracy, "cv_folds": CV_FOLDS, "cv_examples": len(examples)}
+            run.details |= {
+                "cv_accuracy": measured.accuracy,
+                "cv_folds": CV_FOLDS,
+                "cv_examples": len(examples),
+                "cv_loaded": READ_BACK in measured.notes,
+            }
     return ClassifyResult(
         run_id=run.id,
         listed=listed,

@@ -39,8 +39,9 @@ class _Section(BaseModel):
 class ClassifyConfig(_Section):
     # Below this probability a model prediction is shown as uncertain.
     uncertain_below: float = Field(0.55, ge=0, le=1)
-    # Measure the model's 5-fold cross-validated accuracy on every classify run (about a minute on two
-    # cores): the run records it and the validation block publishes it.
+    # Measure the model's 5-fold cross-validated accuracy on every classify run (some seconds for a
+    # new model version, read back from the model cache while the model is unchanged): the run
+    # records it and the validation block publishes it.
     cross_validate: bool = False
 
 

@@ -7,7 +7,9 @@ scikit-learn version), so a changed input never reuses an old model. The folder 
 ``$XDG_CACHE_HOME`` (default ``~/.cache``). Writers write a temporary file and rename it into
 place, so concurrent processes never see half a file; a file that cannot be read, or holds
 something else, is ignored (and replaced by the next write). Nothing here imports scikit-learn:
-a cached model predicts with NumPy alone.
+a cached model predicts with NumPy alone. A model's cross-validated figures
+(:func:`classify.evaluate.cross_validate`) are kept the same way, under its version, the folds
+and the seed.
 """
 
 from __future__ import annotations

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
 from sklearn.model_selection import StratifiedKFold
 
+from classify import cache
 from classify.categories import CATEGORY_IDS
 from classify.examples import (
     HELD_OUT_FILE,
@@ -21,11 +22,12 @@ from classify.examples import (
     read_labelled_csv,
     read_repo_texts,
 )
-from classify.model import CategoryModel, Settings, train, trained
+from classify.model import CategoryModel, Settings, model_version, train, trained
 from classify.text import RepoText, tokens
 
 CV_SEED = 20261130
 CV_FOLDS = 5  # the folds of every published cross-validated figure (and `--folds`'s default)
+READ_BACK = "read back from the model cache: measured earlier for this very model version"
 
 
 @dataclass
@@ -106,11 +108,28 @@ def cross_validate(
     """Stratified k-fold with a fixed seed: every example is predicted once by a model that never saw it.
 
     ``without_topics`` scores the held-out repos with their topics removed (as list blurbs come).
+    The result is kept in the model cache under the model's version (which covers the examples,
+    the settings and the code), the folds, the seed and the variant: the same inputs give the same
+    figures, so a weekly run with ``cross_validate = true`` and an unchanged model reads them back
+    instead of training ``folds`` more models.
     """
     labels = [e.category for e in examples]
     smallest = min(labels.count(c) for c in set(labels))
     if folds > smallest:
         folds = max(2, smallest)
+    key = f"{model_version(examples, settings or Settings())}-cv{folds}-seed{CV_SEED}" + (
+        "-without-topics" if without_topics else ""
+    )
+    if (kept := cache.load(key, Evaluation)) is not None:
+        return replace(kept, notes=[*kept.notes, READ_BACK])
+    evaluation = _k_fold(examples, labels, folds, settings, without_topics)
+    cache.save(key, evaluation)
+    return evaluation
+
+
+def _k_fold(
+    examples: Sequence[Example], labels: list[str], folds: int, settings: Settings | None, without_topics: bool
+) -> Evaluation:
     predicted: list[str] = [""] * len(examples)
     probabilities = [0.0] * len(examples)
     runner_ups: list[str | None] = [None] * len(examples)

@@ -67,7 +67,7 @@ def classifier_accuracy(conn: sqlite3.Connection) -> dict[str, Any]:
         "accuracy": None,
         "reason": (
             "no classify run measured it: set `cross_validate = true` under [classify] to measure it on "
-            "every classify run (about a minute)"
+            "every classify run (some seconds for a new model, then read back from the model cache)"
         ),
     }
 

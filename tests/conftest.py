@@ -92,11 +92,12 @@ def import_and_score(db: Any, items: list[dict[str, Any]], as_of: str = "2026-11
 
 @pytest.fixture(scope="session")
 def model():
-    """The category model trained on the bundled examples (once per test process)."""
+    """The category model trained on the bundled examples: trained once, by the first test process
+    that asks, and read from the model cache by the others (as the commands do)."""
     from classify.examples import load_training_examples
-    from classify.model import train
+    from classify.model import trained
 
-    return train(load_training_examples())
+    return trained(load_training_examples())
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from classify import cache
 from classify.examples import load_training_examples
 from classify.model import CategoryModel, model_version, trained
 from classify.text import RepoText
+from tests.classify_helpers import a_few_of_each
 
 REPOS = [
     RepoText("awesome-agents", "A curated list of agent projects", ("awesome-list",)),
@@ -25,12 +26,7 @@ REPOS = [
 
 @pytest.fixture
 def examples():
-    # A small training set: the cache does not care how many, and it trains in a blink.
-    everything = load_training_examples()
-    by_category: dict[str, list] = {}
-    for e in everything:
-        by_category.setdefault(e.category, []).append(e)
-    return [e for group in by_category.values() for e in group[:6]]
+    return a_few_of_each(load_training_examples())  # the cache does not care how many
 
 
 @pytest.fixture

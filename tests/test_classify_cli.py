@@ -156,13 +156,22 @@ def test_a_missing_evaluation_file_is_one_clear_line(run_cli, tmp_path):
     assert "file not found" in result.output
 
 
-def test_cross_validation_reports_its_figures(run_cli):
+def test_cross_validation_reports_its_figures_and_measures_a_model_once(run_cli, tmp_path, monkeypatch):
+    """Cross-validation trains a model per fold; `cross_validate = true` did it again on every classify
+    run although the same model gives the same figures. They are kept in the model cache."""
+    from classify.cache import ENV
+    from classify.evaluate import READ_BACK
+
+    monkeypatch.setenv(ENV, str(tmp_path / "model-cache"))
     out = run_cli("classify", "--cross-validate", "--folds", "2").output
     assert "cross-validation on the bundled training set" in out
     assert "2-fold stratified cross-validation" in out
     accuracy = float(next(line for line in out.splitlines() if line.startswith("accuracy")).split()[1])
     assert accuracy > 0.6
     assert "held-out repos without their topics: accuracy" in out
+    assert READ_BACK not in out
+    again = run_cli("classify", "--cross-validate", "--folds", "2").output
+    assert READ_BACK in again and again.replace(READ_BACK + "\n", "") == out
 
 
 def test_classify_command_summarises_the_run(run_cli, db, item_factory, tmp_path):

@@ -17,7 +17,7 @@ from classify.features import _RAW, FASTER_RULES, IN_CONTEXT, PHRASES, _needles,
 from classify.lexicon import boosts, presents_a_model, resources_by_name, settling_categories
 from classify.model import train
 from classify.text import MAX_DESCRIPTION, RepoText, normalise_topics, split_name
-from tests.classify_helpers import predict
+from tests.classify_helpers import a_few_of_each, predict
 
 
 @pytest.mark.parametrize(
@@ -225,9 +225,10 @@ def test_every_prediction_names_a_runner_up_with_lower_probability(model):
         assert 0 <= p.runner_up_probability <= p.probability <= 1
 
 
-def test_same_input_same_output_across_trainings():
-    examples = load_training_examples()
-    first, second = train(examples), train(examples)
+def test_same_input_same_output_across_trainings(model):
+    # `model` was trained by the first test process that asked (maybe another one) and perhaps read
+    # back from the model cache: a training here must give the very same model.
+    first, second = model, train(load_training_examples())
     repos = [
         RepoText("loom", "Framework for building agents"),
         RepoText("q", ""),
@@ -239,7 +240,7 @@ def test_same_input_same_output_across_trainings():
 
 
 def test_the_model_version_follows_the_training_data():
-    examples = load_training_examples()
+    examples = a_few_of_each(load_training_examples())  # how many does not matter; a small set trains fast
     changed = examples[:-1]
     assert train(examples).version != train(changed).version
 
@@ -381,11 +382,10 @@ def test_framework_needs_positive_evidence():
     assert not evidence([], RepoText("joybot", "AI agents that spark joy"))
 
 
-def test_without_framework_evidence_framework_is_less_likely():
-    examples = load_training_examples()
+def test_without_framework_evidence_framework_is_less_likely(model):
     plain = RepoText("sparkle", "Autonomous AI agents that spark joy", ("agents", "ai"))
-    with_penalty = train(examples)
-    without = train(examples, classify.model.Settings(framework_penalty=0.0))
+    with_penalty = model
+    without = train(load_training_examples(), classify.model.Settings(framework_penalty=0.0))
     index = CATEGORY_IDS.index("framework")
     assert with_penalty.probabilities([plain])[0][index] < without.probabilities([plain])[0][index]
     assert predict(with_penalty, "plotsmith", "Python plotting library for dataframes").category == "other"
