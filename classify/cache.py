@@ -19,13 +19,18 @@ import os
 import pickle
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 ENV = "AGENTRANK_MODEL_CACHE"
 FORMAT = 1
 KEEP = 8  # model files kept in the folder (the most recently used)
+LOCK_WAIT_S = 600  # longest wait for another process's training (a training takes seconds)
 _SUFFIX = ".model.pickle"
+_LOCK_SUFFIX = ".lock"
 
 
 def cache_dir() -> Path | None:
@@ -41,9 +46,32 @@ def cache_dir() -> Path | None:
     return root / "agentrank" / "classify"
 
 
-def _path(folder: Path, version: str) -> Path:
+def _path(folder: Path, version: str, suffix: str = _SUFFIX) -> Path:
     safe = "".join(c for c in version if c.isalnum() or c in "-_")
-    return folder / f"{safe}{_SUFFIX}"
+    return folder / f"{safe}{suffix}"
+
+
+@contextlib.contextmanager
+def building(version: str) -> Iterator[None]:
+    """Held while one process builds what it will save under ``version``, so that processes started
+    together (a scheduler and a hand-run command; the test workers) wait for one training and read
+    its file instead of each training the same model. The lock is the operating system's (released
+    if the holder dies); without a cache, or when the folder cannot hold a lock file, nothing waits."""
+    folder = cache_dir()
+    if folder is None:
+        yield
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(_path(folder, version, _LOCK_SUFFIX)), timeout=LOCK_WAIT_S)
+        lock.acquire()
+    except (OSError, Timeout):  # read-only or odd folder, or a holder stuck for minutes: build anyway
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def load(version: str, expected: type) -> Any | None:
@@ -95,7 +123,7 @@ def _prune(folder: Path) -> None:
     and remove temporary files a killed writer left behind (an hour old or more)."""
     try:
         now = time.time()
-        for stale in folder.glob(".tmp-*" + _SUFFIX):
+        for stale in [*folder.glob(".tmp-*" + _SUFFIX), *folder.glob("*" + _LOCK_SUFFIX)]:
             with contextlib.suppress(OSError):
                 if now - stale.stat().st_mtime > 3600:
                     stale.unlink()

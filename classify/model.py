@@ -554,11 +554,19 @@ def trained(examples: Sequence[Example], settings: Settings | None = None) -> Ca
     version = model_version(examples, settings or Settings())
     if _last and _last[0].version == version:
         return _last[0]
-    model = cache.load(version, CategoryModel)
+    model = _from_disk(version)
     if model is None:
-        model = train(examples, settings)
-        cache.save(version, model)
-    else:
-        model.loaded = True
+        with cache.building(version):
+            model = _from_disk(version)  # trained meanwhile by the process this one waited for
+            if model is None:
+                model = train(examples, settings)
+                cache.save(version, model)
     _last[:] = [model]
+    return model
+
+
+def _from_disk(version: str) -> CategoryModel | None:
+    model = cache.load(version, CategoryModel)
+    if model is not None:
+        model.loaded = True
     return model

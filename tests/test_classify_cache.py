@@ -102,7 +102,29 @@ def test_writes_leave_no_temporary_files_and_old_models_are_pruned(examples, cac
         _forget()
         trained(examples[n:])
     names = [p.name for p in cache_dir.iterdir()]
-    assert len(names) == 2 and not any(n.startswith(".tmp-") for n in names)
+    assert not any(n.startswith(".tmp-") for n in names)
+    assert len([n for n in names if n.endswith(".model.pickle")]) == 2
+
+
+def test_processes_started_together_train_the_model_once(examples, cache_dir):
+    """A scheduler and a hand-run command (or the test workers) that needed the same new model each
+    trained it; the second now waits for the first and reads its file."""
+    code = (
+        "import sys\n"
+        "from classify.examples import load_training_examples\n"
+        "from classify.model import trained\n"
+        "from tests.classify_helpers import a_few_of_each\n"
+        "print(trained(a_few_of_each(load_training_examples(), 30)).loaded)\n"
+    )
+    env = {**os.environ, cache.ENV: str(cache_dir)}
+    root = Path(__file__).resolve().parents[1]
+    both = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env, cwd=root)
+        for _ in range(2)
+    ]
+    loaded = sorted(p.communicate(timeout=120)[0].strip() for p in both)
+    assert loaded == ["False", "True"]  # one trained, the other read what it trained
+    assert len(list(cache_dir.glob("*.model.pickle"))) == 1
 
 
 def _python(code: str, env: dict[str, str]) -> str:

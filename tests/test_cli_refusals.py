@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -50,16 +51,13 @@ def test_a_refused_file_leaves_no_database_or_lock_behind(run_cli, db_path, tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == [name], "no database, journal or lock file"
 
 
-def test_reading_commands_leave_the_database_file_as_it_was(db_path, tmp_path):
-    items = [make_item(seed=n, id=n, full_name=f"read/only-{n}", name=f"only-{n}") for n in range(1, 6)]
-    write_json(tmp_path / "items.json", items)
-    assert agentrank(tmp_path, "import", "--observed-at", "2026-11-30T06:00:00Z", "items.json").returncode == 0
-    assert agentrank(tmp_path, "score").returncode == 0
+def test_reading_commands_leave_the_database_file_as_it_was(working_folder):
+    db_path, tmp_path = working_folder / "agentrank.db", working_folder
     before = db_path.read_bytes()
     # Each in a process of its own, as a user runs them (the file's header counts every write).
     for args, status in [
-        (("explain", "read/only-1"), 0),
-        (("explain", "read/only-1", "--json"), 0),
+        (("explain", "side/car-1"), 0),
+        (("explain", "side/car-1", "--json"), 0),
         (("snapshot", "--out", str(tmp_path / "copy.db")), 0),
         (("explain", "nobody/nothing"), 1),
         (("score", "--as-of", "not-a-date"), 2),
@@ -111,13 +109,10 @@ def test_refresh_with_an_empty_out_is_refused_like_export(run_cli, db_path, tmp_
         "https://agentrank.example.org/#ghp_SECRETtoken0123456789",
     ],
 )
-def test_a_public_url_carrying_a_credential_is_refused_before_anything_is_written(tmp_path, url):
+def test_a_public_url_carrying_a_credential_is_refused_before_anything_is_written(working_folder, url):
     """The public URL is written into every export, snapshot and page: one with a user name, password
     or query (where people paste a token) was published as given."""
-    items = [make_item(seed=n, id=n, full_name=f"pub/url-{n}", name=f"url-{n}") for n in range(1, 4)]
-    write_json(tmp_path / "items.json", items)
-    assert agentrank(tmp_path, "import", "--observed-at", "2026-11-30T06:00:00Z", "items.json").returncode == 0
-    assert agentrank(tmp_path, "score").returncode == 0
+    tmp_path = working_folder
     before = sorted(p.name for p in tmp_path.iterdir())
     for args in (("export", "--out", "site.json"), ("snapshot", "--out", "snap.db")):
         result = agentrank(tmp_path, *args, "--public-url", url)
@@ -175,16 +170,23 @@ def test_an_export_behind_a_long_write_says_what_is_holding_it(published_db, tmp
     assert len(lines) == 1 and "another command has been writing to it" in lines[0], result.output
 
 
-@pytest.fixture
-def working_folder(tmp_path):
+@pytest.fixture(scope="module")
+def working_template(tmp_path_factory):
     """A folder holding agentrank.db made by `import` and `score` (each in a process of its own, so
     nothing is left beside it) and a second database, g2.db, made the same way."""
+    folder = tmp_path_factory.mktemp("working")
     items = [make_item(seed=n, id=n, full_name=f"side/car-{n}", name=f"car-{n}") for n in range(1, 6)]
-    write_json(tmp_path / "items.json", items)
+    write_json(folder / "items.json", items)
     for db in ("agentrank.db", "g2.db"):
         for args in (("import", "items.json"), ("score",)):
-            assert agentrank(tmp_path, "--db", db, *args).returncode == 0, args
-    return tmp_path
+            assert agentrank(folder, "--db", db, *args).returncode == 0, args
+    return folder
+
+
+@pytest.fixture
+def working_folder(working_template, tmp_path):
+    """A copy of the working folder of its own, for a test to change."""
+    return shutil.copytree(working_template, tmp_path / "work")
 
 
 @pytest.mark.parametrize(
