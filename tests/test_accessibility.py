@@ -47,26 +47,31 @@ def top_and_owner(url: str) -> dict[str, str]:
     return {"top": top, "owner": top.split("/")[0]}
 
 
-def test_axe_finds_no_serious_or_critical_violation(browser, demo_server):  # noqa: F811
-    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
-    axe = axe_module.Axe()
-    names = top_and_owner(demo_server.url)
+@pytest.fixture(scope="module")
+def axe():
+    return pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
+
+
+@pytest.fixture(scope="module")
+def names(demo_server):
+    return top_and_owner(demo_server.url)
+
+
+# One test per page: a failure names its page, and the file's many short tests are spread over the
+# test workers like the others (as one test of 25 s it was dealt out last and kept a worker busy after the rest had finished).
+@pytest.mark.parametrize("path", PAGES)
+def test_axe_finds_no_serious_or_critical_violation(browser, demo_server, axe, names, path):  # noqa: F811
     page = browser.new_page()
-    found = {}
-    for path in PAGES:
-        path = path.format(**names)
-        page.goto(demo_server.url + path)
-        page.wait_for_load_state("load")
-        violations = axe.run(page).response["violations"]
-        bad = [
-            f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}"
-            for v in violations
-            if v["impact"] in ("serious", "critical")
-        ]
-        if bad:
-            found[path] = bad
+    page.goto(demo_server.url + path.format(**names))
+    page.wait_for_load_state("load")
+    violations = axe.run(page).response["violations"]
     page.close()
-    assert found == {}
+    bad = [
+        f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}"
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert bad == []
 
 
 def test_every_page_has_a_language_one_main_and_ids_without_spaces(demo_server):

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from classify.evaluate import seen_in_training
 from classify.examples import (
     Example,
     load_held_out_examples,
@@ -62,6 +61,8 @@ def test_no_example_is_worded_like_a_validation_description():
     validation = read_labelled_csv(VALIDATION)
     with VALIDATION.open(encoding="utf-8") as f:
         assert sum(1 for _ in csv.DictReader(f)) == len(validation)
+    from classify.evaluate import seen_in_training  # scikit-learn: imported by the tests that use it
+
     ours = [*load_training_examples(), *load_held_out_examples()]
     # seen_in_training: same name, or at least half the words in common with one of ours.
     near = [v.full_name for v, seen in zip(validation, seen_in_training(validation, ours), strict=True) if seen]
@@ -71,6 +72,8 @@ def test_no_example_is_worded_like_a_validation_description():
 
 
 def _near(validation) -> list[str]:
+    from classify.evaluate import seen_in_training
+
     ours = [*load_training_examples(), *load_held_out_examples()]
     seen = seen_in_training(validation, ours)
     # Descriptions of three words or fewer (or only Chinese text, which has no such words) share

@@ -11,7 +11,6 @@ from fractions import Fraction
 import jsonschema
 import numpy as np
 import pytest
-import scipy.stats
 
 from agentrank import importer, scorer
 from agentrank.config import load_config
@@ -214,6 +213,8 @@ def test_an_observed_at_before_stored_history_is_refused_and_writes_nothing(tmp_
 
 
 def test_ranges_hold_the_rank_are_deterministic_and_validation_recomputes(tmp_path, db):
+    import scipy.stats  # an independent calculation (imported here: a second to load)
+
     saves = _weekly_population(200, seed=11, weeks=2)
     weekly_runs = []
     for week, save in enumerate(saves):
