@@ -238,8 +238,14 @@ WHY = {"text": "file is not a database", "newer": "made by a newer AgentRank", "
 
 
 @pytest.mark.parametrize("kind", sorted(WHY))
-def test_a_refused_database_gets_no_lock_file_beside_it(tmp_path, kind):
+def test_a_refused_database_gets_no_lock_file_beside_it(tmp_path, monkeypatch, kind):
     # Each command said why in one line, but left DB.lock behind (score and classify did not).
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    unset = dict.fromkeys(("AGENTRANK_DB", "AGENTRANK_CONFIG", "GITHUB_API_URL"))
     db = tmp_path / "x.db"
     _unusable_database(db, kind)
     write_json(tmp_path / "items.json", [make_item(seed=1, id=1)])
@@ -262,8 +268,8 @@ def test_a_refused_database_gets_no_lock_file_beside_it(tmp_path, kind):
         ("score",),
         ("classify",),
     ):
-        result = agentrank(tmp_path, "--db", "x.db", *args)
-        assert result.returncode == 1, (args, result.stderr)
+        result = CliRunner().invoke(cli, ["--db", "x.db", *args], env=unset)
+        assert result.exit_code == 1, (args, result.output, result.exception)
         assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
         assert WHY[kind] in result.stderr, (args, result.stderr)
         assert sorted(p.name for p in tmp_path.iterdir()) == before, args

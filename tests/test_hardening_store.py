@@ -44,15 +44,19 @@ def imported(tmp_path, run_cli, db_path) -> Path:
 # -- item 1: a second name for the database ------------------------------------------------------------
 
 
-def test_a_database_with_a_hard_link_is_refused_by_every_command(tmp_path, imported, run_cli):
+def test_a_database_with_a_hard_link_is_refused_by_every_command(tmp_path, imported):
+    from click.testing import CliRunner
+
+    from agentrank.cli import cli
+
     before = dump(imported)
     other = tmp_path / "other.db"
     os.link(imported, other)
     items = str(write_json(tmp_path / "more.json", [make_item(seed=9, id=9)]))
     for db in (imported, other):
         for args in (("import", items), ("score",), ("export", "--out", str(tmp_path / "x.json")), ("explain", "a/b")):
-            result = subprocess.run([*AGENTRANK, "--db", str(db), *args], capture_output=True, text=True, check=False)
-            assert result.returncode == 1, (args, result.stderr)
+            result = CliRunner().invoke(cli, ["--db", str(db), *args])
+            assert result.exit_code == 1, (args, result.output, result.exception)
             line = result.stderr.strip()
             assert "\n" not in line and "2 names (hard links)" in line, line
     os.unlink(other)
