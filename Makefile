@@ -7,6 +7,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench docs venv clean
 
+# Python keeps the project's compiled modules (in __pycache__, ignored by git) even where
+# PYTHONDONTWRITEBYTECODE is set: without them every test worker and every command a test starts
+# compiled the project's modules, and pytest rewrote every test file, from scratch.
+unexport PYTHONDONTWRITEBYTECODE
+
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
