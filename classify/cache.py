@@ -58,20 +58,19 @@ def building(version: str) -> Iterator[None]:
     its file instead of each training the same model. The lock is the operating system's (released
     if the holder dies); without a cache, or when the folder cannot hold a lock file, nothing waits."""
     folder = cache_dir()
-    if folder is None:
-        yield
-        return
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(_path(folder, version, _LOCK_SUFFIX)), timeout=LOCK_WAIT_S)
-        lock.acquire()
-    except (OSError, Timeout):  # read-only or odd folder, or a holder stuck for minutes: build anyway
-        yield
-        return
+    lock = None
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(str(_path(folder, version, _LOCK_SUFFIX)), timeout=LOCK_WAIT_S)
+            lock.acquire()
+        except (OSError, Timeout):  # read-only or odd folder, or a holder stuck for minutes: build anyway
+            lock = None
     try:
         yield
     finally:
-        lock.release()
+        if lock is not None:
+            lock.release()
 
 
 def load(version: str, expected: type) -> Any | None:
