@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import pickle
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +23,7 @@ from crawler.emulator.population import SyntheticRepo, generate_population, to_s
 from db.store import open_store
 
 REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+T = TypeVar("T")
 # Where the tests' files go when nothing else is asked: a memory file system, when the machine has
 # one. The tests write about 1.5 GB of SQLite files, journals and logs, and SQLite syncs each commit
 # to disk; on tmpfs a sync costs nothing, which is most of a run's waiting on a quiet machine.
@@ -144,13 +148,35 @@ def write_json(path: Path, data: Any) -> Path:
     return path
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], T]) -> T:
+    """``build(folder / "built")`` once per test run: the first test worker that asks builds it under
+    a lock in the run's shared folder, and every worker gets a copy of its own (a test that reads a
+    database may leave a -wal file beside it for a moment; another worker's listing must not see it).
+    ``build`` returns a dataclass whose ``path`` lies in the folder it was given."""
+    own = tmp_path_factory.mktemp(name)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        (own / "built").mkdir()
+        return build(own / "built")
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / f"built-once-{name}"
+    record = shared / "result.pickle"
+    with FileLock(f"{shared}.lock"):
+        if not record.exists():
+            (shared / "built").mkdir(parents=True)
+            record.write_bytes(pickle.dumps(build(shared / "built")))
+    result = pickle.loads(record.read_bytes())
+    shutil.copytree(shared / "built", own / "built")
+    return dataclasses.replace(result, path=own / "built" / result.path.relative_to(shared / "built"))
+
+
 # Publishing (Datasette): one database and one real `agentrank serve` per session, shared by the
 # in-process, hardening and browser tests.
 @pytest.fixture(scope="session")
 def published_db(tmp_path_factory):
     from tests.publish_helpers import build_published_db
 
-    return build_published_db(tmp_path_factory.mktemp("published") / "agentrank.db")
+    return built_once(tmp_path_factory, "published", lambda folder: build_published_db(folder / "agentrank.db"))
 
 
 @pytest.fixture(scope="session")
@@ -168,7 +194,9 @@ def directory_db(tmp_path_factory):
     """Two weekly runs where the second adds four repos (one hostile) and archives two."""
     from tests.publish_helpers import build_published_db
 
-    return build_published_db(tmp_path_factory.mktemp("directory") / "agentrank.db", churn=True)
+    return built_once(
+        tmp_path_factory, "directory", lambda folder: build_published_db(folder / "agentrank.db", churn=True)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -218,4 +246,4 @@ def demo_folder(tmp_path_factory):
     tests that change it take a copy (``demo_folder.copy(tmp_path / "x")``)."""
     from tests.first_hour import build_demo_folder
 
-    return build_demo_folder(tmp_path_factory.mktemp("first-hour") / "project")
+    return built_once(tmp_path_factory, "first-hour", lambda folder: build_demo_folder(folder / "project"))
