@@ -22,8 +22,8 @@ from agentrank.cli import cli
 from crawler.emulator.population import SyntheticRepo, generate_population, to_search_item
 from db.store import open_store
 
-REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 T = TypeVar("T")
+REFERENCE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 # Where the tests' files go when nothing else is asked: a memory file system, when the machine has
 # one. The tests write about 1.5 GB of SQLite files, journals and logs, and SQLite syncs each commit
 # to disk; on tmpfs a sync costs nothing, which is most of a run's waiting on a quiet machine.
@@ -163,6 +163,7 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     record = shared / "result.pickle"
     with FileLock(f"{shared}.lock"):
         if not record.exists():
+            shutil.rmtree(shared / "built", ignore_errors=True)  # what a failed build left: that worker's error stands
             (shared / "built").mkdir(parents=True)
             record.write_bytes(pickle.dumps(build(shared / "built")))
     result = pickle.loads(record.read_bytes())
