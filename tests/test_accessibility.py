@@ -57,8 +57,8 @@ def names(demo_server):
     return top_and_owner(demo_server.url)
 
 
-# One test per page: a failure names its page, and the file's many short tests are spread over the
-# test workers like the others (as one test of 25 s it was dealt out last and kept a worker busy after the rest had finished).
+# One test per page: a failure names its page, and xdist deals the file out among the others (as one
+# test of 25 s it was dealt out last and kept a worker busy after the rest had finished).
 @pytest.mark.parametrize("path", PAGES)
 def test_axe_finds_no_serious_or_critical_violation(browser, demo_server, axe, names, path):  # noqa: F811
     page = browser.new_page()

@@ -110,7 +110,6 @@ def test_processes_started_together_train_the_model_once(examples, cache_dir):
     """A scheduler and a hand-run command (or the test workers) that needed the same new model each
     trained it; the second now waits for the first and reads its file."""
     code = (
-        "import sys\n"
         "from classify.examples import load_training_examples\n"
         "from classify.model import trained\n"
         "from tests.classify_helpers import a_few_of_each\n"
