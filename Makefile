@@ -37,6 +37,7 @@ test: $(STAMP)
 
 # Regenerate the tables and the CLI reference in README.md and docs/ from the code (cog).
 docs: $(STAMP)
+	$(BIN)/python -c "from agentrank.exporter import write_export_schema; write_export_schema()"
 	$(BIN)/cog -r README.md docs/*.md
 
 bench: $(STAMP)

@@ -666,8 +666,9 @@ def import_prices(state: State, file: str) -> None:
 def import_assessments(state: State, file: str) -> None:
     """Load FitScore assessments from FILE (TOML [method] and [[assessment]]); recompute the FitScores
 
-    Quality and reliability come from the attempts, the other criteria from the file; a
-    published figure that does not recompute is reported and marked. A bad file changes nothing.
+    Quality, reliability and speed (median wall time against the task's limit) come from the
+    attempts, the other criteria from the file, and a criterion the file gives wins; a published
+    figure that does not recompute is reported and marked. A bad file changes nothing.
     """
     _ledger_import(state, "import-assessments", file)
 

@@ -34,7 +34,7 @@ from db.scores import published_score_run
 from db.validation import load_validation
 from leaderboard.summary import benchmarks_by_repo, leaderboards
 from leaderboard.views import methods_document
-from scoring.components import TABLE
+from scoring.components import schema_components
 from scoring.score import COMPONENTS, METHOD_VERSION, shown, shown_range
 
 SCHEMA_VERSION = 4
@@ -78,15 +78,26 @@ class ExportResult:
     staged: StagedFile | None = field(default=None, repr=False, compare=False)
 
 
+SCHEMA_FILE = "export.schema.json"
+
+
 @cache
 def export_schema() -> dict[str, Any]:
-    """``export.schema.json`` with each score component (``scoring.components``) in ``components``."""
-    schema: dict[str, Any] = json.loads(files("agentrank").joinpath("export.schema.json").read_text(encoding="utf-8"))
-    components = schema["$defs"]["agent"]["properties"]["components"]
-    components["required"] = [c.name for c in TABLE]
-    components["properties"] = {c.name: {"$ref": "#/$defs/percent", "description": c.export_description} for c in TABLE}
-    components["additionalProperties"] = False
+    """The shipped ``export.schema.json``, its ``components`` as ``scoring/components.py`` has them
+    (the same as the file's once ``make docs`` has run; a test checks that it has)."""
+    schema: dict[str, Any] = json.loads(files("agentrank").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+    schema["$defs"]["agent"]["properties"]["components"] = schema_components()
     return schema
+
+
+def write_export_schema() -> bool:
+    """Write the score components into the shipped schema file (``make docs``); True if it changed."""
+    path = Path(str(files("agentrank").joinpath(SCHEMA_FILE)))
+    text = json.dumps(export_schema(), indent=2, ensure_ascii=False) + "\n"
+    if path.read_text(encoding="utf-8") == text:
+        return False
+    path.write_text(text, encoding="utf-8")
+    return True
 
 
 def _web_url(value: str | None) -> str | None:

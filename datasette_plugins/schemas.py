@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from datasette import Response
 
 from datasette_plugins.limits import limits
-from scoring.components import TABLE
+from scoring.components import schema_components
 
 SHIPPED = {"agentrank": "export.schema.json", "leaderboard": "attempt.schema.json"}
 
@@ -29,19 +29,10 @@ def schemas() -> dict[str, dict[str, Any]]:
     found = {}
     for package, name in SHIPPED.items():
         schema = json.loads(files(package).joinpath(name).read_text(encoding="utf-8"))
-        if package == "agentrank":
-            _with_components(schema)
+        if package == "agentrank":  # (as agentrank.exporter.export_schema reads it)
+            schema["$defs"]["agent"]["properties"]["components"] = schema_components()
         found[urlsplit(schema["$id"]).path] = schema
     return found
-
-
-def _with_components(schema: dict[str, Any]) -> None:
-    """Each score component in the export's ``components`` (as ``agentrank.exporter.export_schema``
-    does: the file leaves them to the code, ``scoring/components.py``)."""
-    components = schema["$defs"]["agent"]["properties"]["components"]
-    components["required"] = [c.name for c in TABLE]
-    components["properties"] = {c.name: {"$ref": "#/$defs/percent", "description": c.export_description} for c in TABLE}
-    components["additionalProperties"] = False
 
 
 async def schema(datasette: Any, request: Any) -> Response:

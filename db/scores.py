@@ -106,13 +106,17 @@ class StoredNames:
         return np.asarray([row[0] for row in self.conn.execute(_NAMES_SQL, [ids])], dtype=str)
 
 
-# The newest snapshot of each repo observed at or before a cutoff: the baseline of its growth.
+# The newest snapshot of each repo observed at or before a cutoff: the baseline of its growth. Only
+# for a repo also observed after the cutoff: an import never delists, so a repo missing from the
+# latest save keeps its last figures, and comparing that snapshot with itself would claim a week
+# (or four) of no growth that nobody saw.
 _BASELINE_SQL = """
 select repo_id, stars, forks from (
   select repo_id, stars, forks,
          row_number() over (partition by repo_id order by observed_at desc, run_id desc) as newest
   from snapshots where observed_at <= {cutoff}
-) where newest = 1
+) b where newest = 1
+  and exists (select 1 from snapshots later where later.repo_id = b.repo_id and later.observed_at > {cutoff})
 """
 
 # What scoring computed (and the inputs it read), one row per repo, bound from Python in chunks.
@@ -172,7 +176,7 @@ def _baseline(db: sqlite_utils.Database, as_of: str, days: float, repo_ids: np.n
     """(stars, forks) of each repo at its baseline, N × 2, NaN without one."""
     out = np.full((len(repo_ids), 2), np.nan)
     slots, values = _by_repo(
-        repo_ids, db.execute(_BASELINE_SQL.format(cutoff="?"), [_cutoff(as_of, days)]).fetchall(), 2
+        repo_ids, db.execute(_BASELINE_SQL.format(cutoff=":cutoff"), {"cutoff": _cutoff(as_of, days)}).fetchall(), 2
     )
     out[slots] = values
     return out
@@ -185,7 +189,7 @@ def growth(
 
     The baseline is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a weekly
     crawl that starts a few minutes later than last week still compares with last week. NaN when
-    there is no snapshot that old.
+    there is no snapshot that old, or no later one (the repo was not seen since: see _BASELINE_SQL).
     """
     repo_ids = np.asarray(repo_ids, dtype=np.int64)
     week, month = _baseline(db, as_of, 6, repo_ids), _baseline(db, as_of, 27, repo_ids)
@@ -240,7 +244,7 @@ def save_scores(
     The row also keeps the repo's category and recent growth as they were at scoring time: the
     baseline of growth is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a
     weekly crawl that starts a few minutes later than last week still compares with last week
-    (empty when there is no snapshot that old).
+    (empty when there is no snapshot that old, or no later one).
 
     Written for a million rows: the computed columns go into a temporary table in chunks of
     tuples built from the arrays (bounded memory, no per-row dicts), then one ``insert … select``
@@ -301,11 +305,10 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
                 for column in columns.values()
             ]
             conn.executemany(insert, zip(*chunk, strict=True))
-        baseline = _BASELINE_SQL.replace("{cutoff}", "{}")
         conn.execute(
             _SAVE_SQL.format(
-                week=baseline.format(":week"),
-                month=baseline.format(":month"),
+                week=_BASELINE_SQL.replace("{cutoff}", ":week"),
+                month=_BASELINE_SQL.replace("{cutoff}", ":month"),
                 extra=_EXTRA,
                 extra_i="".join(f", i.{column}" for column in EXTRA_INPUTS),
                 computed=", ".join(names),

@@ -37,6 +37,16 @@ def exact(value: float) -> float:
     return round(value, TIE_DECIMALS) + 0.0
 
 
+def decimal(value: float) -> Fraction:
+    """A float as the shortest decimal that reads back as it (how it was written, and printed)."""
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+def per(total: float | None, count: int) -> float | None:
+    """``total`` / ``count`` as decimals (a cost per pass or per attempt); null without both."""
+    return float(decimal(total) / count) if total is not None and count else None
+
+
 def incomplete(infra_errors: int, counted: int) -> str | None:
     """Why an entry is incomplete (too many infrastructure errors); None when it is not."""
     total = infra_errors + counted
@@ -53,7 +63,10 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] |
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)
+    # At none or all solved an end is exactly 0 or 100; floating point leaves it a few 1e-15 off.
+    low = 0.0 if successes <= 0 else 100 * max(0.0, centre - half)
+    high = 100.0 if successes >= trials else 100 * min(1.0, centre + half)
+    return low, high
 
 
 def coverage(attempted: int, total: int) -> str | None:
@@ -107,7 +120,7 @@ def rank_board(
 
 def cost_per_attempt(entry: dict[str, Any]) -> float | None:
     total = entry.get("total_cost_usd")
-    return None if total is None or not entry["attempts"] else total / entry["attempts"]
+    return per(total, entry["attempts"])
 
 
 def mark_pareto(entries: list[dict[str, Any]], score: str) -> None:

@@ -32,12 +32,13 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 from leaderboard.attempt import AGENT_ERROR, DEFAULT_SUITE, DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
-from leaderboard.fairness import exact, natural_key, rank_board
+from leaderboard.fairness import decimal, exact, natural_key, per, rank_board
 
 
 class Result(NamedTuple):
@@ -92,11 +93,19 @@ def median(values: Iterable[float | None]) -> float | None:
     return float(statistics.median(known)) if known else None
 
 
-def _total(values: list[float | None]) -> float | None:
+def _total(values: Sequence[float | None]) -> float | None:
+    """The sum, null when any value is unknown. Added as the decimals they were written as (costs:
+    0.1 + 0.2 is 0.3 here, not the 0.30000000000000004 of binary floating point)."""
     known = [m for m in map(_measured, values) if m is not None]
     if not values or len(known) < len(values):
         return None
-    return math.fsum(known)
+    return float(sum(map(decimal, known), Fraction(0)))
+
+
+def money_mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the known values, as decimals (a mean cost)."""
+    known = [m for m in map(_measured, values) if m is not None]
+    return per(_total(known), len(known)) if known else None
 
 
 class Scored(NamedTuple):
@@ -179,12 +188,12 @@ def figures(rows: Iterable[Mapping[str, Any] | Scored]) -> dict[str, Any]:
         "wall_unknown": sum(1 for w in walls if w is None),
         "total_cost_usd": total_cost,
         "cost_unknown": sum(1 for c in costs if c is None),
-        "cost_per_solved_task": total_cost / solved if reason is None and total_cost is not None else None,
+        "cost_per_solved_task": per(total_cost, solved) if reason is None else None,
         "cost_per_solved_task_null_reason": reason,
         "human_interventions": _total([a.row.get("human_interventions") for a in counted]),
         "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
         "cost_source": cost_source(counted),
-        "cost_per_attempt": total_cost / len(counted) if total_cost is not None and counted else None,
+        "cost_per_attempt": per(total_cost, len(counted)),
         "agent_errors": sum(1 for a in counted if AGENT_ERROR in a.flags),
         "error_reasons": error_reasons(attempts),
     }

@@ -125,6 +125,13 @@ class Method(_Strict):
         unknown = set(self.weights) - set(CRITERIA)
         if unknown:
             raise ValueError(f"weights: unknown criterion {sorted(unknown)[0]!r}")
+        # A criterion left out would silently weigh 0 and its score be ignored: name each one
+        # (0 leaves one out on purpose).
+        missing = [c for c in CRITERIA if c not in self.weights]
+        if missing:
+            raise ValueError(
+                f"weights: no weight for {missing[0]!r} (give all of {', '.join(CRITERIA)}; 0 leaves one out)"
+            )
         if any(w < 0 for w in self.weights.values()) or sum(self.weights.values()) != 100:
             raise ValueError("weights: must be non-negative and sum to 100")
         return self

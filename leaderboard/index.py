@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from leaderboard.fairness import exact, incomplete
-from leaderboard.figures import Scored, agent_key, cost_source, mean, scored, settings_of, suite_of
+from leaderboard.figures import Scored, agent_key, cost_source, mean, money_mean, scored, settings_of, suite_of
 
 TOKEN_TYPES = ("input", "cached", "cache_write", "reasoning", "output")
 
@@ -93,13 +93,13 @@ def index_entries(
             "incomplete": incomplete(len(attempts) - len(counted), len(counted)),
             "attempts": len(counted),
             "infra_errors": len(attempts) - len(counted),
-            "mean_cost_usd": mean(r.get("cost_usd") for r in counted),
+            "mean_cost_usd": money_mean(r.get("cost_usd") for r in counted),
             # seed 001: an attempt stopped at its time limit may not have reported its final usage
             "cost_lower_bound": any(r.get("cost_lower_bound") for r in counted),
             "cost_source": cost_source(a for a in attempts if a.result.counted),
             # seed 003's cost: the tokens at the provider's list price, not what a plan or a bill
             # said (attempts without token counts or a price are left out)
-            "mean_list_cost_usd": mean(r.get("list_cost_usd") for r in counted),
+            "mean_list_cost_usd": money_mean(r.get("list_cost_usd") for r in counted),
             "mean_tokens": mean(_tokens(r) for r in counted),
             **{f"mean_tokens_{kind}": mean(r.get(f"tokens_{kind}") for r in counted) for kind in TOKEN_TYPES},
             "mean_wall_seconds": mean(r.get("wall_seconds") for r in counted),

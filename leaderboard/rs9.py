@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from leaderboard.fairness import exact, rank_board, run_order
+from leaderboard.fairness import exact, per, rank_board, run_order
 from leaderboard.figures import (
     Scored,
     _total,
@@ -94,7 +94,7 @@ def run_entry(attempts: list[Scored]) -> dict[str, Any]:
         "total_cost_usd": total,
         "cost_unknown": sum(1 for a in counted if a.row.get("cost_usd") is None),
         "cost_lower_bound": any(a.row.get("cost_lower_bound") for a in counted),
-        "cost_per_pass": total / passed if total is not None and passed else None,
+        "cost_per_pass": per(total, passed),
         "cost_source": cost_source(counted),
         "total_list_cost_usd": _total([a.row.get("list_cost_usd") for a in counted]),
         "agent_errors": sum(1 for a in counted if "agent-error" in a.flags),

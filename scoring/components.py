@@ -176,3 +176,15 @@ def explain_measure(component: Component) -> str:
     if component.kind != PERCENTILE:  # (a flag or buckets: what its own measure says)
         return component.measure
     return f"how many of the other listed repos have fewer {component.units}, as a share from 0 to 100"
+
+
+def schema_components() -> dict[str, object]:
+    """The export schema's ``components`` object: one 0-100 figure per component, all required,
+    nothing else (``make docs`` writes it into ``agentrank/export.schema.json``)."""
+    return {
+        "description": "The score's components, each 0-100, before weighting",
+        "type": "object",
+        "required": [c.name for c in TABLE],
+        "properties": {c.name: {"$ref": "#/$defs/percent", "description": c.export_description} for c in TABLE},
+        "additionalProperties": False,
+    }

@@ -230,7 +230,16 @@ def test_own_weights_from_the_file(db, run_cli, tmp_path):
     ("text", "message"),
     [
         ("[[assessment]]\nagent = 'a'\n", "assessment.0.suite: required"),
-        ("[method]\nweights = { quality = 50 }\n[[assessment]]\nagent='a'\nsuite='s'\n", "sum to 100"),
+        (
+            "[method]\nweights = { quality = 50, reliability = 0, cost = 0, speed = 0, setup = 0, agent = 0, privacy = 0 }\n"
+            "[[assessment]]\nagent='a'\nsuite='s'\n",
+            "sum to 100",
+        ),
+        (  # privacy left out: it would weigh 0 without a word, and a privacy score be ignored
+            "[method]\nweights = { quality = 30, reliability = 15, cost = 15, speed = 10, setup = 10, agent = 20 }\n"
+            "[[assessment]]\nagent='a'\nsuite='s'\n",
+            "no weight for 'privacy'",
+        ),
         ("[[assessment]]\nagent='a'\nsuite='s'\nscores = { cost = 6 }\n", "from 1 to 5"),
         ("[[assessment]]\nagent='a'\nsuite='s'\nscores = { looks = 3 }\n", "unknown criterion 'looks'"),
         ("not toml [", "not valid TOML"),

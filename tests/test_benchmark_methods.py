@@ -363,6 +363,8 @@ def test_wilson_intervals():
     assert wilson(0, 10) == (0.0, approx(100 * z * z / (10 + z * z)))
     assert wilson(10, 10)[0] == approx(100 * 10 / (10 + z * z))
     assert wilson(0, 0) is None
+    # None or all solved: that end is exactly 0 or 100, never a few 1e-15 off (0 of 6 was 2.8e-15).
+    assert all(wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 100.0 for n in range(1, 200))
 
 
 def test_overlapping_intervals_and_the_pareto_frontier_are_marked(db, run_cli, tmp_path):

@@ -61,3 +61,17 @@ async def test_both_schemas_are_served_where_their_ids_point(published_db):
     # A real export validates against the served schema.
     export = build_export(open_store(published_db.path))
     jsonschema.validate(json.loads(json.dumps(export)), served_copies["export"])
+
+
+def test_the_shipped_export_schema_file_holds_every_score_component_on_its_own(published_db):
+    # The site validates with the file alone: it must name the five components and refuse others,
+    # as the schema the exporter uses does (`make docs` writes them in from scoring/components.py).
+    from importlib.resources import files
+
+    on_disk = json.loads(files("agentrank").joinpath("export.schema.json").read_text(encoding="utf-8"))
+    assert on_disk == export_schema()
+    document = json.loads(json.dumps(build_export(open_store(published_db.path))))
+    jsonschema.validate(document, on_disk)
+    document["agents"][0]["components"] = {"foo": "bar"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, on_disk)

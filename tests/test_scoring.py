@@ -1,6 +1,8 @@
 """The AgentRank Score against hand calculations, and SQL against Python."""
 
+import json
 import math
+import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -342,3 +344,32 @@ def test_the_score_commands_summary_rounds_halves_up_like_every_other_place(tmp_
     run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "i.json", [item])))
     output = run_cli("score").output
     assert "#1 h/one (86.3)" in output, output
+
+
+def test_a_repo_missing_from_the_latest_import_shows_no_made_up_growth(tmp_path, run_cli, db_path):
+    # An import never delists (docs/crawling.md), so a repo absent from this week's save keeps its
+    # last figures. Its growth "this week" was not observed: null, not the 0 that comparing last
+    # week's snapshot with itself gives. A repo seen both weeks shows what it gained.
+    from tests.conftest import make_item, write_json
+
+    seen = make_item(seed=1, id=101, full_name="w/seen", stargazers_count=500, forks_count=10)
+    gone = make_item(seed=2, id=102, full_name="w/gone", stargazers_count=400, forks_count=10)
+    run_cli("import", "--observed-at", "2026-11-23T06:00:00Z", str(write_json(tmp_path / "w1.json", [seen, gone])))
+    seen_later = {**seen, "stargazers_count": 530, "forks_count": 12}
+    run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "w2.json", [seen_later])))
+    run_cli("score")
+    out = tmp_path / "export.json"
+    run_cli("export", "--out", str(out))
+    agents = {a["full_name"]: a for a in json.loads(out.read_text(encoding="utf-8"))["agents"]}
+    assert (agents["w/seen"]["stars_delta_7d"], agents["w/seen"]["forks_delta_7d"]) == (30, 2)
+    assert (agents["w/gone"]["stars"], agents["w/gone"]["stars_delta_7d"], agents["w/gone"]["forks_delta_7d"]) == (
+        400,
+        None,
+        None,
+    )
+    stored = (
+        sqlite3.connect(db_path)
+        .execute("select stars_delta_7d, stars_delta_28d from scores where full_name = 'w/gone'")
+        .fetchall()
+    )
+    assert stored == [(None, None)]
