@@ -37,14 +37,17 @@ def exact(value: float) -> float:
     return round(value, TIE_DECIMALS) + 0.0
 
 
-def decimal(value: float) -> Fraction:
-    """A float as the shortest decimal that reads back as it (how it was written, and printed)."""
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+def money(value: float) -> float:
+    """An amount to 15 significant digits: what a few additions or a division leave of binary
+    floating point's noise is dropped, so six attempts at $0.10 total $0.6, not 0.6000000000000001.
+    (A double holds 15 digits exactly; these sums and ratios of non-negative amounts stay well
+    within half a unit of the 15th.)"""
+    return float(f"{value:.15g}")
 
 
 def per(total: float | None, count: int) -> float | None:
-    """``total`` / ``count`` as decimals (a cost per pass or per attempt); null without both."""
-    return float(decimal(total) / count) if total is not None and count else None
+    """``total`` / ``count`` (a cost per pass or per attempt), as :func:`money`; null without both."""
+    return money(total / count) if total is not None and count else None
 
 
 def incomplete(infra_errors: int, counted: int) -> str | None:

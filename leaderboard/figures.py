@@ -34,11 +34,10 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, NamedTuple
 
 from leaderboard.attempt import AGENT_ERROR, DEFAULT_SUITE, DISQUALIFYING, INFRA_ERROR, TIERS, agent_key
-from leaderboard.fairness import decimal, exact, natural_key, per, rank_board
+from leaderboard.fairness import exact, money, natural_key, per, rank_board
 
 
 class Result(NamedTuple):
@@ -94,16 +93,16 @@ def median(values: Iterable[float | None]) -> float | None:
 
 
 def _total(values: Sequence[float | None]) -> float | None:
-    """The sum, null when any value is unknown. Added as the decimals they were written as (costs:
-    0.1 + 0.2 is 0.3 here, not the 0.30000000000000004 of binary floating point)."""
+    """The sum, null when any value is unknown; as :func:`money` (0.1 + 0.2 is 0.3 here, not the
+    0.30000000000000004 of binary floating point)."""
     known = [m for m in map(_measured, values) if m is not None]
     if not values or len(known) < len(values):
         return None
-    return float(sum(map(decimal, known), Fraction(0)))
+    return money(math.fsum(known))
 
 
 def money_mean(values: Iterable[float | None]) -> float | None:
-    """The mean of the known values, as decimals (a mean cost)."""
+    """The mean of the known values, as :func:`money` (a mean cost)."""
     known = [m for m in map(_measured, values) if m is not None]
     return per(_total(known), len(known)) if known else None
 

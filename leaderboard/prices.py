@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from leaderboard.fairness import decimal
+from leaderboard.fairness import money
 from leaderboard.toml_files import read_toml
 
 LIST_PRICE = "api-list-price"
@@ -118,15 +118,8 @@ def list_price_cost(row: Mapping[str, Any], prices: Sequence[Mapping[str, Any]])
     cached_rate = price["cached_input"] if price["cached_input"] is not None else price["input"]
     write_rate = price["cache_write"] if price["cache_write"] is not None else price["input"]
     uncached = max(tokens_in - cached - written, 0)
-    # In decimals, as the price list writes its rates: 3 tokens at $0.1 a token is $0.3, not 0.30000000000000004.
-    return float(
-        (
-            uncached * decimal(price["input"])
-            + cached * decimal(cached_rate)
-            + written * decimal(write_rate)
-            + tokens_out * decimal(price["output"])
-        )
-        / PER
+    return money(
+        (uncached * price["input"] + cached * cached_rate + written * write_rate + tokens_out * price["output"]) / PER
     )
 
 

@@ -14,7 +14,7 @@ V = "verified"
 D1 = "2026-11-01T10:00:00Z"
 
 
-def test_costs_are_added_and_divided_as_the_decimals_the_attempts_gave():
+def test_costs_are_added_and_divided_without_floating_point_noise():
     # Six tasks at $0.10, all passed: $0.60 in all, $0.10 a pass and an attempt, as a person adds them.
     records = [attempt("thrifty", "1", f"t{n}", 1, D1, V, 2, 2, 10, 0.1, suite="s", run="r1") for n in range(6)]
     methods = compute_methods(rows_of(records), indexes=[index_def()])
@@ -24,7 +24,7 @@ def test_costs_are_added_and_divided_as_the_decimals_the_attempts_gave():
     assert entry["mean_cost_usd"] == 0.1
 
 
-def test_a_list_price_cost_is_worked_out_in_decimals():
+def test_a_list_price_cost_has_no_floating_point_noise():
     from leaderboard.prices import Price
 
     # 3 million input tokens at $1.10 a million: $3.30 (binary floats made it 3.3000000000000003).
