@@ -171,7 +171,23 @@ def load_breakdown(
     arrays = population(conn, row["run_id"])
     # A population kept by a server also has each column sorted ("sorted_stars"...): no sort per page.
     breakdown = explain_row(row, {k: arrays.get(f"sorted_{k}", arrays[k]) for k in RANKED_VALUES})
-    return {**base, **breakdown}
+    return {**base, **breakdown, "figures_from": figures_from(repo.get("last_seen_at"), row["as_of"])}
+
+
+# How long before a run's as-of a repo's last sighting may be and still count as that run's (a
+# score given a later --as-of than its crawl's start should not call every figure old).
+SEEN_WITH_RUN_DAYS = 1
+
+
+def figures_from(last_seen_at: str | None, as_of: str) -> str | None:
+    """When the scored figures were fetched, if well before ``as_of``: the latest crawl or import did
+    not return the repo (an import never delists, so it stays listed with its last figures). None
+    when the run saw it, or when that is not known."""
+    if not last_seen_at:
+        return None
+    if (parse_timestamp(as_of) - parse_timestamp(last_seen_at)).total_seconds() <= SEEN_WITH_RUN_DAYS * 86_400:
+        return None
+    return last_seen_at
 
 
 class UnknownRun(ValueError):

@@ -425,6 +425,11 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
             "normal week's change)"
         )
     lines.extend(f"flag: {sentence}" for sentence in flag_sentences(breakdown))
+    if breakdown.get("figures_from"):
+        lines.append(
+            f"GitHub figures from {breakdown['figures_from']}: the latest crawl or import did not return it "
+            "(it stays listed with them until a complete crawl no longer finds it)"
+        )
     for c in breakdown["components"]:
         inputs = ", ".join(f"{field_label(k)} {field_value(v)}" for k, v in c["input"].items())
         where = f"percentile {half_up(c['percentile']):.1f}" if "percentile" in c else c.get("bucket", "")

@@ -373,3 +373,19 @@ def test_a_repo_missing_from_the_latest_import_shows_no_made_up_growth(tmp_path,
         .fetchall()
     )
     assert stored == [(None, None)]
+    # The maker's page and `explain --json` say how old its figures are; the other repo's do not.
+    gone = json.loads(run_cli("explain", "w/gone", "--json").output)
+    assert gone["figures_from"] == "2026-11-23T06:00:00Z"
+    assert json.loads(run_cli("explain", "w/seen", "--json").output)["figures_from"] is None
+    assert "GitHub figures from 2026-11-23T06:00:00Z: the latest crawl or import did not return it" in (
+        run_cli("explain", "w/gone").output
+    )
+    import asyncio
+
+    from agentrank.serve import build_datasette
+    from datasette_plugins.settings import ServeConfig
+
+    datasette = build_datasette(db_path, ServeConfig(heap_limit_mb=0))
+    pages = [asyncio.run(datasette.client.get(f"/-/agent/w/{name}")).text for name in ("gone", "seen")]
+    assert "Its GitHub figures are from 23 Nov 2026: the latest" in " ".join(pages[0].split())
+    assert "Its GitHub figures are from" not in pages[1]
