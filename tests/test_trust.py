@@ -520,3 +520,25 @@ def test_a_ranking_that_follows_stars_exactly_reports_a_correlation_of_exactly_1
     ranks = np.arange(1, 51)
     assert spearman_vs_stars(ranks, (51 - ranks) * 3.7) == 1.0
     assert spearman_vs_stars(ranks, (ranks - 51) * 3.7) == -1.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_spearman_and_its_average_ranks_agree_with_scipy(seed):
+    # The product computes them with numpy (scipy.stats costs half a second to import in every
+    # `agentrank score`); here scipy checks them, on ranks and star counts with many ties.
+    import scipy.stats
+
+    from scoring.validation import average_ranks, spearman_vs_stars
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    stars = rng.integers(200, 260, n).astype(float)  # ties in plenty
+    ranks = rng.permutation(n) + 1.0
+    ranks[: n // 4] = ranks[0]  # ties on the rank side too
+    assert np.array_equal(average_ranks(stars), scipy.stats.rankdata(stars))
+    expected = scipy.stats.spearmanr(-ranks, stars).statistic
+    got = spearman_vs_stars(ranks, stars)
+    if np.isnan(expected):
+        assert got is None
+    else:
+        assert got == pytest.approx(expected, abs=1e-12)
