@@ -280,3 +280,11 @@ def test_compare_page(view, directory_server, directory_db):
     view.goto(f"{directory_server.url}/-/compare?{query}&repo={HOSTILE_NEW_NAME}")
     expect(view.locator(".ar-compare-table thead th a")).to_have_count(4)
     no_sideways_scroll(view)
+
+
+def test_the_review_queue_with_its_sql_shown_fits_a_phone(view, directory_server):
+    # "(show)" opens ?_show_sql=1: the canned query's SQL, one long unwrapped line, made the page
+    # 1,153 px wide on a 390 px phone.
+    view.goto(f"{directory_server.url}/agentrank/category_review?_show_sql=1")
+    assert view.locator("#sql-query").count() == 1
+    no_sideways_scroll(view)
