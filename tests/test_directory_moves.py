@@ -249,6 +249,11 @@ async def test_the_movers_page_says_who_moved_and_why_in_words(demo_folder):
         way = "up" if e["places_up"] > 0 else "down"
         assert f"{way} {abs(e['places_up']):,} place" in line and e["reason"] in line, line
         assert f"#{e['before']['rank']:,} → #{e['after']['rank']:,}" in line
+        # "up 37 places, #553 → #557" read as a contradiction: places counted among the repos ranked
+        # both times say so whenever the rank number moved otherwise.
+        words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", line))
+        qualified = re.search(r"places? among the repositories ranked both times", words) is not None
+        assert qualified == (e["before"]["rank"] - e["after"]["rank"] != e["places_up"]), line
 
 
 @pytest.mark.asyncio
