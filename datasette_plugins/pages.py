@@ -318,17 +318,29 @@ WEIGHTS_REPOS = 20_000
 WEIGHTS_SHOWN = 100
 
 
-def chosen_weights(request: Any) -> dict[str, float]:
-    """The weights in the URL (``?popularity=40&…``, percent), the published ones for any missing
-    or unreadable; negative ones count as 0."""
-    weights = {}
+def chosen_weights(request: Any) -> tuple[dict[str, float], list[str]]:
+    """The weights in the URL (``?popularity=40&…``, percent, each from 0 to 100), and what was
+    changed to get them, in words: the published weight for a missing or unreadable value, 0 or
+    100 for one outside that range, and the published weights when all are 0 (nothing to rank by)."""
+    weights, notes = {}, []
     for name, weight in WEIGHTS.items():
+        published = weight * 100
+        given = request.args.get(name)
         try:
-            value = float(request.args.get(name, ""))
+            value = float(given) if given is not None else published
         except ValueError:
-            value = weight * 100
-        weights[name] = max(0.0, value) if math.isfinite(value) else weight * 100
-    return weights
+            value = math.nan
+        if not math.isfinite(value):
+            notes.append(f"{name}: {given!r} is not a number, so the published {published:g} % is used")
+            value = published
+        elif not 0 <= value <= 100:
+            notes.append(f"{name}: {value:g} is outside 0–100, so {min(max(value, 0), 100):g} % is used")
+            value = min(max(value, 0.0), 100.0)
+        weights[name] = value
+    if not any(weights.values()):
+        notes.append("every weight is 0, which ranks nothing: the published weights are used")
+        weights = {name: weight * 100 for name, weight in WEIGHTS.items()}
+    return weights, notes
 
 
 def reranked(rows: list[dict[str, Any]], weights: dict[str, float]) -> list[dict[str, Any]]:
@@ -359,7 +371,7 @@ async def weights_page(datasette: Any, request: Any) -> Response:
     if database is None:
         return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
     rows = await read(datasette, database, lambda conn: directory.published_components(conn, WEIGHTS_REPOS))
-    weights = chosen_weights(request)
+    weights, notes = chosen_weights(request)
     data = [[r["rank"], r["full_name"], r["stars"], category_shown(r), *(r[n] for n in WEIGHTS)] for r in rows]
     return await render(
         datasette,
@@ -372,10 +384,18 @@ async def weights_page(datasette: Any, request: Any) -> Response:
                 for n, w in WEIGHTS.items()
             ],
             "shown": reranked(rows, weights)[:WEIGHTS_SHOWN],
+            "notes": notes,
             "count": len(rows),
             "limited": len(rows) >= WEIGHTS_REPOS,
             # For the script: escaped so that no repository text can end the <script> element.
-            "data_json": json.dumps({"names": list(WEIGHTS), "shown": WEIGHTS_SHOWN, "rows": data})
+            "data_json": json.dumps(
+                {
+                    "names": list(WEIGHTS),
+                    "published": [w * 100 for w in WEIGHTS.values()],
+                    "shown": WEIGHTS_SHOWN,
+                    "rows": data,
+                }
+            )
             .replace("<", "\\u003c")
             .replace(">", "\\u003e")
             .replace("&", "\\u0026"),

@@ -253,6 +253,15 @@ def test_your_own_weights_reranks_in_the_browser(view, directory_server):
     expect(view.locator("#ar-weights-list .ar-weights-moved").first).to_have_text("= published #1")
     assert _weights_order(view) == published
     assert view.locator("#ar-weights-list .ar-weights-score").all_inner_texts() == published_scores
+    expect(view.locator("#ar-weights-note")).to_be_hidden()
+    # Every weight at 0 ranks nothing: the published order stays, and the page says why.
+    for name in ("popularity", "adoption", "activity", "momentum", "openness"):
+        view.fill(f"#w-{name}", "0")
+    expect(view.locator("#ar-weights-note")).to_have_text(
+        "Every weight is 0, which ranks nothing: the published weights are used."
+    )
+    assert _weights_order(view) == published
+    assert view.locator("#ar-weights-list .ar-weights-score").all_inner_texts() == published_scores
 
 
 def test_compare_page(view, directory_server, directory_db):

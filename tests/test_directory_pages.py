@@ -564,6 +564,21 @@ async def test_your_own_weights_page_renders_the_shared_ranking(datasette, conn)
 
 
 @pytest.mark.asyncio
+async def test_your_own_weights_says_what_it_made_of_weights_it_cannot_use(datasette):
+    """Every weight at 0 gave every repo 0.0, still "ranked"; 1e308 and -5 were taken silently."""
+    published = (await datasette.client.get("/-/weights")).text
+    order = re.findall(r'class="ar-weights-name" href="/-/agent/([^"]+)"', published)
+    assert 'id="ar-weights-note" role="status" hidden' in published  # nothing to say
+    zeros = (await datasette.client.get("/-/weights?popularity=0&adoption=0&activity=0&momentum=0&openness=0")).text
+    assert re.findall(r'class="ar-weights-name" href="/-/agent/([^"]+)"', zeros) == order
+    assert "Every weight is 0, which ranks nothing: the published weights are used." in text_of(zeros)
+    odd = text_of((await datasette.client.get("/-/weights?popularity=1e308&adoption=-5&activity=abc")).text)
+    assert "Popularity: 1e+308 is outside 0–100, so 100 % is used" in odd
+    assert "adoption: -5 is outside 0–100, so 0 % is used" in odd
+    assert "activity: 'abc' is not a number, so the published 25 % is used." in odd
+
+
+@pytest.mark.asyncio
 async def test_canned_queries_are_titled_in_words(datasette, conn):
     for query in ("top_agents", "rank_changes", "recompute"):
         page = (await datasette.client.get(f"/agentrank/{query}")).text

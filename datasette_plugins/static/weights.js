@@ -16,7 +16,7 @@
     var out = {};
     names.forEach(function (name) {
       var value = parseFloat(document.getElementById("w-" + name).value);
-      out[name] = isFinite(value) && value > 0 ? value : 0;
+      out[name] = isFinite(value) && value > 0 ? Math.min(value, 100) : 0;
     });
     return out;
   }
@@ -29,12 +29,25 @@
     return n.toLocaleString("en-US");
   }
 
+  var note = document.getElementById("ar-weights-note");
+
   function render() {
     var w = weights();
-    var total = names.reduce(function (sum, name) { return sum + w[name]; }, 0) || 1;
+    var total = names.reduce(function (sum, name) { return sum + w[name]; }, 0);
+    var ranking = w;
+    if (note) {
+      // every weight at 0 ranks nothing: the list keeps the published weights and says so
+      note.hidden = total > 0;
+      note.textContent = total > 0 ? "" : "Every weight is 0, which ranks nothing: the published weights are used.";
+    }
+    if (!(total > 0)) {
+      ranking = {};
+      names.forEach(function (name, i) { ranking[name] = data.published[i]; });
+      total = data.published.reduce(function (sum, value) { return sum + value; }, 0);
+    }
     var scored = rows.map(function (r) {
       var score = 0;
-      names.forEach(function (name, i) { score += (w[name] / total) * (r[4 + i] || 0); });
+      names.forEach(function (name, i) { score += (ranking[name] / total) * (r[4 + i] || 0); });
       return { rank: r[0], name: r[1], stars: r[2], score: score };
     });
     scored.sort(function (a, b) {
