@@ -139,6 +139,16 @@ class AgentRankGroup(click.Group):
     def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM (Terminated): click would print only "Aborted!". The run is already
+            # recorded as interrupted and its open transaction rolled back; say what is left.
+            if ctx.invoked_subcommand == "crawl":
+                raise click.ClickException(
+                    "interrupted: the pages fetched so far are saved; run `agentrank crawl` again to resume"
+                ) from None
+            raise click.ClickException(
+                "interrupted: what the command had not finished was rolled back, and its run is recorded as interrupted"
+            ) from None
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as e:

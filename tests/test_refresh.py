@@ -558,6 +558,33 @@ def test_sigterm_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path)
         _, err = process.communicate(timeout=30)
     assert process.returncode not in (0, -signal.SIGTERM), (process.returncode, err)
     assert "Traceback" not in err and err.strip(), err
+    # After the stages' progress, one line that says what is left (click alone printed "Aborted!").
+    assert err.strip().splitlines()[-1] == (
+        "Error: interrupted: what the command had not finished was rolled back, and its run is recorded as interrupted"
+    ), err
+    assert "Aborted" not in err
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
     assert ("refresh", "interrupted") in statuses and ("refresh", "running") not in statuses, statuses
     assert sqlite3.connect(db_path).execute("select count(*) from scores").fetchone() == (0,)
+
+
+def test_ctrl_c_during_a_crawl_says_the_next_crawl_resumes_it(tmp_path):
+    import signal
+
+    from crawler.emulator import server as faults
+    from tests.crawl_helpers import emulated, population, started_crawling
+
+    db_path = tmp_path / "agentrank.db"
+    with emulated(population(60, seed=6)) as emulator:
+        emulator.inject(faults.slow(30, times=None))
+        config = tmp_path / "agentrank.toml"
+        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        process = started_crawling(db_path, config, emulator, "crawl")
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 1, (process.returncode, err)
+    assert err.strip().splitlines() == [
+        "Error: interrupted: the pages fetched so far are saved; run `agentrank crawl` again to resume"
+    ], err
+    statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
+    assert statuses == [("crawl", "interrupted")], statuses
