@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
 from datasette import hookimpl
 from markupsafe import Markup
 
 from datasette_plugins.agent_page import correction
-from datasette_plugins.formatting import signed
+from datasette_plugins.formatting import signed, topic_list
 from datasette_plugins.limits import limits
 from datasette_plugins.paths import agent_path
 
@@ -74,6 +75,15 @@ def render_cell(row: Any, value: Any, column: str, table: str | None, database: 
         return Markup(
             '{} <span class="agentrank-uncertain" title="the classifier was not confident">(uncertain)</span>'
         ).format(value)
+    if column == "topics" and isinstance(value, str) and value.startswith("["):
+        # A stored JSON array of topics (the review queue, the repos table) reads as the lists'
+        # chips, each a search of the ranking, not as JSON.
+        topics = topic_list(value, limit=100)
+        if topics or value.strip() == "[]":
+            search = datasette.urls.table(database, "agents") + "?_search="
+            return Markup(" ").join(
+                Markup('<a class="ar-chip" href="{}">{}</a>').format(search + quote(t), t) for t in topics
+            )
     if column in COUNTS and isinstance(value, int) and not isinstance(value, bool):
         return signed(value) if column.endswith(DELTA) else f"{value:,}"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000 and _a_figure(column):

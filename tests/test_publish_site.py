@@ -10,6 +10,7 @@ import html
 import json
 import re
 import sqlite3
+from urllib.parse import quote
 
 import pytest
 
@@ -267,6 +268,12 @@ async def test_category_review_queue_lists_uncertain_predictions_most_visible_fi
     assert ranked == sorted(ranked) and result[: len(ranked)] == [r for r in result if r["rank"] is not None]
     # Rounded down to two decimals: just under the 0.55 threshold never shows as 0.55.
     assert all(r["probability"] < 0.55 and r["reason"].startswith(("because: ", "no single")) for r in result)
+    # On the page the topics are the lists' chips, each a search of the ranking, not a JSON array.
+    page = (await datasette.client.get("/agentrank/category_review")).text
+    with_topics = next(r for r in result if json.loads(r["topics"] or "[]"))
+    first = json.loads(with_topics["topics"])[0]
+    assert f'<a class="ar-chip" href="/agentrank/agents?_search={quote(first)}">{html.escape(first)}</a>' in page
+    assert "[&#34;" not in page and '["' not in page
 
 
 @pytest.mark.asyncio
