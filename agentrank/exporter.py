@@ -34,7 +34,7 @@ from db.scores import published_score_run
 from db.validation import load_validation
 from leaderboard.summary import benchmarks_by_repo, leaderboards
 from leaderboard.views import methods_document
-from scoring.components import schema_components
+from scoring.components import with_components
 from scoring.score import COMPONENTS, METHOD_VERSION, shown, shown_range
 
 SCHEMA_VERSION = 4
@@ -85,9 +85,7 @@ SCHEMA_FILE = "export.schema.json"
 def export_schema() -> dict[str, Any]:
     """The shipped ``export.schema.json``, its ``components`` as ``scoring/components.py`` has them
     (the same as the file's once ``make docs`` has run; a test checks that it has)."""
-    schema: dict[str, Any] = json.loads(files("agentrank").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
-    schema["$defs"]["agent"]["properties"]["components"] = schema_components()
-    return schema
+    return with_components(json.loads(files("agentrank").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")))
 
 
 def write_export_schema() -> bool:

@@ -98,7 +98,7 @@ _KEPT_WITH_SCORE = {
     "category_uncertain": "1 when the classifier was not confident about the category",
     "stars_delta_7d": "Stars gained since the newest snapshot at least 6 days before as_of (empty without one, or when the repo was not seen after it)",
     "stars_delta_28d": "Stars gained since the newest snapshot at least 27 days before as_of: the 4-week trend (empty without one)",
-    "forks_delta_7d": "Forks gained since the newest snapshot at least 6 days before as_of",
+    "forks_delta_7d": "Forks gained since the newest snapshot at least 6 days before as_of (empty without one, or when the repo was not seen after it)",
 }
 
 TABLES: dict[str, dict[str, Any]] = {

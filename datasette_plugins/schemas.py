@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from datasette import Response
 
 from datasette_plugins.limits import limits
-from scoring.components import schema_components
+from scoring.components import with_components
 
 SHIPPED = {"agentrank": "export.schema.json", "leaderboard": "attempt.schema.json"}
 
@@ -30,7 +30,7 @@ def schemas() -> dict[str, dict[str, Any]]:
     for package, name in SHIPPED.items():
         schema = json.loads(files(package).joinpath(name).read_text(encoding="utf-8"))
         if package == "agentrank":  # (as agentrank.exporter.export_schema reads it)
-            schema["$defs"]["agent"]["properties"]["components"] = schema_components()
+            with_components(schema)
         found[urlsplit(schema["$id"]).path] = schema
     return found
 

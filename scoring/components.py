@@ -25,7 +25,7 @@ Adding a component: see "Add a score component" in docs/architecture.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 # The method's version: bump it with any change to the table (a score row keeps the version it was
 # computed with).
@@ -176,6 +176,13 @@ def explain_measure(component: Component) -> str:
     if component.kind != PERCENTILE:  # (a flag or buckets: what its own measure says)
         return component.measure
     return f"how many of the other listed repos have fewer {component.units}, as a share from 0 to 100"
+
+
+def with_components(schema: dict[str, Any]) -> dict[str, Any]:
+    """The export schema ``schema`` with its ``components`` from this table (the exporter's copy and
+    the served one; ``make docs`` writes it into the shipped file)."""
+    schema["$defs"]["agent"]["properties"]["components"] = schema_components()
+    return schema
 
 
 def schema_components() -> dict[str, object]:

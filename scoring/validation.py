@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from scoring.score import smaller_counts
+
 WIDE_RANGE = 10
 
 
@@ -36,15 +38,10 @@ def spearman_vs_stars(rank: np.ndarray, stars: np.ndarray) -> float | None:
 
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks, ties given the mean of the ranks they span (scipy's ``rankdata``, "average")."""
-    order = np.argsort(values)  # (the order within a run of ties does not matter: they share the mean)
-    ordered = values[order]
-    # Where each run of equal values starts, and the end of the last one.
-    edges = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
-    mean_rank = (edges[:-1] + edges[1:] + 1) / 2  # of ranks start+1 … end
-    ranks = np.empty(len(values))
-    ranks[order] = np.repeat(mean_rank, np.diff(edges))
-    return ranks
+    """1-based ranks, ties given the mean of the ranks they span (scipy's ``rankdata``, "average"):
+    a run of equal values spans ranks smaller + 1 … n − larger."""
+    values = np.asarray(values, dtype=float)
+    return (len(values) + 1 + smaller_counts(values) - smaller_counts(-values)) / 2
 
 
 def kendall_tau(x: np.ndarray, y: np.ndarray) -> float | None:
