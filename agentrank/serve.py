@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import logging
 import socket
 import sys
 from pathlib import Path
@@ -179,7 +180,29 @@ def uvicorn_config(app: Any, settings: ServeConfig) -> Any:
         limit_concurrency=connections,
         backlog=min(2048, connections),
         timeout_keep_alive=5,
+        timeout_graceful_shutdown=settings.stop_timeout_s,
     )
+
+
+class StopMessages(logging.Filter):
+    """uvicorn's words when a stop passes ``stop_timeout_s``, for an operator: one line, no traceback.
+
+    uvicorn logs the count of answers it cancels, then a traceback ("Exception in ASGI application")
+    for each one: a cut-off download is what the deadline is for, not a fault of the program.
+    """
+
+    def __init__(self, stop_timeout_s: int) -> None:
+        super().__init__()
+        self.stop_timeout_s = stop_timeout_s
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False
+        if "graceful shutdown" in str(record.msg) and record.args:
+            record.msg = "stopping: %s answer(s) still being sent after stop_timeout_s (%s s) were cut off"
+            record.args = (record.args[0] if isinstance(record.args, tuple) else "some", self.stop_timeout_s)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"  # asked for, not a fault
+        return True
 
 
 class Stopped(Exception):
@@ -205,9 +228,11 @@ def serve(db_path: str | Path, settings: ServeConfig) -> None:
     # it found: Python's defaults would end the process there ("Aborted!" and status 1 for Ctrl-C,
     # death by the signal for SIGTERM), skipping the clean-up after serving (the FILE.serving line,
     # the -wal and -shm files). Both become an ordinary return here.
+    config = uvicorn_config(datasette.app(), settings)  # configures uvicorn's loggers: filter after it
+    logging.getLogger("uvicorn.error").addFilter(StopMessages(settings.stop_timeout_s))
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
-        uvicorn.Server(uvicorn_config(datasette.app(), settings)).run()
+        uvicorn.Server(config).run()
     except (KeyboardInterrupt, Stopped):
         pass
     finally:
