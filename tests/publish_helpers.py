@@ -172,7 +172,7 @@ def running(command: list[str], port: int, log_path: Path, env: dict[str, str] |
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -229,7 +229,7 @@ def test_two_servers_restarted_in_turn_leave_no_gap(published_db, tmp_path):
     finally:
         for server in servers:
             server.terminate()
-            server.wait(timeout=10)
+            server.wait(timeout=60)
     assert len(statuses) > 10 and set(statuses) == {200}, sorted(set(statuses))
 
 
@@ -312,7 +312,7 @@ def test_with_the_server_down_cached_pages_are_served_and_others_get_a_short_503
         assert cached.status_code == 200
         time.sleep(NGINX_MAX_AGE_PAST)  # expired: kept only for when the server cannot answer
         server.process.terminate()
-        server.process.wait(timeout=10)
+        server.process.wait(timeout=60)
 
         stale = httpx.get(url + "/agentrank/agents.json?_size=3")
         assert stale.status_code == 200

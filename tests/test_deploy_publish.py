@@ -153,7 +153,7 @@ def test_the_documented_deploy_installs_in_a_fresh_virtualenv_and_serves_the_mak
         assert data.status_code == 200 and data.headers["access-control-allow-origin"] == "*"
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=10)
+        server.wait(timeout=60)
         log.close()
         shutil.rmtree(captured, ignore_errors=True)
 
