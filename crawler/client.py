@@ -30,7 +30,7 @@ import httpx
 import tenacity
 
 from crawler.clock import Clock, RealClock
-from crawler.secrets import REDACTED, redact, register_secret
+from crawler.secrets import REDACTED, redact, register_secret, spellings
 from crawler.settings import GitHubConfig, api_url_problem, without_userinfo
 
 log = logging.getLogger("agentrank.crawler")
@@ -581,12 +581,15 @@ class GitHubClient:
         not an answer (which value would be meant?), nor is JSON nested deeper than Python recurses."""
         try:
             text = body.decode("utf-8-sig")
-            if self._token and self._token in text:
-                text = text.replace(self._token, REDACTED)
+            secrets = sorted(spellings(self._token), key=len, reverse=True) if self._token else []
+            for secret in secrets:  # as sent, or quoted back URL- or JSON-encoded
+                if secret in text:
+                    text = text.replace(secret, REDACTED)
             data = json.loads(text, object_pairs_hook=_unique_keys)
-            if self._token and "\\u" in text:
+            if "\\u" in text:
                 # An escaped copy (\u0067hp_…) only becomes the token once decoded.
-                data = _without(data, self._token)
+                for secret in secrets:
+                    data = _without(data, secret)
             return data
         except _DuplicateKey as e:
             return _NotJson(f"; the key {str(e)[:40]!r} twice in one object")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
 import threading
+from urllib.parse import quote, quote_plus
 
 REDACTED = "[redacted]"
 # GitHub token formats: classic/OAuth/app tokens (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained PATs.
@@ -16,11 +18,17 @@ _lock = threading.Lock()
 _installed = False
 
 
+def spellings(secret: str) -> set[str]:
+    """The secret as written, and as a URL or a JSON string would quote it: a server that echoes a
+    request back (in an error message, a query string) may hand it over encoded."""
+    return {secret, quote(secret, safe=""), quote_plus(secret, safe=""), json.dumps(secret)[1:-1]}
+
+
 def register_secret(value: str | None) -> None:
     """Remember a literal secret (the token) so :func:`redact` removes it wherever it appears."""
     if value:
         with _lock:
-            _secrets.add(value)
+            _secrets.update(spellings(value))
 
 
 def redact(text: str, token: str | None = None) -> str:
@@ -29,7 +37,7 @@ def redact(text: str, token: str | None = None) -> str:
         text = str(text)
     secrets = set(_secrets)
     if token:
-        secrets.add(token)
+        secrets.update(spellings(token))
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return TOKEN_PATTERN.sub(REDACTED, text)

@@ -140,6 +140,27 @@ def test_a_token_echoed_with_json_escapes_is_redacted_too(tmp_path, run_cli, db_
         assert_clean("\n".join(conn.iterdump()), "the database")
 
 
+def test_a_token_echoed_percent_encoded_is_redacted_too(tmp_path, run_cli, db_path):
+    """A token that is not GitHub-shaped (a proxy's, with / + =) quoted back URL-encoded."""
+    from urllib.parse import quote
+
+    from tests.conftest import make_item
+
+    token = "proxy/tok+en=" + "z" * 24
+    encoded = quote(token, safe="")
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0)
+    with emulated(population(30, seed=5), tokens={token}) as emulator:
+        item = make_item(id=990_004, full_name="echo/encoded", description=f"see ?t={encoded}", topics=["ai-agent"])
+        emulator.add_raw(item, stars=900, topics=["ai-agent"], description=item["description"])
+        result = run_cli("--config", str(config), "crawl", "--api-url", emulator.url, env={"GITHUB_TOKEN": token})
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("select description from repos where id = 990004").fetchone() == ("see ?t=[redacted]",)
+        dump = "\n".join(conn.iterdump())
+    for text in (result.stdout + result.stderr, dump):
+        assert token not in text and encoded not in text
+
+
 def test_exceptions_do_not_carry_the_token():
     repos = population(50, seed=62)
     with emulated(repos, clock=FakeClock(), tokens={"ghp_" + "y" * 36}) as emulator:
