@@ -454,7 +454,9 @@ class GitHubClient:
         else:
             self._secondary_streak += 1
             wait = min(self.config.secondary_wait_s * 2 ** (self._secondary_streak - 1), SECONDARY_WAIT_CAP_S)
-            reason = "secondary rate limit"
+            # A primary-limit message without its headers (a proxy dropped them) is waited out the same
+            # way, but named for what GitHub said.
+            reason = "secondary rate limit" if _is_secondary_message(message) else "rate limit, no reset time given"
         self._pause(wait, reason, now)
 
     def _pause(self, wait: float, reason: str, now: float) -> None:

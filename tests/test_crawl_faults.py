@@ -239,7 +239,7 @@ def test_persistent_html_fails_without_storing_anything_from_it(db, repos):
     assert db.execute("select count(*) from rejects").fetchone()[0] == 0
 
 
-def test_200_with_an_error_object_is_a_rate_limit(db, repos):
+def test_200_with_an_error_object_is_a_rate_limit(db, repos, caplog):
     clock = FakeClock()
     config = one_topic()
     with emulated(repos, clock=clock) as emulator:
@@ -250,6 +250,9 @@ def test_200_with_an_error_object_is_a_rate_limit(db, repos):
     assert log[i + 1].t - log[i].t >= 60 and log[i + 1].params == log[i].params
     assert result.waits == 1 and result.rejected == 0
     assert_complete(db, repos, config)
+    # Named for what GitHub said (a primary limit without its headers), not a secondary limit.
+    lines = [r.getMessage() for r in caplog.records if "rate-limited" in r.getMessage()]
+    assert len(lines) == 1 and "rate limit, no reset time given" in lines[0] and "secondary" not in lines[0]
 
 
 # -- 15: incomplete_results -----------------------------------------------------------------------
