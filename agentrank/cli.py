@@ -248,6 +248,10 @@ class State:
         """After a refused command: remove the database and lock file it created, unless it recorded
         a run in them (a crawl cut short keeps what it fetched, to resume)."""
         if self.db_path not in self._new_files:
+            # The database was there before: only a lock file this command made goes (the file
+            # itself is locked too while a command writes, so another run is never left unguarded).
+            for path in self._new_files:
+                path.unlink(missing_ok=True)
             return
         for db in self._opened:
             db.close()

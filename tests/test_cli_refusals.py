@@ -215,6 +215,21 @@ def test_a_refusal_leaves_the_folder_as_it_was(working_folder, args):
     assert sorted(p.name for p in working_folder.iterdir()) == before
 
 
+@pytest.mark.parametrize(
+    "args", [("import", "empty.json"), ("import", "not-json.json"), ("import-attempts", "empty.json")]
+)
+def test_a_refused_write_to_a_database_without_a_lock_file_leaves_none(working_folder, args):
+    # The database was there, its lock file was not (a copied or restored database): a refused
+    # import left a new DB.lock beside it.
+    (working_folder / "agentrank.db.lock").unlink(missing_ok=True)
+    (working_folder / "empty.json").write_text("", encoding="utf-8")
+    (working_folder / "not-json.json").write_text("{", encoding="utf-8")
+    before = sorted(p.name for p in working_folder.iterdir())
+    result = agentrank(working_folder, *args)
+    assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert sorted(p.name for p in working_folder.iterdir()) == before
+
+
 def _unusable_database(path, kind):
     """A file every command that writes refuses: a text file, a newer AgentRank's database, a damaged one."""
     import sqlite3
