@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema_rs
 import sqlite_utils
 
+from classify.reasons import category_reason_in_words
 from datasette_plugins.paths import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.demo import demo_marker
@@ -116,7 +117,8 @@ def _category_reason(stored: str | None) -> dict[str, Any] | None:
         return None
     because = [[str(k), str(t)] for k, t in found.get("because") or [] if isinstance(k, str) and isinstance(t, str)]
     runner_up = found.get("runner_up") if isinstance(found.get("runner_up"), str) else None
-    return {"text": found["text"], "because": because, "runner_up": runner_up}
+    # A reason stored before the rules were put in words says them in words too (classify.reasons).
+    return category_reason_in_words({"text": found["text"], "because": because, "runner_up": runner_up})
 
 
 def _agent(row: dict[str, Any], benchmark: dict[str, Any] | None, public_url: str) -> dict[str, Any]:

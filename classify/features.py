@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from classify.categories import CATEGORY_IDS
 from classify.lexicon import CJK_KEYWORDS, KEYWORDS, alternatives, settling_categories
+from classify.reasons import RULE_WORDS
 from classify.text import CJK_CHARACTERS, MAX_DESCRIPTION, RepoText, singular, split_name
 
 _RAW = re.compile(r"[a-z0-9]+(?:[+#][a-z0-9+#]*)?|[" + CJK_CHARACTERS + "]+")
@@ -298,41 +299,41 @@ def _segment(raws: list[str], entries: list[_Entry], feats: list[str], surfaces:
 
 
 # The taxonomy's tie-break rules that wording can show, as features the model weighs (name: what a
-# maker is told, pattern over the lower-case name and description, how far into it to look, and
-# text one of which a match must contain: a cheap test first).
+# maker is told, in words (classify.reasons), pattern over the lower-case name and description, how
+# far into it to look, and text one of which a match must contain: a cheap test first).
 RULES: dict[str, tuple[str, re.Pattern[str], int, tuple[str, ...]]] = {
     "coding-agent": (
-        "calls itself a coding agent (rule 2)",
+        RULE_WORDS["coding-agent"],
         re.compile(r"(?<!for )(?<!for ai )\b(?:coding|code|swe|programming|software[- ]engineering|dev) agents?\b"),
         200,
         (" agent",),
     ),
     "for-coding-agents": (
-        "a component for coding agents (rule 2)",
+        RULE_WORDS["for-coding-agents"],
         re.compile(r"\bfor (?:\w+ )?(?:coding|code|swe) agents?\b"),
         1000,
         ("for ",),
     ),
     "for-agents": (
-        "a component for agents, not an agent (rules 4-6)",
+        RULE_WORDS["for-agents"],
         re.compile(r"\b(?:for|to) (?:ai |llm |your |autonomous )?agents\b"),
         1000,
         ("agents",),
     ),
     "multi-agent-first": (
-        "multi-agent is its core identity (rule 3)",
+        RULE_WORDS["multi-agent-first"],
         re.compile(r"multi[- ]?agents?|\bswarms?\b|\bcrews?\b|agent teams?|teams of agents"),
         60,
         ("multi", "swarm", "crew", "team"),
     ),
     "framework-first": (
-        "presents itself as a library or SDK",
+        RULE_WORDS["framework-first"],
         re.compile(r"^(?:\S+ ){0,7}(?:framework|sdk|library|toolkit|package)\b"),
         120,
         ("framework", "sdk", "librar", "toolkit", "package"),
     ),
     "list-of-links": (
-        "a list of links, tutorials or examples (rule 9)",
+        RULE_WORDS["list-of-links"],
         re.compile(
             r"\b(?:list of|curated|collection of|tutorials?|courses?|cookbook|examples? of|workshops?|lessons|handbook"
             r"|sample code|notebooks|cheat ?sheets?|demos|explained|best practices)\b"

@@ -140,9 +140,11 @@ def _point(x: str, y: float, changed: bool, title: str) -> Markup:
     return Markup('<circle cx="{}" cy="{}" r="5"><title>{}</title></circle>').format(x, y, title)
 
 
-def _panel(points: list[dict[str, Any]], places: dict[str, str], key: str, label: str, top: float, fmt: str) -> Markup:
-    known = [p[key] for p in points if p[key] is not None]
-    high = max(known, default=0) or 1
+def _panel(
+    points: list[dict[str, Any]], places: dict[str, str], key: str, label: str, top: float, fmt: str, high: float
+) -> Markup:
+    """One panel from 0 (its bottom, labelled) to ``high`` (its top, labelled): the same ``high`` on
+    every chart of a page, so a chart's heights compare with the next one's."""
     base = top + PANEL_HEIGHT - 20
     parts = [
         Markup('<text class="agentrank-axis agentrank-panel-label" x="0" y="{}">{}</text>').format(top + 14, label),
@@ -150,9 +152,10 @@ def _panel(points: list[dict[str, Any]], places: dict[str, str], key: str, label
             LEFT_PCT - 2, base, RIGHT_PCT + 2, base
         ),
         Markup('<text class="agentrank-axis" x="0" y="{}">{}</text>').format(base + 4, fmt.format(0)),
+        Markup('<text class="agentrank-axis agentrank-scale-top" x="0" y="{}">{}</text>').format(
+            top + 34, fmt.format(high)
+        ),
     ]
-    if known:
-        parts.append(Markup('<text class="agentrank-axis" x="0" y="{}">{}</text>').format(top + 34, fmt.format(high)))
     coords: list[tuple[str, float]] = []
     shapes = []
     for p in points:
@@ -183,8 +186,17 @@ def _panel(points: list[dict[str, Any]], places: dict[str, str], key: str, label
     return Markup("").join(parts + shapes)
 
 
-def over_time_svg(points: list[dict[str, Any]], runs: list[str], dates: dict[str, str] | None = None) -> Markup:
-    """The share of tasks passed and the cost per pass across the suite's runs, placed by date
+def highest_cost(entries: list[dict[str, Any]]) -> float | None:
+    """The top of the cost-per-pass panels of a page: the highest cost per pass of any of ``entries``,
+    None when none is known (or all are $0)."""
+    return max((e["cost_per_pass"] for e in entries if e.get("cost_per_pass") is not None), default=0) or None
+
+
+def over_time_svg(
+    points: list[dict[str, Any]], runs: list[str], dates: dict[str, str] | None = None, cost_high: float | None = None
+) -> Markup:
+    """The share of tasks passed (0 to 100 %) and the cost per pass (0 to ``cost_high``, the page's
+    highest; this agent's own highest when not given) across the suite's runs, placed by date
     (``dates``: each run's date); a diamond where the version or model changed."""
     places = run_places(runs, dates or {})
     # Each run's name, and a short form a phone shows instead (every other one when there are many).
@@ -204,8 +216,9 @@ def over_time_svg(points: list[dict[str, Any]], runs: list[str], dates: dict[str
         for i, run in enumerate(runs)
     )
     # the share, not the count: runs of one suite may hold different numbers of tasks
-    body = _panel(points, places, "headline", "tasks passed", 0, "{:.0f} %")
-    body += _panel(points, places, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:,.2f}")
+    body = _panel(points, places, "headline", "tasks passed", 0, "{:.0f} %", 100.0)
+    cost_top = (highest_cost(points) if cost_high is None else cost_high) or 1.0
+    body += _panel(points, places, "cost_per_pass", "cost per pass", PANEL_HEIGHT, "${:,.2f}", cost_top)
     summary = f"Tasks passed and cost per pass across {len(runs)} runs (the figures are listed below the chart)"
     return Markup(
         '<svg class="agentrank-over-time" role="img" aria-label="{summary}" width="100%" height="{h}">{body}{labels}</svg>'
@@ -230,6 +243,8 @@ def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if entry["run"] not in tier_runs:
             tier_runs.append(entry["run"])
             dates[(entry["suite"], entry["tier"], entry["run"])] = entry.get("run_date") or ""
+    # One scale for every chart of the page: heights compare from one agent's chart to the next.
+    cost_high = highest_cost(entries)
     out = []
     for (suite, tier, _, settings), points in sorted(
         charts.items(), key=lambda item: (item[0][0], item[0][1] == "community", *item[0][2:])
@@ -243,7 +258,8 @@ def over_time(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "agent": points[-1]["agent"],
                 "settings": json.loads(settings),
                 "points": points,
-                "svg": over_time_svg(points, tier_runs, {r: dates[(suite, tier, r)] for r in tier_runs}),
+                "svg": over_time_svg(points, tier_runs, {r: dates[(suite, tier, r)] for r in tier_runs}, cost_high),
+                "cost_high": cost_high,
                 "changes": sum(1 for p in points if p["version_changed"]),
             }
         )

@@ -13,6 +13,7 @@ from datasette_plugins.agent_page import correction
 from datasette_plugins.formatting import signed, topic_list
 from datasette_plugins.limits import limits
 from datasette_plugins.paths import agent_path
+from scoring.explain import rank_range_text
 
 GITHUB_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 # Names there may be items that were never saved as repos.
@@ -20,6 +21,8 @@ NOT_REPOS = {"rejects"}
 # Counts shown with thousands separators (and changes with a sign) in every table and query page.
 COUNTS = {"stars", "forks", "open_issues", "stars_delta_7d", "stars_delta_28d", "forks_delta_7d", "stars_gained"}
 DELTA = ("_7d", "_28d", "_gained")
+# The agents table's likely_rank as stored ("11–19", and "14–14" when best and worst are equal).
+LIKELY_RANK = re.compile(r"(\d+)–(\d+)")
 
 
 def _is_id(column: str) -> bool:
@@ -84,6 +87,9 @@ def render_cell(row: Any, value: Any, column: str, table: str | None, database: 
             return Markup(" ").join(
                 Markup('<a class="ar-chip" href="{}">{}</a>').format(search + quote(t), t) for t in topics
             )
+    if column == "likely_rank" and isinstance(value, str) and (found := LIKELY_RANK.fullmatch(value)):
+        # Read as the pages say it: "14", not "14–14"; the JSON and CSV keep the stored "best–worst".
+        return rank_range_text(int(found.group(1)), int(found.group(2)))
     if column in COUNTS and isinstance(value, int) and not isinstance(value, bool):
         return signed(value) if column.endswith(DELTA) else f"{value:,}"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000 and _a_figure(column):

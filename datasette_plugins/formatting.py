@@ -17,7 +17,7 @@ from datasette_plugins.bidi import isolated
 from datasette_plugins.limits import limits
 from datasette_plugins.paths import agent_path
 from db.listing import reason_in_words
-from scoring.explain import field_label, field_value, own_label, when
+from scoring.explain import field_label, field_value, likely_rank_phrase, own_label, rank_range_text, when
 from scoring.explain import signed as explain_signed
 from scoring.score import half_up, shown
 
@@ -132,6 +132,9 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         when=lambda value: when(value) if isinstance(value, str) else "",
         share=share,
         reason=reason_in_words,
+        # a likely-rank range: "11–19", or "14" when best and worst are the same rank (never "14–14")
+        rank_range=lambda best, worst: rank_range_text(int(best), int(worst)),
+        likely_rank=likely_rank_phrase,
         score=lambda value: "" if value is None else f"{shown(value):.1f}",
         field_label=field_label,
         field_value=field_value,

@@ -14,6 +14,7 @@ from typing import Any
 from markupsafe import escape
 
 from classify.categories import CATEGORIES
+from classify.reasons import EARLIER
 from datasette_plugins.paths import agent_path
 from datasette_plugins.settings import ServeConfig
 from db.connection import PRIVATE_TABLE_PREFIXES
@@ -392,22 +393,38 @@ _TABLE_OPTIONS: dict[str, dict[str, Any]] = {
 
 REWEIGHT_SQL = _reweight_sql()
 
+
+def _rules_in_words(expression: str) -> str:
+    """``expression`` (a stored category reason's text) with each rule an earlier classifier cited by
+    number said in words, as the maker's page says it (classify.reasons)."""
+    for earlier, words in EARLIER.items():
+        expression = "replace({}, '{}', '{}')".format(expression, earlier.replace("'", "''"), words.replace("'", "''"))
+    return expression
+
+
 QUERIES: dict[str, dict[str, Any]] = {
     "category_review": {
         "title": "Category review queue",
-        "description": "Listed repositories whose published category the classifier was unsure of (or which are "
-        "not classified yet), most visible first (best rank, then most stars): confirm or correct them with a "
-        "[[category]] entry in the corrections file, and the correction becomes a training example.",
+        "description": "Listed repositories whose category the classifier was unsure of (or which are not "
+        "classified yet), most visible first (best rank, then most stars), with the category it chose, how sure "
+        "it was (0 to 1), the next likeliest category and why. Confirm or correct each with a [[category]] entry "
+        "in the corrections file (category_id is the id it takes), and the correction becomes a training example.",
+        # What the page heads the rows with (templates/query.html): "12 repositories to review".
+        "rows": ["repository to review", "repositories to review"],
         # The published run's categories (the scores rows behind `agents`), as every page and the export
         # show them: a correction or a re-classification leaves the queue with the next published run.
-        "sql": """
+        # Categories by name, as every page shows them; their ids (for the corrections file) last.
+        "sql": f"""
 -- rounded down: a probability of 0.5467 is not shown as the threshold's 0.55
-select a.rank, a.full_name, a.stars, a.category, cast(s.category_probability * 100 as integer) / 100.0 as probability,
-       c.runner_up, round(c.runner_up_probability, 2) as runner_up_probability,
-       json_extract(c.reason, '$.text') as reason, a.description, a.topics
+select a.rank, a.full_name, a.stars, coalesce(a.category_name, a.category, 'not classified yet') as category,
+       cast(s.category_probability * 100 as integer) / 100.0 as probability,
+       coalesce(second.name, c.runner_up) as runner_up, round(c.runner_up_probability, 2) as runner_up_probability,
+       {_rules_in_words("json_extract(c.reason, '$.text')")} as reason, a.description, a.topics,
+       a.category as category_id, c.runner_up as runner_up_id
 from agents a
 join scores s on s.run_id = a.score_run_id and s.repo_id = a.repo_id
 left join repo_categories c on c.repo_id = a.repo_id and c.category = s.category and c.source = 'model'
+left join categories second on second.id = c.runner_up
 where (a.category_uncertain = 1 and s.category_source = 'model') or a.category is null
 order by a.rank, a.stars desc, a.full_name
 limit 1000

@@ -404,13 +404,17 @@ async def weights_page(datasette: Any, request: Any) -> Response:
 
 
 COMPARE_MOST = 4
+# How the compare page says its limit ("Two to four repositories").
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+LEFT_OUT_NAMED = 5  # names the page repeats when more than COMPARE_MOST were asked for; the rest are counted
 
 
-def compared_names(request: Any) -> list[str]:
-    """The repos to compare: ``?repo=A&repo=B`` (or ``?repos=A,B``), blanks dropped, at most four."""
+def compared_names(request: Any) -> tuple[list[str], list[str]]:
+    """The repos to compare, ``?repo=A&repo=B`` (or ``?repos=A,B``), blanks and repeats dropped: the
+    first ``COMPARE_MOST``, and the ones after them, which the page says it left out."""
     names = [*request.args.getlist("repo"), *",".join(request.args.getlist("repos")).split(",")]
     unique = list(dict.fromkeys(n.strip() for n in names if n.strip()))
-    return unique[:COMPARE_MOST]
+    return unique[:COMPARE_MOST], unique[COMPARE_MOST:]
 
 
 def compare_context(conn: sqlite3.Connection, names: list[str]) -> dict[str, Any]:
@@ -452,15 +456,25 @@ def compare_context(conn: sqlite3.Connection, names: list[str]) -> dict[str, Any
 
 
 async def compare_page(datasette: Any, request: Any) -> Response:
-    """``/-/compare?repo=A&repo=B``: two to four repos' score components side by side and their
-    histories overlaid on dated axes."""
+    """``/-/compare?repo=A&repo=B``: two to ``COMPARE_MOST`` repos' score components side by side and
+    their histories overlaid on dated axes; the page says which names past the limit it left out."""
     database = await ranking_database(datasette)
     if database is None:
         return await not_found(datasette, request, "No ranking", "This database has no published ranking.")
-    names = compared_names(request)
+    names, left_out = compared_names(request)
     context = await read(datasette, database, lambda conn: compare_context(conn, names))
     return await render(
-        datasette, request, "compare.html", {"database": database.name, "most": COMPARE_MOST, **context}
+        datasette,
+        request,
+        "compare.html",
+        {
+            "database": database.name,
+            "most": COMPARE_MOST,
+            "most_words": NUMBER_WORDS.get(COMPARE_MOST, f"{COMPARE_MOST:,}"),
+            "left_out": left_out[:LEFT_OUT_NAMED],
+            "left_out_count": len(left_out),
+            **context,
+        },
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from classify.reasons import category_reason_in_words
 from crawler.items import format_timestamp, parse_timestamp
 from db.listing import reason_in_words
 from db.paths import database_file
@@ -46,12 +47,12 @@ def _category_name(conn: sqlite3.Connection, category: str) -> str | None:
 
 
 def _parsed_reason(stored: str | None) -> dict[str, Any] | None:
-    """``repo_categories.reason`` (JSON) as a dict, or None."""
+    """``repo_categories.reason`` (JSON) as a dict, its rules in words (classify.reasons), or None."""
     try:
         found = json.loads(stored) if stored else None
     except ValueError:
         return None
-    return found if isinstance(found, dict) else None
+    return category_reason_in_words(found) if isinstance(found, dict) else None
 
 
 def _reason(current: dict[str, Any] | None, category: str, source: str | None) -> dict[str, Any] | None:

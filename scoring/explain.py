@@ -35,9 +35,11 @@ def signed(value: float, decimals: int = 2) -> str:
 
 
 def _gain(percentile: float, weight: float) -> str:
-    """A percentile gain and its points, precise enough that a real gain never reads as +0.0."""
+    """A percentile gain in words (what moves: the share of the other listed repos it is ahead of,
+    which the component's 0-100 follows) and its points, precise enough that a real gain never
+    reads as +0.0."""
     decimals = 1 if percentile >= 0.1 else 2
-    return f"+{percentile:.{decimals}f} percentile, +{weight * percentile:.2f} points"
+    return f"ahead of {percentile:.{decimals}f} % more of the other listed repos, +{weight * percentile:.2f} points"
 
 
 # How each stored input is called in what people read (explain and the maker's page).
@@ -210,8 +212,9 @@ def _advise_the_top(components: list[dict[str, Any]]) -> None:
         if name in _UNITS and room > 0:
             item["advice"].insert(
                 0,
-                f"ranked #1 overall, yet not first on {_UNITS[name]}: more {_UNITS[name]} can add up to "
-                f"{room:.1f} percentile ({WEIGHTS[name] * room:.2f} points) to {name}",
+                f"ranked #1 overall, yet not first on {_UNITS[name]}: more {_UNITS[name]} can put it ahead of "
+                f"the remaining {room:.1f} % of the other listed repos (up to +{WEIGHTS[name] * room:.2f} points "
+                f"on {name})",
             )
 
 
@@ -363,13 +366,19 @@ def trust_fields(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def rank_range_text(best: int, worst: int) -> str:
+    """A likely-rank range as people read it: ``11–19``, and just ``14`` when the best and the worst
+    rank are the same (never ``14–14``)."""
+    return f"{best:,}" if best == worst else f"{best:,}–{worst:,}"
+
+
 def likely_rank_phrase(breakdown: dict[str, Any]) -> str | None:
     """ "likely 11–19" (or "likely exactly 14"), from the rank range; None without one."""
     found = breakdown.get("rank_range")
     if not found:
         return None
     best, worst = found
-    return f"likely exactly {best:,}" if best == worst else f"likely {best:,}–{worst:,}"
+    return f"likely exactly {best:,}" if best == worst else f"likely {rank_range_text(best, worst)}"
 
 
 def flag_sentences(breakdown: dict[str, Any]) -> list[str]:

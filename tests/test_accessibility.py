@@ -25,6 +25,7 @@ PAGES = [
     "/agentrank?sql=select+1",
     "/agentrank/scores",
     "/agentrank/top_agents",
+    "/agentrank/category_review",
     "/-/agent/{top}",
     "/-/category/coding",
     "/-/owner/{owner}",

@@ -312,3 +312,78 @@ async def test_the_hub_says_who_leads_each_board_and_by_how_much(tmp_path):
     hub = (await datasette.client.get("/-/benchmark.json")).json()
     leaders = {(e["tier"], e["suite"]): e["agent"] for t in hub["tiers"].values() for e in t["leaders"]}
     assert leaders == {("verified", "open"): "e/eps", ("verified", "s"): "a/alpha", ("community", "s"): "c/gamma"}
+
+
+# Fifteenth pass: words a visitor may not know, and charts that look alike though their figures differ.
+EXPLAINED = {
+    "RS9": "a published benchmark method",
+    "pass@1": "how often one attempt passes a task",
+    "frontier": "no other ranked entry is both cheaper",
+}
+
+
+def with_hover_text(page: str) -> str:
+    """The text with each explained word's hover text after it, as a reader who hovers it sees."""
+    return re.sub(r'<abbr class="agentrank-term" title="([^"]*)">(.*?)</abbr>', r"\2 (\1)", page)
+
+
+@pytest.mark.asyncio
+async def test_benchmark_words_are_explained_where_a_page_first_uses_them(datasette):
+    """ "RS9", "pass@1" and "frontier" stood on the pages unexplained (the hub's key, closed, said RS9
+    was "explained on its own page"; it has none)."""
+    seen = set()
+    for path in BENCHMARK_PAGES:
+        page = (await datasette.client.get(path)).text
+        body = page[page.index("<body") :]
+        text = text_of(with_hover_text(body))
+        for word, words in EXPLAINED.items():
+            first = text.find(word)
+            if first < 0:
+                continue
+            seen.add(word)
+            near = text[max(0, first - 40) : first + len(word) + 260].lower()
+            assert words in near, (path, word, near)
+    assert seen == set(EXPLAINED)
+    # The hub's key says what RS9 is, in words.
+    hub = text_of((await datasette.client.get("/-/benchmark")).text)
+    assert "RS9 The name of a published benchmark method" in hub and "explained on its own page" in hub
+
+
+@pytest.mark.asyncio
+async def test_over_time_charts_share_their_scales(tmp_path):
+    """Each agent's chart ran from 0 to its own highest figure, so an agent passing half the tasks and
+    one passing all of them drew their lines at the same height, and so did a $2.00 and a $0.25 cost
+    per pass."""
+    db_path = tmp_path / "scales.db"
+    (tmp_path / "tasks.json").write_text(json.dumps([task("t1", 0, 5, suite="s"), task("t2", 0, 5, suite="s")]))
+    attempts = [
+        attempt(agent, "1", t, 1, day, "verified", 5 if agent == "b/full" or t == "t1" else 3, 5, 9, cost, suite="s")
+        for agent, cost in (("a/half", 1.0), ("b/full", 0.25))
+        for t in ("t1", "t2")
+        for day in ("2026-11-01T09:00:00Z", "2026-11-08T09:00:00Z")
+    ]
+    (tmp_path / "attempts.json").write_text(json.dumps(attempts))
+    for step in (["import-tasks", "tasks.json"], ["import-attempts", "attempts.json", "--verified"]):
+        result = CliRunner().invoke(cli, ["--db", str(db_path), step[0], str(tmp_path / step[1]), *step[2:]])
+        assert result.exit_code == 0, (step, result.output)
+    datasette = build_datasette(db_path, SETTINGS)
+    page = (await datasette.client.get("/-/benchmark/over-time/s")).text
+    # One figure is one height on every chart, and another figure another height.
+    heights: dict[str, set[str]] = {}
+    for cy, title in re.findall(r'<circle cx="[^"]*" cy="([^"]*)" r="5"><title>([^<]*)</title>', page):
+        figure = re.search(r": (tasks passed \d+ %|cost per pass \$[\d.]+)", html.unescape(title)).group(1)
+        heights.setdefault(figure, set()).add(cy)
+    assert set(heights) == {"tasks passed 50 %", "tasks passed 100 %", "cost per pass $2.00", "cost per pass $0.25"}
+    assert all(len(ys) == 1 for ys in heights.values()), heights
+    assert heights["tasks passed 50 %"] != heights["tasks passed 100 %"], heights
+    assert heights["cost per pass $2.00"] != heights["cost per pass $0.25"], heights
+    # Each chart says its scale: the same on every chart, and the page says so.
+    charts = re.findall(r'<svg class="agentrank-over-time".*?</svg>(?=\s*<p)', page, re.S)
+    assert len(charts) == 2
+    for chart in charts:
+        tops = re.findall(r'<text class="agentrank-axis agentrank-scale-top"[^>]*>([^<]*)</text>', chart)
+        assert tops == ["100 %", "$2.00"], tops
+    assert (
+        "Every chart on this page has the same scales, so one agent's heights compare with another's: tasks passed "
+        "from 0 to 100 %, cost per pass from $0 to $2.00 (the highest cost per pass here)."
+    ) in text_of(page)

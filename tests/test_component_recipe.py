@@ -223,7 +223,10 @@ def test_a_sixth_component_needs_only_the_table_and_a_migration(tmp_path):
     assert attention["percentile"] == 100 * 3 / 39
     # Two others tie with it: one more issue passes both (+2 of 39 places).
     assert attention["advice"][0].startswith("1 more open issue to pass the next 2 listed repos (tied on open issues)")
-    assert f"+{100 * 2 / 39:.1f} percentile, +{0.05 * 100 * 2 / 39:.2f} points" in attention["advice"][0]
+    assert (
+        f"ahead of {100 * 2 / 39:.1f} % more of the other listed repos, +{0.05 * 100 * 2 / 39:.2f} points"
+        in attention["advice"][0]
+    )
     assert "attention" in found["explain_text"] and "open issues" in found["explain_text"]
 
     # The metadata and the ranking.

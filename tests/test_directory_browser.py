@@ -297,3 +297,33 @@ def test_the_review_queue_with_its_sql_shown_fits_a_phone(view, directory_server
     view.goto(f"{directory_server.url}/agentrank/category_review?_show_sql=1")
     assert view.locator("#sql-query").count() == 1
     no_sideways_scroll(view)
+
+
+def test_compare_says_which_name_it_left_out_and_fits_a_phone(view, directory_server):
+    from playwright.sync_api import expect
+
+    from datasette_plugins.pages import COMPARE_MOST
+
+    view.goto(f"{directory_server.url}/agentrank/agents")
+    names = view.locator(".ar-line a.agentrank-breakdown").all_inner_texts()[:COMPARE_MOST]
+    # the longest name GitHub allows, one word, is the one left out
+    query = "&".join(f"repo={n}" for n in [*names, HOSTILE_NEW_NAME])
+    view.goto(f"{directory_server.url}/-/compare?{query}")
+    expect(view.locator(".ar-compare-table thead th a")).to_have_count(COMPARE_MOST)
+    note = view.locator(".ar-left-out")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text(f"Compare shows up to four repositories at a time: {HOSTILE_NEW_NAME} was left out.")
+    no_sideways_scroll(view)
+    shot(view, f"directory-compare-left-out-{view.label}")
+
+
+def test_the_review_queue_is_headed_by_what_it_lists(view, directory_server):
+    from playwright.sync_api import expect
+
+    view.goto(f"{directory_server.url}/agentrank/category_review")
+    expect(view.locator("h2.ar-query-rows")).to_have_text(
+        re.compile(r"^\d+ repositor(y|ies) to review\s+\(show the SQL\)$")
+    )
+    expect(view.get_by_text("Custom SQL query")).to_have_count(0)
+    no_sideways_scroll(view)
+    shot(view, f"directory-review-queue-{view.label}")

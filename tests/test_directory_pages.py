@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import json
 import re
 import sqlite3
 
@@ -427,8 +428,8 @@ def test_the_top_repo_is_told_it_is_not_first_on_every_measure(conn, directory_d
     assert breakdown["rank"] == 1 and popularity["percentile"] < 100
     room = 100 - popularity["percentile"]
     assert popularity["advice"][0] == (
-        f"ranked #1 overall, yet not first on stars: more stars can add up to {room:.1f} percentile "
-        f"({0.3 * room:.2f} points) to popularity"
+        f"ranked #1 overall, yet not first on stars: more stars can put it ahead of the remaining {room:.1f} % "
+        f"of the other listed repos (up to +{0.3 * room:.2f} points on popularity)"
     )
     # Whom to pass on stars is still worth knowing: it is what raises popularity.
     assert any("more stars to pass" in a for a in popularity["advice"][1:])
@@ -760,3 +761,160 @@ async def test_an_uncertain_category_is_marked_wherever_a_category_is_shown(data
     weights = (await datasette.client.get("/-/weights")).text
     data = re.search(r'<script type="application/json" id="ar-weights-data">(.*?)</script>', weights, re.S).group(1)
     assert "(uncertain)" in html.unescape(data)
+
+
+# Fifteenth pass: the pages in plain words.
+
+
+def inline_text(page: str) -> str:
+    """The text as a reader sees it, inline elements (an isolate, a link) adding no space."""
+    return text_of(re.sub(r"</?(?:bdi|a|abbr|span|strong)\b[^>]*>", "", page))
+
+
+def _copy_of(directory_db, folder) -> str:
+    """A copy of the directory database a test may change (the shared one stays as it is)."""
+    path = str(folder / "agentrank.db")
+    with sqlite3.connect(directory_db.path) as source, sqlite3.connect(path) as target:
+        source.backup(target)
+    return path
+
+
+@pytest.mark.asyncio
+async def test_a_rank_range_of_one_rank_reads_as_that_rank(directory_db, tmp_path):
+    """A repo whose best and worst likely rank are equal read "likely 2–2" on the compare page, "likely
+    rank 2–2" on every list's hover and "2–2" in the full table: it is one rank."""
+    path = _copy_of(directory_db, tmp_path)
+    with sqlite3.connect(path) as edit:
+        name, repo_id, run_id = edit.execute(
+            "select full_name, repo_id, score_run_id from agents where rank = 2"
+        ).fetchone()
+        edit.execute("update agents set rank_best = rank, rank_worst = rank, likely_rank = '2–2' where rank = 2")
+        edit.execute(
+            "update scores set rank_best = 2, rank_worst = 2 where repo_id = ? and run_id = ?", [repo_id, run_id]
+        )
+        # another repo keeps a real range, which still reads as one
+        best, worst = edit.execute("select rank_best, rank_worst from agents where rank_best < rank_worst").fetchone()
+    datasette = build_datasette(path, SETTINGS)
+    one_rank = re.compile(r"(?<![\d,])2–2(?![\d,])")
+    compare = text_of((await datasette.client.get(f"/-/compare?repo={name}")).text)
+    assert "#2 (likely exactly 2)" in compare and not one_rank.search(compare)
+    listing = (await datasette.client.get("/agentrank/agents")).text
+    assert (
+        "title=\"likely rank 2: small changes to the weights and a normal week's stars and forks keep it there 9 "
+        in (html.unescape(listing))
+    )
+    assert not one_rank.search(listing) and f'title="likely rank {best:,}–{worst:,}: ' in listing
+    home = (await datasette.client.get("/")).text
+    assert not one_rank.search(home) and "likely rank 2:" in html.unescape(home)
+    table = (await datasette.client.get("/agentrank/agents?_view=table&_size=5")).text
+    cells = [text_of(c) for c in re.findall(r'<td class="col-likely_rank[^"]*">(.*?)</td>', table, re.S)]
+    assert cells[1] == "2" and cells[0] and all(not re.fullmatch(r"([\d,]+)–\1", c) for c in cells), cells
+    # The data keeps its stored form: an API client still reads "best–worst".
+    data = (await datasette.client.get("/agentrank/agents.json?_shape=array&rank=2")).json()
+    assert data[0]["likely_rank"] == "2–2"
+
+
+@pytest.mark.asyncio
+async def test_what_would_move_it_says_what_a_pass_gains_in_plain_words(datasette, conn):
+    """ "+0.08 percentile, +0.02 points": a maker could not tell what the first figure was."""
+    name = conn.execute("select full_name from agents where rank = 5").fetchone()[0]
+    page = text_of((await datasette.client.get(f"/-/agent/{name}")).text)
+    advice = re.findall(r"more stars to pass [^)]*\(([^)]*)\)", page)
+    assert advice, page[:2000]
+    for gain in advice:
+        assert re.fullmatch(r"ahead of [\d.]+ % more of the other listed repos, \+[\d.]+ points", gain), gain
+    assert not re.search(r"\+[\d.]+ percentile", page)
+
+
+def test_the_classifier_says_its_rules_in_words():
+    from classify.features import RULES
+
+    for text, *_ in RULES.values():
+        assert not re.search(r"\brules? \d", text), text
+
+
+@pytest.mark.asyncio
+async def test_a_reason_stored_citing_a_rule_number_says_the_rule_in_words(directory_db, tmp_path):
+    """A reason stored as "calls itself a coding agent (rule 2)" (a taxonomy rule's number, explained
+    nowhere on the site) reads in words on the maker's page, compare, `explain` and the review queue."""
+    from db.breakdown import load_breakdown
+
+    path = _copy_of(directory_db, tmp_path)
+    hostile = "<b>x</b>"
+    with sqlite3.connect(path) as edit:
+        name, repo_id, category = edit.execute(
+            "select full_name, repo_id, category from agents where category_uncertain = 1 order by rank limit 1"
+        ).fetchone()
+        reason = {
+            "text": f"because: '{hostile}', calls itself a coding agent (rule 2), a list of links, tutorials or "
+            "examples (rule 9); close second: Research agent",
+            "because": [["word", hostile], ["rule", "calls itself a coding agent (rule 2)"]],
+            "runner_up": "research",
+        }
+        changed = edit.execute(
+            "update repo_categories set reason = ? where repo_id = ? and category = ? and source = 'model'",
+            [json.dumps(reason), repo_id, category],
+        ).rowcount
+        assert changed == 1
+    datasette = build_datasette(path, SETTINGS)
+    words = "calls itself a coding agent, a list of links, tutorials or examples (a resource, whatever its subject)"
+    maker = (await datasette.client.get(f"/-/agent/{name}")).text
+    assert words in text_of(maker) and "rule 2" not in maker and "rule 9" not in maker
+    assert "&lt;b&gt;x&lt;/b&gt;" in maker and hostile not in maker
+    queue = (await datasette.client.get("/agentrank/category_review")).text
+    assert words in text_of(queue) and "(rule " not in text_of(queue) and hostile not in queue
+    with sqlite3.connect(path) as read:
+        breakdown = load_breakdown(read, name)
+    assert words in breakdown["category"]["reason"]["text"]
+    assert ["rule", "calls itself a coding agent"] in breakdown["category"]["reason"]["because"]
+
+
+@pytest.mark.asyncio
+async def test_compare_says_which_names_past_its_limit_it_left_out(datasette, conn):
+    """A fifth repo asked for was dropped without a word."""
+    from urllib.parse import quote
+
+    from datasette_plugins.pages import COMPARE_MOST
+
+    names = [n for (n,) in conn.execute("select full_name from agents order by rank limit ?", [COMPARE_MOST + 1])]
+    hostile = "<script>x</script>/y"
+    query = "&".join(f"repo={quote(n)}" for n in [*names, hostile])
+    page = (await datasette.client.get(f"/-/compare?{query}")).text
+    assert len(re.findall(r'<th scope="col">', page)) == COMPARE_MOST
+    note = inline_text(page[page.index('class="agentrank-note ar-left-out">') :].split("</p>")[0])
+    assert note.endswith(
+        f"Compare shows up to four repositories at a time: {names[-1]}, {hostile} were left out. To compare one "
+        "of them, type it in place of a name above."
+    ), note
+    assert "&lt;script&gt;x&lt;/script&gt;/y" in page and "<script>x</script>" not in page
+    # Exactly the limit: nothing is left out, nothing said.
+    page = (await datasette.client.get("/-/compare?" + "&".join(f"repo={quote(n)}" for n in names[:COMPARE_MOST]))).text
+    assert "left out" not in page
+    # Very many: the first few are named, the rest counted.
+    from datasette_plugins.pages import LEFT_OUT_NAMED
+
+    many = [*names, *(f"nobody/n{i}" for i in range(LEFT_OUT_NAMED + 3))]
+    page = text_of((await datasette.client.get("/-/compare?" + "&".join(f"repo={quote(n)}" for n in many))).text)
+    assert "and 4 more names were left out." in page
+
+
+@pytest.mark.asyncio
+async def test_the_review_queue_names_categories_and_says_what_its_rows_are(datasette, conn):
+    """The queue showed category ids ("infrastructure") where every page shows names ("Tools &
+    infrastructure"), under Datasette's "Custom SQL query returning 12 rows"."""
+    names = dict(conn.execute("select id, name from categories"))
+    page = (await datasette.client.get("/agentrank/category_review")).text
+    rows = (await datasette.client.get("/agentrank/category_review.json?_shape=array")).json()
+    assert rows
+    for row in rows:
+        assert row["category"] == names.get(row["category_id"], "not classified yet"), row
+        assert row["runner_up"] is None or row["runner_up"] == names[row["runner_up_id"]], row
+    heading = inline_text(re.search(r'<h2 class="ar-query-rows">(.*?)</h2>', page, re.S).group(1))
+    count = len(rows)
+    assert heading == f"{count} {'repository' if count == 1 else 'repositories'} to review (show the SQL)"
+    assert "Custom SQL query" not in page
+    first = html.escape(names[rows[0]["category_id"]])
+    assert f'<td class="col-category">{first}</td>' in page
+    # A visitor's own SQL is still called that.
+    own = (await datasette.client.get("/agentrank?sql=select+1+as+one")).text
+    assert "Custom SQL query returning 1 row" in own

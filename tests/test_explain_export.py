@@ -63,7 +63,7 @@ def test_explain_advice_on_stars_is_exact(db):
 
 
 def _stated_gain(advice):
-    return float(re.search(r"\(\+([\d.]+) percentile", advice).group(1))
+    return float(re.search(r"\(ahead of ([\d.]+) % more of the other listed repos", advice).group(1))
 
 
 @pytest.mark.parametrize("component", ["popularity", "momentum"])
