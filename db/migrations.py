@@ -324,7 +324,7 @@ def m101_crawl_checkpoints(db: sqlite_utils.Database) -> None:
             "items": int,  # items received
             "total_count": int,  # the latest total_count GitHub reported
             "incomplete": int,  # results may be missing: incomplete_results, a short sweep, > 1,000 unsplittable
-            "flags": str,  # JSON list of what made it incomplete
+            "flags": str,  # JSON list of what made it incomplete (a split part: what its first page said)
             "verified": int,
             "sweeps": int,  # verification re-sweeps done
         },
