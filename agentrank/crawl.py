@@ -17,6 +17,7 @@ item validation) and every SQL statement lives in ``db``.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -34,12 +35,16 @@ from crawler.clock import Clock, RealClock
 from crawler.items import json_int, parse_timestamp, validate_items
 from crawler.search import (
     CAP,
+    EMPTY_BELOW_TOTAL,
+    INCOMPLETE_RESULTS,
     MAX_PAGE,
+    UNSHRUNK_SPLITS,
     Part,
     SearchPage,
     base_queries,
     fetch_pages,
     fetch_search_page,
+    narrowing_fails,
     pages_for,
     plan_split,
 )
@@ -57,6 +62,19 @@ from db.repos import (
     unlist_name_twins,
 )
 from db.runs import finish_run, get_run, iso, latest_run, start_run, update_run
+
+log = logging.getLogger("agentrank.crawl")
+
+# What a configured query's root part is flagged with when a guard stopped its splitting (and what
+# the end of the crawl says, once a query).
+NOT_NARROWED = (
+    "narrower searches did not report fewer results (stars:/created: ignored?): split no further, "
+    f"each part read to its first {CAP:,} results"
+)
+PARTS_SPENT = (
+    f"split into the most parts crawl.max_query_parts allows: parts still over {CAP:,} results "
+    f"read to their first {CAP:,}"
+)
 
 RESUMABLE = ("running", "interrupted", "failed")  # not "refused": see DelistRefused
 RESUME_WITHIN_S = 3 * 24 * 3600  # an older unfinished crawl is stale: start afresh
@@ -100,6 +118,14 @@ class CrawlResult:
             f"({self.new} new, {self.updated} updated, {self.delisted} delisted), {self.waits} waits "
             f"({self.wait_s:.0f} s), {self.retries} retries, {self.duration_s:.1f} s"
         )
+
+
+@dataclass(frozen=True)
+class _Stop:
+    """Why a guard refused to split a part: ``flags`` for the part, ``query`` for its configured query."""
+
+    flags: list[str]
+    query: str
 
 
 def fingerprint(config: Config) -> str:
@@ -257,40 +283,119 @@ class _Crawl:
             part["state"] = "done"
             return
         totals = {part["total_count"]} if part["total_count"] is not None else set()
+        stop: _Stop | None = None  # a guard refused to split this part (_children)
         for page in fetch_pages(self.client, part["q"], first_page=part["next_page"] or 1):
             self.progress.page(part, page)
             totals.add(page.total_count)
             if len(totals) > 1:
                 self.moved.add(part["id"])
             if page.number == 1 and page.total_count > CAP:
-                children = plan_split(spec, page.total_count, page.items, now=self._now())
+                children, stop = self._children(part, spec, page)
                 if children:
-                    self._save(part, page, {"state": "split", "total_count": page.total_count}, children, "cap")
+                    self._save(part, page, self._split_values(flags, page), children, "cap")
                     return
-                flags.append(f"{page.total_count} results in one created second: only the first {CAP}")
+                if stop:
+                    flags.extend(stop.flags)
+                else:
+                    flags.append(f"{page.total_count} results in one created second: only the first {CAP}")
             if page.incomplete:
-                if part["split_reason"] != "incomplete":
-                    children = plan_split(spec, page.total_count, page.items, now=self._now())
+                if part["split_reason"] != "incomplete" and stop is None:
+                    children, stop = self._children(part, spec, page)
                     if children:
-                        self._save(
-                            part, page, {"state": "split", "total_count": page.total_count}, children, "incomplete"
-                        )
+                        self._save(part, page, self._split_values(flags, page), children, "incomplete")
                         return
+                    if stop:
+                        flags.extend(stop.flags)
                 flags.extend(page.flags)
             last = page.next_page is None
-            self._save(
-                part,
-                page,
-                {
-                    "state": "done" if last else "paging",
-                    "next_page": page.number + 1,
-                    "total_count": page.total_count,
-                    "incomplete": int(bool(flags)),
-                    "flags": flags,
-                },
-            )
+            values = {
+                "state": "done" if last else "paging",
+                "next_page": page.number + 1,
+                "total_count": page.total_count,
+                "incomplete": int(bool(flags)),
+                "flags": flags,
+            }
+            if stop:
+                # Incomplete whatever a verification would find, so not verified: a second read of a
+                # part its server does not narrow would only spend requests on the same answer.
+                values["verified"] = 1
+            self._save(part, page, values, query_flag=stop.query if stop else None)
             if last:
                 return
+
+    @staticmethod
+    def _split_values(flags: list[str], page: SearchPage) -> dict[str, Any]:
+        """A split part's new state; an incomplete first page is flagged (its total is not a whole to
+        hold its parts to: _narrowing)."""
+        values: dict[str, Any] = {"state": "split", "total_count": page.total_count}
+        if page.incomplete:
+            values["flags"] = [*flags, *page.flags]
+        return values
+
+    # -- the guards on splitting ------------------------------------------------------------------
+    # Splitting recurses until each part holds at most 1,000 results or cannot be narrowed (one
+    # star value, one second). Against a server whose total_count does not shrink as a search is
+    # narrowed (a proxy dropping stars:/created:, a count stuck at one big number) that is every
+    # star value and then every second since 2007: hundreds of thousands of searches at 30 a
+    # minute, a weekly crawl that never ends. Two guards stop it: a split that did not narrow (two
+    # of its parts each report nearly all of the whole, or a total unshrunk through three splits:
+    # _narrowing), and a budget of parts per configured query (_budget, crawl.max_query_parts)
+    # that bounds whatever the first does not catch.
+    def _children(self, part: dict[str, Any], spec: Part, page: SearchPage) -> tuple[list[Part], _Stop | None]:
+        """The parts to split ``part`` into; none when it cannot be narrowed (no stop) or a guard
+        refuses (the stop says why)."""
+        children = plan_split(spec, page.total_count, page.items, now=self._now())
+        if not children:
+            return [], None
+        narrowing = self._narrowing(part, page.total_count)
+        budget = None if narrowing else self._budget(part, len(children))
+        reason = narrowing or budget
+        if reason is None:
+            return children, None
+        flags = [f"{reason}: split no further, only the first {CAP:,} of its {page.total_count:,} results read"]
+        query = NOT_NARROWED if narrowing else PARTS_SPENT
+        if part["parent_id"] is None:
+            flags.append(query)  # the query's root itself: its own flags say it for the query
+        return [], _Stop(flags=flags, query=query)
+
+    def _narrowing(self, part: dict[str, Any], total: int) -> str | None:
+        """Whether the splits above ``part`` did not narrow: a split two of whose parts each report
+        nearly all of its results, or a total that has not shrunk through UNSHRUNK_SPLITS splits in a row.
+
+        Parts are taken in the order they were planned, so every child of a split is fetched before
+        any grandchild: a split whose narrower searches each report what the whole did is caught at
+        its second child, before anything deeper is asked for. Every ancestor is checked, so the
+        parts a first child was split into before that are split no further either. Only the
+        totals stored with the checkpoint are read, so a resumed crawl decides the same. Parts are
+        not held against a total from an incomplete first page (it may be short of the truth); the
+        unshrunk chain and crawl.max_query_parts still bound that branch.
+        """
+        node_id, node_total, parent_id = part["id"], total, part["parent_id"]
+        unshrunk, chain = 0, True  # consecutive splits, from this part up, whose part did not shrink
+        while parent_id is not None:
+            parent = crawl_state.get_part(self.db.conn, parent_id)
+            whole = parent["total_count"]
+            if whole is None:
+                return None
+            counted = not {INCOMPLETE_RESULTS, EMPTY_BELOW_TOTAL} & set(crawl_state.part_flags(parent))
+            totals = {**crawl_state.child_totals(self.db.conn, parent_id), node_id: node_total}
+            if counted and narrowing_fails(whole, totals.values()):
+                a, b = sorted(totals.values(), reverse=True)[:2]
+                return f"two parts of {parent['q']} report {a:,} and {b:,} of its {whole:,} results"
+            chain = chain and node_total >= whole
+            unshrunk += chain
+            if unshrunk >= UNSHRUNK_SPLITS:
+                return f"its total has not shrunk through {unshrunk} splits ({whole:,} above them)"
+            node_id, node_total, parent_id = parent_id, whole, parent["parent_id"]
+        return None
+
+    def _budget(self, part: dict[str, Any], children: int) -> str | None:
+        """Whether ``children`` more parts would take its query past crawl.max_query_parts."""
+        limit = self.config.crawl.max_query_parts
+        planned = crawl_state.count_query_parts(self.db.conn, self.run_id, part["query_index"])
+        if planned + children <= limit:
+            return None
+        return f"its query has {planned:,} parts, {children} more would pass crawl.max_query_parts ({limit:,})"
 
     def _verify(self, part: dict[str, Any]) -> None:
         """Fetch the first page again, and the last one of a part of several pages; a part that now
@@ -303,11 +408,15 @@ class _Crawl:
         page = fetch_search_page(self.client, part["q"], 1)
         self.progress.page(part, page, verifying=True)
         if page.total_count > CAP:
-            children = plan_split(self._spec(part), page.total_count, page.items, now=self._now())
+            children, stop = self._children(part, self._spec(part), page)
             if children:
-                self._save(
-                    part, page, {"state": "split", "verified": 1, "total_count": page.total_count}, children, "verify"
-                )
+                split = self._split_values(crawl_state.part_flags(part), page)
+                self._save(part, page, {**split, "verified": 1}, children, "verify")
+                return
+            if stop:
+                flags = [*crawl_state.part_flags(part), *page.flags, *stop.flags]
+                stopped = {"total_count": page.total_count, "verified": 1, "incomplete": 1, "flags": flags}
+                self._save(part, page, stopped, query_flag=stop.query)
                 return
         ends = [page]
         last_page = pages_for(page.total_count)
@@ -381,8 +490,10 @@ class _Crawl:
         values: dict[str, Any],
         children: Sequence[Part] = (),
         reason: str | None = None,
+        query_flag: str | None = None,
     ) -> None:
-        """The page's repos, rejects and sightings, the part's new state and any children: one transaction."""
+        """The page's repos, rejects and sightings, the part's new state and any children, and
+        ``query_flag`` on its configured query: one transaction."""
         refs = [(f"{part['q']} page {page.number} #{i}", item) for i, item in enumerate(page.items)]
         records, rejects = validate_items(refs)
         ids = _item_ids(page.items)
@@ -412,6 +523,8 @@ class _Crawl:
             if children:
                 rows = [{**asdict(child), "q": child.q} for child in children]
                 crawl_state.add_parts(db, self.run_id, rows, parent=part, reason=reason)
+            if query_flag:
+                crawl_state.flag_query(db, part, query_flag)
             deltas = {"items": len(page.items), "new": counts.new, "updated": counts.updated, "rejected": len(rejects)}
             crawl_state.add_counters(db, self.run_id, deltas, self._stats())
         part.update(pages=part["pages"] + 1, items=part["items"] + len(page.items), **values)
@@ -480,6 +593,10 @@ class _Crawl:
             # Earlier runs' sightings have served their purpose (their misses are recorded).
             crawl_state.prune_sightings(db, self.run_id)
         checkpoint_wal(db)
+        for base, flags in crawl_state.query_flags(db.conn, self.run_id):
+            for flag in flags:
+                if flag in (NOT_NARROWED, PARTS_SPENT):
+                    log.warning("crawl: query %s: %s; the crawl is incomplete, so nothing was delisted", base, flag)
         return CrawlResult(
             run_id=self.run_id,
             complete=complete,

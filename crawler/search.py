@@ -11,7 +11,7 @@ star value holds more than 1,000 repos, a ``created:`` window. Ranges are inclus
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -33,6 +33,21 @@ MAX_TOTAL_COUNT = 10**10
 MAX_SPLIT_PARTS = 100
 # No repository was created before GitHub opened; the lowest created: window starts here.
 GITHUB_EPOCH = datetime(2007, 10, 1, tzinfo=UTC)
+# Why a page is flagged incomplete (``SearchPage.flags``).
+INCOMPLETE_RESULTS = "incomplete_results"
+EMPTY_BELOW_TOTAL = "empty page below total_count"
+# A split's parts partition their parent, so no two of them can each hold nearly all of its
+# results. Not the sum of all parts against the whole: a result that slips past the stars: filter
+# (GitHub's search lets some through) shows up in every star range, so 60 parts count it 60 times
+# and an honest split of a query with many such results adds up to several times its whole. Two
+# parts each reporting 90 % or more of the whole is past any such slip and any drift of the counts
+# between requests (repos created or starred while the crawl runs): the narrower searches do not
+# narrow (a server or proxy ignoring stars:/created:, a total_count that never shrinks).
+NARROWED_SHARE = 0.9
+# A part can hold all of its parent's results (a star value holding every repo of its range), but
+# not through this many splits in a row: a total that has not shrunk by then is not being narrowed.
+# This catches what the parts' totals cannot judge (a whole taken from an incomplete page may be short).
+UNSHRUNK_SPLITS = 3
 
 
 @dataclass(frozen=True)
@@ -141,9 +156,9 @@ def fetch_search_page(client: GitHubClient, q: str, page: int, *, url: str | Non
         next_page, next_url = _next_link(client, r.links, page, q)
         flags = []
         if data.get("incomplete_results"):
-            flags.append("incomplete_results")
+            flags.append(INCOMPLETE_RESULTS)
         if not data["items"] and data["total_count"] > (page - 1) * PER_PAGE:
-            flags.append("empty page below total_count")
+            flags.append(EMPTY_BELOW_TOTAL)
         result = SearchPage(page, data["total_count"], bool(flags), data["items"], next_page, next_url, attempt, flags)
         if not flags:
             break
@@ -258,6 +273,12 @@ def created_bounds(part: Part, sample: list[Any], parts: int, now: datetime) -> 
     if not bounds and hi - lo >= timedelta(seconds=2):
         bounds = [(lo + (hi - lo) / 2).replace(microsecond=0)]
     return bounds
+
+
+def narrowing_fails(whole: int, parts: Iterable[int]) -> bool:
+    """Whether two parts of a split each report nearly all (NARROWED_SHARE) of the ``whole`` they divide."""
+    top = sorted(parts, reverse=True)[:2]
+    return len(top) == 2 and top[1] > 0 and top[1] >= whole * NARROWED_SHARE
 
 
 def plan_split(part: Part, total: int, sample: list[Any], *, now: datetime, min_parts: int = 2) -> list[Part]:

@@ -104,6 +104,12 @@ class CrawlConfig(_Section):
     # A complete crawl that would delist more than this share of the listed repos stops instead
     # (a broken query list or a GitHub outage, not a real change).
     max_delist_share: float = Field(0.2, ge=0, le=1)
+    # The most query parts one configured search may be split into; past it a part over the
+    # 1,000-result cap is read to the cap and the crawl is incomplete. A search of N repos needs
+    # about N / 800 parts (TARGET) plus the splits that lead to them: some 65-110 for 50,000, so a
+    # real crawl stays far under it, and no server (however its counts lie) makes one search
+    # unbounded work: at most this many parts of at most 10 pages.
+    max_query_parts: int = Field(1000, ge=1, le=100_000)
 
     @field_validator("topics")
     @classmethod

@@ -87,7 +87,51 @@ def update_part(db: sqlite_utils.Database, part_id: int, values: dict[str, Any])
     db.table("crawl_parts").update(part_id, values)
 
 
+def get_part(conn: sqlite3.Connection, part_id: int) -> dict[str, Any]:
+    return _dicts(conn.execute("select * from crawl_parts where id = ?", [part_id]))[0]
+
+
+def child_totals(conn: sqlite3.Connection, parent_id: int) -> dict[int, int]:
+    """The total_count each child of ``parent_id`` reported so far (those not fetched yet have none)."""
+    return dict(
+        conn.execute(
+            "select id, total_count from crawl_parts where parent_id = ? and total_count is not null", [parent_id]
+        ).fetchall()
+    )
+
+
+def count_query_parts(conn: sqlite3.Connection, run_id: int, query_index: int) -> int:
+    """How many parts one configured query has been split into in this run (its root included)."""
+    row = conn.execute(
+        "select count(*) from crawl_parts where run_id = ? and query_index = ?", [run_id, query_index]
+    ).fetchone()
+    return int(row[0])
+
+
+def flag_query(db: sqlite_utils.Database, part: dict[str, Any], flag: str) -> None:
+    """Mark the root part of ``part``'s configured query incomplete, saying why (``part`` carries its
+    own flags; a root that is ``part`` itself is left to them)."""
+    rows = _dicts(
+        db.conn.execute(
+            "select id, flags from crawl_parts where run_id = ? and query_index = ? and parent_id is null and id != ?",
+            [part["run_id"], part["query_index"], part["id"]],
+        )
+    )
+    for row in rows:
+        update_part(db, row["id"], {"incomplete": 1, "flags": [*part_flags(row), flag]})
+
+
+def query_flags(conn: sqlite3.Connection, run_id: int) -> list[tuple[str, list[str]]]:
+    """Each configured query of the run (its root part's base) with the flags on its root part."""
+    rows = conn.execute(
+        "select base, flags from crawl_parts where run_id = ? and parent_id is null order by query_index", [run_id]
+    ).fetchall()
+    return [(base, list(json.loads(flags or "[]"))) for base, flags in rows]
+
+
 def part_flags(part: dict[str, Any]) -> list[str]:
+    """What made a part incomplete; on a split part, what its first page said (a total from a page
+    flagged incomplete may be short, so the narrowing guard does not judge its parts by it)."""
     return list(json.loads(part.get("flags") or "[]"))
 
 

@@ -35,7 +35,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -93,6 +93,7 @@ class Fault:
     after: int = 0
     times: int | None = 1
     event: threading.Event | None = None
+    incomplete_results: bool = False  # also flag the answer incomplete_results: true
     used: int = 0
     passed: int = 0
 
@@ -169,6 +170,15 @@ def shift_pages(*, insert: int = 3, promote: int = 1, leave: int = 0, enter: int
 def lie_total(total: int = 50, **match: Any) -> Fault:
     """``total_count`` says ``total`` but ``items`` is empty."""
     return Fault("lie_total", count=total, **match)
+
+
+def ignore_narrowing(*, total_only: bool = False, incomplete: bool = False, **match: Any) -> Fault:
+    """The search ignores ``stars:`` and ``created:`` (as a proxy or a GitHub fault that drops them
+    would): every narrower search reports the whole query's ``total_count`` and its results, so a
+    split never narrows. ``total_only``: the results are the narrowed ones, only ``total_count`` is
+    the whole query's (an inflated count). ``incomplete``: every answer also says
+    ``incomplete_results: true``, so no count can be taken at its word."""
+    return Fault("ignore_narrowing", count=int(total_only), incomplete_results=incomplete, **match)
 
 
 def missing_items(**match: Any) -> Fault:
@@ -940,6 +950,12 @@ class GitHubEmulator:
         with self._lock:
             found = self._search(query, params.get("sort", ""), params.get("order", "desc"))
             total = len(found)
+            if fault is not None and fault.kind == "ignore_narrowing":
+                whole = replace(query, stars=(-math.inf, math.inf), created=(-math.inf, math.inf))
+                everything = self._search(whole, params.get("sort", ""), params.get("order", "desc"))
+                total = len(everything)
+                if not fault.count:
+                    found = everything
             offset = (page - 1) * per_page
             chosen = found[offset : min(offset + per_page, CAP)]
             if fault is not None and fault.kind == "duplicate" and len(chosen) >= 2:
@@ -949,7 +965,8 @@ class GitHubEmulator:
             parts = [e.json_bytes() for e in chosen]
             if fault is not None and fault.kind == "shift":
                 self._shift(found, offset, per_page, fault)
-        flag = b"true" if fault is not None and fault.kind == "incomplete" else b"false"
+        flagged = fault is not None and (fault.kind == "incomplete" or fault.incomplete_results)
+        flag = b"true" if flagged else b"false"
         body = b'{"total_count":%d,"incomplete_results":%s,"items":[%s]}' % (total, flag, b",".join(parts))
         link = self._link(base, params, page, per_page, total)
         if link:
