@@ -52,7 +52,7 @@ from classify.settings import Settings
 from classify.text import RepoText, rule_text
 
 # Bump when the code changes predictions in a way the fingerprints below do not see.
-CODE_VERSION = "22"
+CODE_VERSION = "23"  # 23: the rules' reasons in words (classify.reasons); predictions as 22
 CALIBRATION_FOLDS = 3
 CALIBRATION_SEED = 20261130
 REASONS = 3  # at most this many features in a reason
