@@ -6,6 +6,7 @@ Every entry is an array-of-tables item, so each change is one small, reviewable 
     repo = "owner/repo"
     reason = "a prompt collection, not an agent"
     date = 2026-11-20           # optional; shown with the correction
+    by = "octocat"              # optional (any kind): who asked for it, shown with the correction
 
     [[include]]                 # an agent the searches miss: fetched by name on every refresh
     repo = "owner/repo"
@@ -77,7 +78,15 @@ class _Entry(BaseModel):
 
 
 class Exclude(_Entry):
-    reason: str = Field(min_length=1)
+    # Restating the field drops the base's bound, so it is said again here.
+    reason: str = Field(min_length=1, max_length=1_000)
+
+    @field_validator("reason")
+    @classmethod
+    def _said(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("an exclusion needs a reason in words, not only spaces")
+        return value
 
 
 class Include(_Entry):

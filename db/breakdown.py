@@ -139,15 +139,19 @@ def load_breakdown(
         "on cat.id = c.category where c.repo_id = ?",
         [repo["id"]],
     )
+    shown: dict[str, Any] = {
+        "id": repo["id"],
+        "full_name": repo["full_name"],
+        "html_url": repo["html_url"],
+        "description": repo["description"],
+        "listed": bool(repo["listed"]),
+        "unlisted_reason": repo["unlisted_reason"],
+    }
+    if (repo["unlisted_reason"] or "").startswith("excluded by correction: "):
+        # Who asked and when, beside the reason the listing already says.
+        shown["exclusion"] = applied_corrections(conn, repo["id"]).get("exclude")
     base = {
-        "repo": {
-            "id": repo["id"],
-            "full_name": repo["full_name"],
-            "html_url": repo["html_url"],
-            "description": repo["description"],
-            "listed": bool(repo["listed"]),
-            "unlisted_reason": repo["unlisted_reason"],
-        },
+        "repo": shown,
         "category": {**category[0], "reason": _parsed_reason(category[0].get("reason"))} if category else None,
     }
     row = None
@@ -158,7 +162,7 @@ def load_breakdown(
         return {**base, "run_id": run_id, "score": None, "rank": None, "components": []}
     if row.get("category"):
         # What was published with this score run, not a later re-classification.
-        base["category"] = {
+        published: dict[str, Any] = {
             "category": row["category"],
             "category_name": _category_name(conn, row["category"]),
             "source": row["category_source"],
@@ -166,6 +170,10 @@ def load_breakdown(
             "uncertain": row["category_uncertain"],
             "reason": _reason(base["category"], row["category"], row["category_source"]),
         }
+        if row["category_source"] == "correction":
+            # Why and at whose request, as the corrections file says (None once the entry is gone).
+            published["correction"] = applied_corrections(conn, repo["id"]).get("category")
+        base["category"] = published
     else:
         # Published before it was classified: every list shows it without a category, so does this.
         base["category"] = None
@@ -349,6 +357,18 @@ def score_history(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]
     names = [d[0] for d in cursor.description]
     published = names.index("published")
     return [dict(zip(names, row, strict=False)) | {"published": bool(row[published])} for row in cursor.fetchall()]
+
+
+def applied_corrections(conn: sqlite3.Connection, repo_id: int) -> dict[str, dict[str, Any]]:
+    """The exclusion and the category correction that apply to the repo, as the latest refresh
+    published the corrections file: {kind: {"reason", "by", "date"}} (the why and who a maker reads)."""
+    rows = conn.execute(
+        "select kind, reason, by, date from corrections where kind in ('exclude', 'category') and status = 'applied' "
+        "and (repo_id = :id or (repo_id is null and lower(repo) = (select lower(full_name) from repos where id = :id))) "
+        "order by line",
+        {"id": repo_id},
+    ).fetchall()
+    return {kind: {"reason": reason or None, "by": by or None, "date": date} for kind, reason, by, date in rows}
 
 
 def claims(conn: sqlite3.Connection, repo_id: int) -> list[dict[str, Any]]:

@@ -400,6 +400,17 @@ def flag_sentences(breakdown: dict[str, Any]) -> list[str]:
     return sentences
 
 
+def correction_words(correction: dict[str, Any]) -> str:
+    """A correction's why, who and when as one phrase: "maker's request (asked by octocat, 2026-11-20)"."""
+    extra = ", ".join(
+        part
+        for part in (f"asked by {correction['by']}" if correction.get("by") else "", correction.get("date") or "")
+        if part
+    )
+    why = correction.get("reason") or "no reason given"
+    return f"{why} ({extra})" if extra else why
+
+
 def format_breakdown(breakdown: dict[str, Any]) -> str:
     """The breakdown as text for a terminal."""
     repo = breakdown["repo"]
@@ -411,6 +422,8 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         name = category.get("category_name") or category["category"]
         label = name if name == category["category"] else f"{name} ({category['category']})"
         lines.append(f"category: {label}{note}, from the {category['source']}")
+        if category.get("correction"):
+            lines.append(f"  {correction_words(category['correction'])}")
         if (category.get("reason") or {}).get("text"):
             lines.append(f"  {category['reason']['text']}")
     if breakdown.get("score") is None:
@@ -420,6 +433,9 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
             lines.append("not scored yet: run `agentrank score` to score the listed repos")
         else:
             lines.append(f"not scored in run {run}: {reason}")
+        exclusion = repo.get("exclusion")
+        if exclusion and (exclusion.get("by") or exclusion.get("date")):
+            lines.append("  " + correction_words({**exclusion, "reason": "the correction"}))
         return "\n".join(lines)
     lines.append(
         f"AgentRank Score {shown(breakdown['score']):.1f} — rank {breakdown['rank']:,} of {breakdown['listed_count']:,} "

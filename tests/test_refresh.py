@@ -283,6 +283,9 @@ def test_every_correction_kind_works_through_a_refresh(repos, setup, run_cli, db
         ('[[frobnicate]]\nrepo = "a/b"\n', 1, "unknown entry kind"),
         ('[[exclude]]\nrepo = "nobody/nothing-here"\nreason = "x"\n', 1, "unknown repo nobody/nothing-here"),
         ('[[claim]]\nrepo = "a/b"\nlogin = "not a login!"\n', 3, "not a GitHub login"),
+        # An exclusion's reason is shown on the maker's page: bounded like every other reason, and said.
+        ('[[exclude]]\nrepo = "a/b"\nreason = "' + "x" * 5_000 + '"\n', 3, "at most 1000 characters"),
+        ('[[exclude]]\nrepo = "a/b"\nreason = "   "\n', 3, "needs a reason in words"),
     ],
 )
 def test_a_bad_corrections_file_names_the_line_and_changes_nothing(repos, setup, run_cli, db_path, body, line, message):
@@ -400,6 +403,42 @@ def test_a_refresh_never_writes_its_export_over_the_database(repos, setup, run_c
         result = run_cli("--config", str(paths["config"]), "refresh", "--out", str(db_path), expect=1)
     assert "is the database itself" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert (_published(db_path), _query(db_path, "select count(*) from repos")) == before  # still a database
+
+
+def test_the_makers_page_and_explain_say_why_and_at_whose_request_a_correction_applies(repos, setup, run_cli, db_path):
+    """The page said only "(set by a maintainer's correction)": the file's reason, `by` and date (the
+    docs: "shown with the correction") reached the corrections table and nowhere a maker looks."""
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    excluded, recategorised = eligible[0], eligible[1]
+    hostile = "maker's request <script>alert(1)</script>"
+    corrections = (
+        f'[[exclude]]\nrepo = "{excluded.full_name}"\nreason = "a prompt collection"\ndate = 2026-11-20\n'
+        'by = "<b>octo-maker</b>"\n\n'
+        f'[[category]]\nrepo = "{recategorised.full_name.upper()}"\ncategory = "voice"\nreason = "{hostile}"\n'
+        'by = "octo-maker"\ndate = 2026-11-21\n'
+    )
+    with emulated(repos) as emulator:
+        paths = setup(emulator, corrections)
+        run_cli("--config", str(paths["config"]), "refresh")
+        page = _maker_page(db_path, recategorised.full_name)
+        assert (
+            "(set by a maintainer's correction: <bdi>maker&#39;s request &lt;script&gt;alert(1)&lt;/script&gt;"
+            "</bdi>; asked by <bdi>octo-maker</bdi>; 2026-11-21)"
+        ) in page
+        assert "<script>alert(1)" not in page
+        shown = _maker_page(db_path, recategorised.full_name, as_json=True)["breakdown"]["category"]
+        assert shown["correction"] == {"reason": hostile, "by": "octo-maker", "date": "2026-11-21"}
+        out = run_cli("explain", recategorised.full_name).stdout
+        assert f"from the correction\n  {hostile} (asked by octo-maker, 2026-11-21)" in out
+        page = _maker_page(db_path, excluded.full_name)
+        assert "(the correction: asked by <bdi>&lt;b&gt;octo-maker&lt;/b&gt;</bdi>, 2026-11-20)" in page
+        out = run_cli("explain", excluded.full_name).stdout
+        assert "a prompt collection\n  the correction (asked by <b>octo-maker</b>, 2026-11-20)" in out
+        # The entries taken out of the file: the model's category again, and no word of a correction.
+        paths = setup(emulator, "")
+        run_cli("--config", str(paths["config"]), "refresh")
+        page = _maker_page(db_path, recategorised.full_name)
+    assert "correction-note" not in page and "octo-maker" not in page
 
 
 def test_corrections_of_a_repo_no_crawl_has_found_wait_for_it(repos, setup, run_cli, db_path):
