@@ -198,15 +198,12 @@ class State:
     @property
     def config(self) -> Config:
         if self._config is None:
-            from agentrank.config import load_config
+            from agentrank.config import load_config, place_export_beside
 
             # GITHUB_API_URL is read by the commands that contact GitHub (github_api_url): a bad one
             # fails them, not every command, and never one given --api-url.
-            self._config = load_config(self.config_path, environ={})
-            if "path" not in self._config.export.model_fields_set:
-                # Unless the configuration names it, the export sits beside the database:
-                # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
-                self._config.export.path = str(self.db_path.with_name(f"{self.db_path.stem}-export.json"))
+            # Unless the configuration names it, the export sits beside the database.
+            self._config = place_export_beside(load_config(self.config_path, environ={}), self.db_path)
         return self._config
 
     def open(self, *, must_exist: bool = False, check: bool = False) -> sqlite_utils.Database:

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from agentrank.classifier import apply_category_corrections, classify_listed
-from agentrank.config import Config, load_config
+from agentrank.config import Config, load_config, place_export_beside
 from agentrank.corrections import (
     Correction,
     CorrectionsError,
@@ -389,7 +389,7 @@ def scheduled_refresh(db_path: str, config_path: str | None) -> bool:
     started = time.monotonic()
     schedule_log.info("refresh starting (database %s)", db_path)
     try:
-        config = load_config(config_path)
+        config = place_export_beside(load_config(config_path), db_path)  # where `refresh` writes it
         result = refresh_database(db_path, config, what="scheduled refresh", token=github_token(), progress=False)
     except LockHeld as e:
         schedule_log.warning("refresh skipped: %s", e)

@@ -216,6 +216,24 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
     assert any(m.startswith("no successful refresh for ") and "out of date" in m for m in errors), errors
 
 
+def test_a_scheduled_refresh_writes_the_export_beside_the_database_as_refresh_does(tmp_path, monkeypatch):
+    """Without [export] path, `refresh` writes data/x-export.json beside `--db data/x.db`, but each
+    run of `schedule` wrote agentrank-export.json into whatever folder the service started in."""
+    from agentrank.pipeline import scheduled_refresh
+    from tests.crawl_helpers import emulated, population
+
+    db_path = tmp_path / "data" / "x.db"
+    db_path.parent.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with emulated(population(40, seed=4)) as emulator:
+        config = _emulator_config(tmp_path, emulator)
+        assert scheduled_refresh(str(db_path), str(config)) is True
+    assert (tmp_path / "data" / "x-export.json").is_file()
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_slot_passed_while_down_runs_even_when_the_last_success_is_under_a_week_old(scheduler):
     # Fires on Tuesdays; the last success was on Sunday; the process starts on Wednesday: Tuesday's
     # slot passed while it was down, so it runs now (it used to wait for next Tuesday: 9 days).
