@@ -453,8 +453,6 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
 @pass_state
 def schedule(state: State, next_count: int | None) -> None:
     "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
-    from functools import partial
-
     from agentrank.pipeline import scheduled_refresh
     from schedules.jobs import last_successful_refresh
     from schedules.weekly import next_fire_times, run_forever, weekly_trigger
@@ -482,8 +480,18 @@ def schedule(state: State, next_count: int | None) -> None:
         f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "
         f"next {next_fire_times(trigger, 1)[0]:%a %Y-%m-%d %H:%M UTC} (Ctrl-C to stop)"
     )
+    # A database that was there (at start-up, or made by a run since) and has gone is said every run,
+    # not replaced by a new, empty one that would publish a ranking without its history.
+    existed = state.db_path.is_file()
+
+    def weekly_job() -> bool:
+        nonlocal existed
+        outcome = scheduled_refresh(str(state.db_path), state.config_path, must_exist=existed)
+        existed = existed or state.db_path.is_file()
+        return outcome
+
     run_forever(
-        partial(scheduled_refresh, str(state.db_path), state.config_path),
+        weekly_job,
         last_successful_refresh(state.db_path),
         day_of_week=cfg.day_of_week,
         hour=cfg.hour,

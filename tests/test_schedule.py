@@ -417,6 +417,54 @@ def test_a_stop_signal_the_kernel_hands_to_a_worker_thread_still_stops_the_sched
         assert "scheduler stopped" in err, err
 
 
+def _read_stderr_until(process, *phrases: str) -> str:
+    """The process's standard error, line by line, up to the first line holding one of ``phrases``."""
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if any(phrase in line for phrase in phrases):
+            return "".join(seen)
+    pytest.fail(f"the process ended first:\n{''.join(seen)}")
+
+
+def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an_empty_one(tmp_path):
+    """The database file removed (or moved) while `schedule` ran: its next run created a new, empty
+    database, crawled into it and published a ranking without its history, all without a word."""
+    import os
+    import signal
+    import subprocess
+
+    from db.store import open_store
+    from tests.crawl_helpers import emulated, population
+    from tests.publish_helpers import agentrank_command
+
+    db_path = tmp_path / "agentrank.db"
+    open_store(db_path).close()  # no refresh yet: the scheduler runs one at start-up
+    corrections = tmp_path / "corrections.toml"  # named but missing: that first run fails, before the lock
+    with emulated(population(40, seed=4)) as emulator:
+        config = _emulator_config(
+            tmp_path, emulator, f'[corrections]\npath = "{corrections}"\n[schedule]\nretry_after_s = 1\n'
+        )
+        process = subprocess.Popen(
+            agentrank_command(db_path, "--config", str(config), "schedule"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        err = ""
+        try:
+            _read_stderr_until(process, "refresh failed")
+            db_path.unlink()
+            corrections.write_text("")  # the retry a second later would now succeed
+            err = _read_stderr_until(process, "has gone", "refresh finished")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            err += _stderr_or_where_it_hangs(process, timeout=30)
+    assert "the database " in err and "has gone" in err and "refresh finished" not in err, err
+    assert not db_path.exists()
+
+
 def test_schedule_refuses_at_start_a_database_every_run_would_refuse(tmp_path):
     """It started and logged a failure every week instead: a missing folder, a newer schema."""
     from click.testing import CliRunner
