@@ -493,6 +493,7 @@ def schedule(state: State, next_count: int | None) -> None:
     run_forever(
         weekly_job,
         last_successful_refresh(state.db_path),
+        lambda: last_successful_refresh(state.db_path),  # asked again before each run
         day_of_week=cfg.day_of_week,
         hour=cfg.hour,
         minute=cfg.minute,

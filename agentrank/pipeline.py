@@ -393,7 +393,7 @@ def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool
     database that has gone is an error line, never silently replaced by a new, empty one."""
     started = time.monotonic()
     schedule_log.info("refresh starting (database %s)", db_path)
-    if must_exist and not Path(db_path).is_file():
+    if must_exist and not (Path(db_path).is_file() and Path(db_path).stat().st_size):
         schedule_log.error(
             "refresh not run: the database %s has gone (deleted or moved while the scheduler ran); "
             "restore it, or restart `agentrank schedule` to start a new one",

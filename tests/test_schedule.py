@@ -443,7 +443,7 @@ def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an
     corrections = tmp_path / "corrections.toml"  # named but missing: that first run fails, before the lock
     with emulated(population(40, seed=4)) as emulator:
         config = _emulator_config(
-            tmp_path, emulator, f'[corrections]\npath = "{corrections}"\n[schedule]\nretry_after_s = 1\n'
+            tmp_path, emulator, f'[corrections]\npath = "{corrections}"\n[schedule]\nretry_after_s = 3\n'
         )
         process = subprocess.Popen(
             agentrank_command(db_path, "--config", str(config), "schedule"),
@@ -456,7 +456,7 @@ def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an
         try:
             _read_stderr_until(process, "refresh failed")
             db_path.unlink()
-            corrections.write_text("")  # the retry a second later would now succeed
+            corrections.write_text("")  # the retry seconds later would now succeed
             err = _read_stderr_until(process, "has gone", "refresh finished")
         finally:
             process.send_signal(signal.SIGTERM)
@@ -541,3 +541,50 @@ def test_two_failing_runs_leave_one_pending_retry_not_two_chains(scheduler):
         weekly.func()  # another run that fails (as a slot queued behind a retry would)
     retries = [j for j in scheduler.get_jobs() if j.id.startswith("weekly-refresh-retry")]
     assert len(retries) == 1 and retries[0].next_run_time == MONDAY_6 + timedelta(hours=7), retries
+
+
+def test_a_run_finding_a_success_since_the_slot_is_not_run_again(scheduler):
+    """A run skipped because another refresh held the lock (a manual one, a second `schedule` on the
+    same database) was retried hours later as a whole second crawl and publish of the same week; and
+    a retry and the weekly slot both due when the machine woke from sleep ran back to back."""
+    calls: list[datetime] = []
+    database = {"last_success": WEDNESDAY - timedelta(days=1)}
+
+    outcome = {"ok": False}  # the first run: the lock was held, skipped
+
+    def job():
+        calls.append(datetime.now(UTC))
+        if outcome["ok"]:
+            database["last_success"] = datetime.now(UTC)
+        return outcome["ok"]
+
+    with time_machine.travel(WEDNESDAY, tick=False):
+        configure(
+            scheduler,
+            job,
+            last_success=database["last_success"],
+            retry_after_s=6 * 3600,
+            executor=DebugExecutor(),
+            read_last_success=lambda: database["last_success"],
+        )
+        scheduler.start()
+    scheduler.tick(MONDAY_6)  # skipped: a retry at 12:00
+    database["last_success"] = MONDAY_6 + timedelta(minutes=30)  # the refresh that held the lock succeeded
+    scheduler.tick(MONDAY_6 + timedelta(hours=6))
+    assert calls == [MONDAY_6]
+    assert not [j for j in scheduler.get_jobs() if j.id.startswith("weekly-refresh-retry")]
+    # The next slot runs (a success last week does not stand in for it) and fails, as does every
+    # retry for six and a half days; then the machine sleeps over the last retry (18:00 on Sunday)
+    # and the next slot: both are due when it wakes, and they were two refreshes back to back.
+    outcome["ok"] = False
+    second = MONDAY_6 + timedelta(days=7)
+    for k in range(27):
+        scheduler.tick(second + timedelta(hours=6 * k))
+    assert len(calls) == 28 and calls[-1] == second + timedelta(days=6, hours=12)
+    assert [j.next_run_time for j in scheduler.get_jobs() if j.id.startswith("weekly-refresh-retry")] == [
+        second + timedelta(days=6, hours=18)
+    ]
+    outcome["ok"] = True
+    woke = second + timedelta(days=7, hours=1)
+    scheduler.tick(woke)
+    assert calls[28:] == [woke], calls[28:]
