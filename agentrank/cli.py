@@ -100,12 +100,24 @@ def _raise_terminated(signum: int, frame: Any) -> None:
     raise Terminated()
 
 
-def _terminate_like_ctrl_c() -> Any:
-    """Install the SIGTERM handler; the one it replaced, or None where signals cannot be set."""
+def stop_signals() -> list[signal.Signals]:
+    """The signals that stop a command as SIGTERM does: SIGTERM, and SIGHUP (the terminal or ssh
+    session it ran in closed) unless it is ignored (started under ``nohup``: it goes on)."""
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is None or signal.getsignal(hangup) is signal.SIG_IGN:
+        return [signal.SIGTERM]
+    return [signal.SIGTERM, hangup]
+
+
+def _terminate_like_ctrl_c() -> dict[signal.Signals, Any]:
+    """Install the SIGTERM (and SIGHUP) handler; the ones it replaced, none where signals cannot be set."""
+    previous: dict[signal.Signals, Any] = {}
     try:
-        return signal.signal(signal.SIGTERM, _raise_terminated)
+        for signum in stop_signals():
+            previous[signum] = signal.signal(signum, _raise_terminated)
     except ValueError:  # not the main thread (an embedding program's worker): leave signals alone
-        return None
+        pass
+    return previous
 
 
 class AgentRankGroup(click.Group):
@@ -125,7 +137,7 @@ class AgentRankGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        # SIGTERM (systemctl stop, kill) ends a command the way Ctrl-C does: its run is recorded as
+        # SIGTERM (systemctl stop, kill), or SIGHUP (its terminal closed), ends a command the way Ctrl-C does: its run is recorded as
         # interrupted, its transaction rolled back, one line said. By default Python dies silently and
         # leaves the run "running" until another command takes the lock. `schedule` and `serve`
         # install their own handlers while they run.
@@ -133,8 +145,8 @@ class AgentRankGroup(click.Group):
         try:
             return self._invoke(ctx)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
     def _invoke(self, ctx: click.Context) -> Any:
         try:

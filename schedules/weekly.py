@@ -243,7 +243,10 @@ def run_forever(
         **schedule,
     )
     log.info("weekly refresh scheduled (%s)", weekly.trigger)
-    previous = signal.signal(signal.SIGTERM, terminate)
+    # SIGHUP (the terminal or ssh session closed) stops it as SIGTERM does, unless ignored (nohup).
+    hangup = getattr(signal, "SIGHUP", None)
+    stops = [signal.SIGTERM] + ([hangup] if hangup and signal.getsignal(hangup) is not signal.SIG_IGN else [])
+    previous = {signum: signal.signal(signum, terminate) for signum in stops}
     try:
         scheduler.start()
         # Python runs signal handlers in the main thread only, but Linux hands a signal sent to the
@@ -257,8 +260,8 @@ def run_forever(
         stopping.set()  # a run queued behind the running one (a slot, a retry) does not start
         if busy.is_set():
             log.info("scheduler stopped; the running refresh finishes first (stop again to cut it off)")
-            signal.signal(signal.SIGINT, cut_off)
-            signal.signal(signal.SIGTERM, cut_off)
+            for signum in (signal.SIGINT, *stops):
+                signal.signal(signum, cut_off)
         else:
             log.info("scheduler stopped")
         if scheduler.running:
@@ -270,4 +273,5 @@ def run_forever(
             pass
     finally:
         if not busy.is_set():
-            signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)

@@ -539,11 +539,15 @@ def test_an_export_folder_it_may_not_write_in_is_refused_before_the_crawl(tmp_pa
     assert not (db_path.exists() and _query(db_path, "select kind from runs where status = 'ok'"))
 
 
-def test_sigterm_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path):
-    """`systemctl stop` (SIGTERM) during a refresh: the process died without a word and left its run
-    'running' until another command took the lock. Now: one line, a non-zero exit, the refresh and
-    its crawl recorded as interrupted at once, nothing published."""
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path, signame):
+    """`systemctl stop` (SIGTERM) during a refresh, or the terminal or ssh session it ran in closing
+    (SIGHUP): the process died without a word and left its run 'running' until another command took
+    the lock. Now: one line, a non-zero exit, the refresh and its crawl recorded as interrupted at
+    once, nothing published."""
     import signal
+
+    signum = getattr(signal, signame)
 
     from crawler.emulator import server as faults
     from tests.crawl_helpers import emulated, population, started_crawling
@@ -554,9 +558,9 @@ def test_sigterm_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path)
         config = tmp_path / "agentrank.toml"
         config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
         process = started_crawling(db_path, config, emulator, "refresh")
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signum)
         _, err = process.communicate(timeout=30)
-    assert process.returncode not in (0, -signal.SIGTERM), (process.returncode, err)
+    assert process.returncode not in (0, -signum), (process.returncode, err)
     assert "Traceback" not in err and err.strip(), err
     # After the stages' progress, one line that says what is left (click alone printed "Aborted!").
     assert err.strip().splitlines()[-1] == (

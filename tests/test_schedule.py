@@ -325,11 +325,15 @@ def test_usr1_shows_where_each_thread_is_and_the_refresh_goes_on(tmp_path):
     assert "refresh 1: publish stage started" in err, err
 
 
-def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli, signame):
     """A service manager's SIGTERM during a refresh: the process ended without a word (or, on
     Ctrl-C, lingered minutes on GitHub with the lock). It stops at once, says the refresh was cut
-    off, and the next command marks that run interrupted."""
+    off, and the next command marks that run interrupted. SIGHUP (the terminal or ssh session the
+    scheduler ran in closed) still ended it without a word."""
     import signal
+
+    signum = getattr(signal, signame)
 
     from crawler.emulator import server as faults
     from tests.crawl_helpers import emulated, population
@@ -339,9 +343,9 @@ def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
         emulator.inject(faults.slow(30, times=None))  # every search answer takes 30 s: the refresh is busy
         config = _emulator_config(tmp_path, emulator)
         process = _schedule_while_crawling(db_path, config, emulator)
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signum)
         _, err = process.communicate(timeout=20)
-    assert process.returncode == 128 + signal.SIGTERM
+    assert process.returncode == 128 + signum
     assert "stopped at once: the running refresh was cut off" in err and "Traceback" not in err
     run_cli("--config", str(config), "score", expect=1)  # any command that takes the lock tidies up
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
