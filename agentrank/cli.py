@@ -26,7 +26,7 @@ from agentrank import __version__
 from agentrank.errors import InputRefused
 
 if TYPE_CHECKING:
-    from agentrank.config import Config
+    from agentrank.config import Config, ScheduleConfig
     from datasette_plugins.settings import ServeConfig
 
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
@@ -498,6 +498,7 @@ def schedule(state: State, next_count: int | None) -> None:
 
     def weekly_job() -> bool:
         nonlocal existed
+        _say_if_schedule_changed(state.config_path, cfg)
         outcome = scheduled_refresh(str(state.db_path), state.config_path, must_exist=existed)
         existed = existed or state.db_path.is_file()
         return outcome
@@ -512,6 +513,26 @@ def schedule(state: State, next_count: int | None) -> None:
         misfire_grace_s=cfg.misfire_grace_s,
         retry_after_s=cfg.retry_after_s,
     )
+
+
+def _say_if_schedule_changed(config_path: str | None, running: ScheduleConfig) -> None:
+    """Each run reads the configuration afresh, but the weekly time is set when the scheduler starts:
+    an edited [schedule] was silently ignored until a restart. Say so at each run."""
+    from agentrank.config import ConfigError, load_config
+
+    try:
+        now = load_config(config_path, environ={}).schedule
+    except ConfigError:
+        return  # the run itself says what is wrong with the file
+    if now != running:
+        logging.getLogger("agentrank.schedule").warning(
+            "the [schedule] settings in %s changed since the scheduler started (%s %02d:%02d UTC now): "
+            "restart `agentrank schedule` for them to apply",
+            config_path,
+            now.day_of_week,
+            now.hour,
+            now.minute,
+        )
 
 
 @cli.command(name="import")

@@ -469,6 +469,42 @@ def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an
     assert not db_path.exists()
 
 
+def test_an_edited_schedule_time_is_said_to_need_a_restart(tmp_path):
+    """Each run reads the configuration afresh, but the weekly time is set at start-up: an operator
+    who moved [schedule] hour while the scheduler ran was silently ignored until a restart."""
+    import os
+    import signal
+    import subprocess
+
+    from db.store import open_store
+    from tests.publish_helpers import agentrank_command
+
+    db_path = tmp_path / "agentrank.db"
+    open_store(db_path).close()
+    missing = tmp_path / "corrections.toml"  # every run fails at once: a retry every few seconds
+    config = tmp_path / "agentrank.toml"
+    body = (
+        f'[github]\napi_url = "http://127.0.0.1:9"\n[corrections]\npath = "{missing}"\n[schedule]\nretry_after_s = 2\n'
+    )
+    config.write_text(body)
+    process = subprocess.Popen(
+        agentrank_command(db_path, "--config", str(config), "schedule"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    err = ""
+    try:
+        _read_stderr_until(process, "refresh failed")
+        config.write_text(body + "hour = 7\n")
+        err = _read_stderr_until(process, "changed since the scheduler started", "refresh failed")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        err += _stderr_or_where_it_hangs(process, timeout=30)
+    assert "(mon 07:00 UTC now): restart `agentrank schedule` for them to apply" in err, err
+
+
 def test_schedule_refuses_at_start_a_database_every_run_would_refuse(tmp_path):
     """It started and logged a failure every week instead: a missing folder, a newer schema."""
     from click.testing import CliRunner
