@@ -26,7 +26,7 @@ from agentrank import __version__
 from agentrank.errors import InputRefused
 
 if TYPE_CHECKING:
-    from agentrank.config import Config
+    from agentrank.config import Config, ScheduleConfig
     from datasette_plugins.settings import ServeConfig
 
 # Errors a user can cause: reported as one line on stderr with a non-zero exit, never a traceback.
@@ -100,12 +100,24 @@ def _raise_terminated(signum: int, frame: Any) -> None:
     raise Terminated()
 
 
-def _terminate_like_ctrl_c() -> Any:
-    """Install the SIGTERM handler; the one it replaced, or None where signals cannot be set."""
+def stop_signals() -> list[signal.Signals]:
+    """The signals that stop a command as SIGTERM does: SIGTERM, and SIGHUP (the terminal or ssh
+    session it ran in closed) unless it is ignored (started under ``nohup``: it goes on)."""
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is None or signal.getsignal(hangup) is signal.SIG_IGN:
+        return [signal.SIGTERM]
+    return [signal.SIGTERM, hangup]
+
+
+def _terminate_like_ctrl_c() -> dict[signal.Signals, Any]:
+    """Install the SIGTERM (and SIGHUP) handler; the ones it replaced, none where signals cannot be set."""
+    previous: dict[signal.Signals, Any] = {}
     try:
-        return signal.signal(signal.SIGTERM, _raise_terminated)
+        for signum in stop_signals():
+            previous[signum] = signal.signal(signum, _raise_terminated)
     except ValueError:  # not the main thread (an embedding program's worker): leave signals alone
-        return None
+        pass
+    return previous
 
 
 class AgentRankGroup(click.Group):
@@ -125,7 +137,7 @@ class AgentRankGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        # SIGTERM (systemctl stop, kill) ends a command the way Ctrl-C does: its run is recorded as
+        # SIGTERM (systemctl stop, kill), or SIGHUP (its terminal closed), ends a command the way Ctrl-C does: its run is recorded as
         # interrupted, its transaction rolled back, one line said. By default Python dies silently and
         # leaves the run "running" until another command takes the lock. `schedule` and `serve`
         # install their own handlers while they run.
@@ -133,8 +145,8 @@ class AgentRankGroup(click.Group):
         try:
             return self._invoke(ctx)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
     def _invoke(self, ctx: click.Context) -> Any:
         try:
@@ -198,15 +210,12 @@ class State:
     @property
     def config(self) -> Config:
         if self._config is None:
-            from agentrank.config import load_config
+            from agentrank.config import load_config, place_export_beside
 
             # GITHUB_API_URL is read by the commands that contact GitHub (github_api_url): a bad one
             # fails them, not every command, and never one given --api-url.
-            self._config = load_config(self.config_path, environ={})
-            if "path" not in self._config.export.model_fields_set:
-                # Unless the configuration names it, the export sits beside the database:
-                # agentrank.db → agentrank-export.json, --db data/x.db → data/x-export.json.
-                self._config.export.path = str(self.db_path.with_name(f"{self.db_path.stem}-export.json"))
+            # Unless the configuration names it, the export sits beside the database.
+            self._config = place_export_beside(load_config(self.config_path, environ={}), self.db_path)
         return self._config
 
     def open(self, *, must_exist: bool = False, check: bool = False) -> sqlite_utils.Database:
@@ -456,8 +465,6 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
 @pass_state
 def schedule(state: State, next_count: int | None) -> None:
     "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
-    from functools import partial
-
     from agentrank.pipeline import scheduled_refresh
     from schedules.jobs import last_successful_refresh
     from schedules.weekly import next_fire_times, run_forever, weekly_trigger
@@ -485,15 +492,47 @@ def schedule(state: State, next_count: int | None) -> None:
         f"weekly refresh of {state.db_path}: {cfg.day_of_week} {cfg.hour:02d}:{cfg.minute:02d} UTC; "
         f"next {next_fire_times(trigger, 1)[0]:%a %Y-%m-%d %H:%M UTC} (Ctrl-C to stop)"
     )
+    # A database that was there (at start-up, or made by a run since) and has gone is said every run,
+    # not replaced by a new, empty one that would publish a ranking without its history.
+    existed = state.db_path.is_file()
+
+    def weekly_job() -> bool:
+        nonlocal existed
+        _say_if_schedule_changed(state.config_path, cfg)
+        outcome = scheduled_refresh(str(state.db_path), state.config_path, must_exist=existed)
+        existed = existed or state.db_path.is_file()
+        return outcome
+
     run_forever(
-        partial(scheduled_refresh, str(state.db_path), state.config_path),
+        weekly_job,
         last_successful_refresh(state.db_path),
+        lambda: last_successful_refresh(state.db_path),  # asked again before each run
         day_of_week=cfg.day_of_week,
         hour=cfg.hour,
         minute=cfg.minute,
         misfire_grace_s=cfg.misfire_grace_s,
         retry_after_s=cfg.retry_after_s,
     )
+
+
+def _say_if_schedule_changed(config_path: str | None, running: ScheduleConfig) -> None:
+    """Each run reads the configuration afresh, but the weekly time is set when the scheduler starts:
+    an edited [schedule] was silently ignored until a restart. Say so at each run."""
+    from agentrank.config import ConfigError, load_config
+
+    try:
+        now = load_config(config_path, environ={}).schedule
+    except ConfigError:
+        return  # the run itself says what is wrong with the file
+    if now != running:
+        logging.getLogger("agentrank.schedule").warning(
+            "the [schedule] settings in %s changed since the scheduler started (%s %02d:%02d UTC now): "
+            "restart `agentrank schedule` for them to apply",
+            config_path,
+            now.day_of_week,
+            now.hour,
+            now.minute,
+        )
 
 
 @cli.command(name="import")

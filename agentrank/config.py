@@ -134,6 +134,16 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: dict[str, s
     return config
 
 
+def place_export_beside(config: Config, db_path: str | os.PathLike[str]) -> Config:
+    """``config`` with the export beside the database unless the file names it: ``agentrank.db`` →
+    ``agentrank-export.json``, ``data/x.db`` → ``data/x-export.json``. Every command that exports
+    (``export``, ``refresh``, each run of ``schedule``) places it so, never in the current folder."""
+    if "path" not in config.export.model_fields_set:
+        db = Path(db_path)
+        config.export.path = str(db.with_name(f"{db.stem}-export.json"))
+    return config
+
+
 def github_api_url(config: Config, given: str | None = None, environ: Mapping[str, str] | None = None) -> str:
     """The GitHub API base URL a command contacts: ``given`` (``--api-url``), else ``GITHUB_API_URL``
     in the environment, else ``github.api_url``.

@@ -220,11 +220,20 @@ def parse_corrections(text: str, source: str = "corrections.toml") -> list[Corre
     return sorted(corrections, key=lambda c: c.line)
 
 
+MAX_FILE_BYTES = 16 * 2**20  # thousands of entries fit in a few hundred KiB
+
+
 def load_corrections(path: str | Path) -> list[Correction]:
     """The corrections in ``path``; a missing file means no corrections."""
     path = Path(path)
     if not path.exists():
         return []
+    # A pipe or a device (a symlink to /dev/zero) was read until memory ran out, or for ever: the
+    # weekly job hung before its lock, and no failure was ever logged.
+    if not path.is_file():
+        raise CorrectionsError(f"{path}: not a regular file")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise CorrectionsError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB, not a corrections file")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a BOM (some Windows editors write one) is no TOML error
     except (OSError, UnicodeDecodeError) as e:

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from agentrank.classifier import apply_category_corrections, classify_listed
-from agentrank.config import Config, load_config
+from agentrank.config import Config, load_config, place_export_beside
 from agentrank.corrections import (
     Correction,
     CorrectionsError,
@@ -359,9 +359,12 @@ def check_output_path(path: Path, database: Path | None = None) -> None:
         raise RefreshFailed("export", f"cannot write {path}: {parent} is not writable")
 
 
-def refresh_database(db_path: str | Path, config: Config, *, what: str = "refresh", **options: Any) -> PipelineResult:
+def refresh_database(
+    db_path: str | Path, config: Config, *, what: str = "refresh", must_exist: bool = False, **options: Any
+) -> PipelineResult:
     """Take the run lock, open the store and run the pipeline: the refresh command, the scheduler
-    and the demo all start here. ``options`` go to ``run_pipeline``."""
+    and the demo all start here. ``must_exist``: a missing database is an error, not a new one.
+    ``options`` go to ``run_pipeline``."""
     if refusal := snapshot_refusal(db_path):  # before the lock file is created beside it
         raise DatabaseError(refusal)
     # Bad input changes nothing: the corrections file and the saved results are read before the
@@ -370,7 +373,7 @@ def refresh_database(db_path: str | Path, config: Config, *, what: str = "refres
     if options.get("import_paths"):
         check_files(options["import_paths"])
     with run_lock(db_path, what):
-        db = open_store(db_path, check=True)
+        db = open_store(db_path, check=True, must_exist=must_exist)
         try:
             return run_pipeline(db, config, **options)
         finally:
@@ -383,14 +386,25 @@ schedule_log = logging.getLogger("agentrank.schedule")
 STALE_AFTER = timedelta(days=8)  # a weekly job with no success this long has missed a week: said loudly
 
 
-def scheduled_refresh(db_path: str, config_path: str | None) -> bool:
+def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool = False) -> bool:
     """Run one refresh under the run lock; configuration is read afresh for every run. False when it
-    failed or was skipped (the scheduler tries again later), True when it published."""
+    failed or was skipped (the scheduler tries again later), True when it published. With
+    ``must_exist`` (the database was there when the scheduler started, or a run has made it) a
+    database that has gone is an error line, never silently replaced by a new, empty one."""
     started = time.monotonic()
     schedule_log.info("refresh starting (database %s)", db_path)
+    if must_exist and not (Path(db_path).is_file() and Path(db_path).stat().st_size):
+        schedule_log.error(
+            "refresh not run: the database %s has gone (deleted or moved while the scheduler ran); "
+            "restore it, or restart `agentrank schedule` to start a new one",
+            db_path,
+        )
+        return False
     try:
-        config = load_config(config_path)
-        result = refresh_database(db_path, config, what="scheduled refresh", token=github_token(), progress=False)
+        config = place_export_beside(load_config(config_path), db_path)  # where `refresh` writes it
+        result = refresh_database(
+            db_path, config, what="scheduled refresh", must_exist=must_exist, token=github_token(), progress=False
+        )
     except LockHeld as e:
         schedule_log.warning("refresh skipped: %s", e)
         _say_if_stale(db_path)

@@ -89,7 +89,9 @@ def read_only_connection(path: str | Path) -> sqlite3.Connection:
     """
     path = Path(path)
     quiet = not any(Path(f"{path}{end}").exists() for end in SIDECARS)
-    return sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if quiet else 'mode=ro'}", uri=True)
+    # mode=ro with immutable=1 too: without it a file deleted just before this look was created again
+    # (empty), and the next command took it for a new database.
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{'&immutable=1' if quiet else ''}", uri=True)
 
 
 def release_sidecars(path: str | Path) -> None:

@@ -5,21 +5,26 @@ orchestration that imports it."""
 
 from __future__ import annotations
 
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
 from crawler.items import parse_timestamp
-from db.connection import connect
-from db.runs import latest_run
+from db.connection import read_only_connection
 
 
 def last_successful_refresh(db_path: str | Path) -> datetime | None:
-    """When the latest successful refresh started, from the database (None if never)."""
-    if not Path(db_path).exists():
+    """When the latest successful refresh started, from the database (None if never).
+
+    Read only: asked between runs, it must never create the file. A database deleted just before
+    this look (``connect`` creates a missing one) came back empty, and the next run refreshed into
+    that new file as if nothing had happened."""
+    if not Path(db_path).is_file():
         return None
-    db = connect(db_path)
-    try:
-        run = latest_run(db, ("refresh",)) if db["runs"].exists() else None
-    finally:
-        db.close()
-    return parse_timestamp(run["started_at"]) if run else None
+    with closing(read_only_connection(db_path)) as conn:
+        if not conn.execute("select 1 from sqlite_master where type = 'table' and name = 'runs'").fetchone():
+            return None
+        row = conn.execute(
+            "select started_at from runs where kind = 'refresh' and status = 'ok' order by id desc limit 1"
+        ).fetchone()
+    return parse_timestamp(row[0]) if row else None

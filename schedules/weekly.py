@@ -86,6 +86,22 @@ def is_overdue(last_success: datetime | None, now: datetime, trigger: CronTrigge
     return slot is not None and last_success < slot
 
 
+def _still_due(read_last_success: Callable[[], datetime | None], trigger: CronTrigger) -> bool:
+    """Does a run have anything to do: has no refresh succeeded since the weekly slot that last
+    passed? When the database cannot say, it runs (and says what is wrong)."""
+    try:
+        last_success = read_last_success()
+    except Exception:
+        return True
+    if is_overdue(last_success, datetime.now(UTC), trigger):
+        return True
+    log.info(
+        "refresh not run: one already succeeded since the weekly slot (it started %s)",
+        last_success.isoformat() if last_success else "?",
+    )
+    return False
+
+
 def _on_event(event: JobEvent) -> None:
     if event.code == EVENT_JOB_MISSED:
         log.warning("weekly refresh missed its run time %s (beyond the misfire grace)", event.scheduled_run_time)
@@ -107,6 +123,7 @@ def configure(
     retry_after_s: int = 0,
     executor: BaseExecutor | None = None,
     stopping: threading.Event | None = None,
+    read_last_success: Callable[[], datetime | None] | None = None,
 ) -> Job:
     """Set the scheduler up for the weekly refresh and add the job.
 
@@ -116,7 +133,10 @@ def configure(
     failure, unless the weekly slot comes first (0: wait for the next slot). At most one retry is
     pending, whichever run failed last (a weekly slot that passes during a long retry runs after it
     and, if it fails too, replaces that retry's); once ``stopping`` is set, a queued run does not
-    start.
+    start. ``read_last_success`` (when the latest refresh succeeded, read from the database) is
+    asked before each run: one that finds a success since the weekly slot that last passed (a manual
+    refresh, a second scheduler's, a retry and a slot both due after the machine slept) has nothing
+    to do and is not run.
     """
     scheduler.configure(
         timezone=UTC,
@@ -139,6 +159,9 @@ def configure(
         if stopping is not None and stopping.is_set():
             log.info("scheduler stopped: a queued refresh is not started")
             return None
+        if read_last_success is not None and not _still_due(read_last_success, trigger):
+            drop_pending_retries(retry_id)
+            return True
         outcome = job()
         drop_pending_retries(retry_id)  # one chain of retries, whichever run failed last
         if outcome is False and retry_after_s:
@@ -171,7 +194,12 @@ def configure(
     )
 
 
-def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedule: Any) -> None:
+def run_forever(
+    job: Callable[[], Any],
+    last_success: datetime | None,
+    read_last_success: Callable[[], datetime | None] | None = None,
+    **schedule: Any,
+) -> None:
     """The ``agentrank schedule`` loop: blocks until interrupted (Ctrl-C, or SIGTERM from systemd).
 
     Ctrl-C while a refresh runs lets that refresh finish (it publishes all or nothing) and says so;
@@ -206,9 +234,19 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
         faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     scheduler = BackgroundScheduler()
     stopping = threading.Event()
-    weekly = configure(scheduler, tracked, last_success=last_success, stopping=stopping, **schedule)
+    weekly = configure(
+        scheduler,
+        tracked,
+        last_success=last_success,
+        stopping=stopping,
+        read_last_success=read_last_success,
+        **schedule,
+    )
     log.info("weekly refresh scheduled (%s)", weekly.trigger)
-    previous = signal.signal(signal.SIGTERM, terminate)
+    # SIGHUP (the terminal or ssh session closed) stops it as SIGTERM does, unless ignored (nohup).
+    hangup = getattr(signal, "SIGHUP", None)
+    stops = [signal.SIGTERM] + ([hangup] if hangup and signal.getsignal(hangup) is not signal.SIG_IGN else [])
+    previous = {signum: signal.signal(signum, terminate) for signum in stops}
     try:
         scheduler.start()
         # Python runs signal handlers in the main thread only, but Linux hands a signal sent to the
@@ -222,8 +260,8 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
         stopping.set()  # a run queued behind the running one (a slot, a retry) does not start
         if busy.is_set():
             log.info("scheduler stopped; the running refresh finishes first (stop again to cut it off)")
-            signal.signal(signal.SIGINT, cut_off)
-            signal.signal(signal.SIGTERM, cut_off)
+            for signum in (signal.SIGINT, *stops):
+                signal.signal(signum, cut_off)
         else:
             log.info("scheduler stopped")
         if scheduler.running:
@@ -235,4 +273,5 @@ def run_forever(job: Callable[[], Any], last_success: datetime | None, **schedul
             pass
     finally:
         if not busy.is_set():
-            signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)

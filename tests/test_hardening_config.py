@@ -67,6 +67,36 @@ def test_corrections_errors_name_the_right_line(tmp_path, run_cli, body, line, m
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("kind", ["fifo", "huge"])
+def test_a_corrections_file_that_is_a_pipe_or_huge_is_one_line_not_a_hang(tmp_path, kind):
+    """A corrections path that names a pipe (or a device) was read for ever: the weekly refresh hung
+    before taking its lock, and the scheduler never logged a failure. A huge file was read whole."""
+    import os
+    import subprocess
+
+    from tests.publish_helpers import agentrank_command
+
+    corrections = tmp_path / "corrections.toml"
+    if kind == "fifo":
+        os.mkfifo(corrections)
+    else:
+        with open(corrections, "wb") as f:
+            f.truncate(64 * 2**20)  # sparse: no disk used
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[corrections]\npath = "{corrections}"\n')
+    saved = tmp_path / "items.json"
+    saved.write_text("[]")
+    result = subprocess.run(
+        agentrank_command(tmp_path / "agentrank.db", "--config", str(config), "refresh", "--from-file", str(saved)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith(f"Error: {corrections}: ") and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "agentrank.db").exists()
+
+
 def test_a_non_ascii_token_is_one_line_without_the_token(run_cli):
     token = "ghp_caf\u00e9" + "0" * 30
     result = run_cli("crawl", "--api-url", "http://127.0.0.1:9", env={"GITHUB_TOKEN": token}, expect=1)

@@ -337,3 +337,17 @@ def test_a_run_recorded_with_the_clock_ahead_is_recoverable(tmp_path, run_cli, d
         assert conn.execute("select first_seen_at, last_seen_at from repos").fetchone() == (real, real)
     run_cli("import", items)  # no longer blocked
     run_cli("score")
+
+
+def test_a_read_only_look_at_a_database_deleted_just_before_creates_nothing(tmp_path):
+    """The scheduler looks at the database between runs; when the file had just been deleted, that
+    look (immutable=1 without mode=ro) created it again, empty, and the next run refreshed into it."""
+    from db.connection import read_only_connection
+    from db.store import open_store
+
+    db_path = tmp_path / "agentrank.db"
+    open_store(db_path).close()
+    db_path.unlink()
+    with pytest.raises(sqlite3.OperationalError):
+        read_only_connection(db_path).execute("select 1")
+    assert list(tmp_path.iterdir()) == []

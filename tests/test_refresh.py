@@ -578,11 +578,15 @@ def test_an_export_folder_it_may_not_write_in_is_refused_before_the_crawl(tmp_pa
     assert not (db_path.exists() and _query(db_path, "select kind from runs where status = 'ok'"))
 
 
-def test_sigterm_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path):
-    """`systemctl stop` (SIGTERM) during a refresh: the process died without a word and left its run
-    'running' until another command took the lock. Now: one line, a non-zero exit, the refresh and
-    its crawl recorded as interrupted at once, nothing published."""
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path, signame):
+    """`systemctl stop` (SIGTERM) during a refresh, or the terminal or ssh session it ran in closing
+    (SIGHUP): the process died without a word and left its run 'running' until another command took
+    the lock. Now: one line, a non-zero exit, the refresh and its crawl recorded as interrupted at
+    once, nothing published."""
     import signal
+
+    signum = getattr(signal, signame)
 
     from crawler.emulator import server as faults
     from tests.crawl_helpers import emulated, population, started_crawling
@@ -593,9 +597,9 @@ def test_sigterm_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path)
         config = tmp_path / "agentrank.toml"
         config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
         process = started_crawling(db_path, config, emulator, "refresh")
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signum)
         _, err = process.communicate(timeout=30)
-    assert process.returncode not in (0, -signal.SIGTERM), (process.returncode, err)
+    assert process.returncode not in (0, -signum), (process.returncode, err)
     assert "Traceback" not in err and err.strip(), err
     # After the stages' progress, one line that says what is left (click alone printed "Aborted!").
     assert err.strip().splitlines()[-1] == (
@@ -605,6 +609,40 @@ def test_sigterm_ends_a_refresh_like_ctrl_c_and_records_it_interrupted(tmp_path)
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
     assert ("refresh", "interrupted") in statuses and ("refresh", "running") not in statuses, statuses
     assert sqlite3.connect(db_path).execute("select count(*) from scores").fetchone() == (0,)
+
+
+def test_a_refresh_started_under_nohup_goes_on_through_sighup(tmp_path):
+    """SIGHUP ends a refresh as SIGTERM does, but not one started with SIGHUP ignored (`nohup`): the
+    operator asked for it to outlive the terminal."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from crawler.emulator import server as faults
+    from tests.crawl_helpers import emulated, population
+    from tests.publish_helpers import agentrank_command
+
+    db_path = tmp_path / "agentrank.db"
+    with emulated(population(40, seed=6)) as emulator:
+        emulator.inject(faults.slow(2, times=1))  # the first search answer takes 2 s
+        config = tmp_path / "agentrank.toml"
+        config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
+        process = subprocess.Popen(
+            agentrank_command(db_path, "--config", str(config), "refresh"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+        )
+        while not emulator.search_requests():
+            assert process.poll() is None
+            time.sleep(0.05)
+        process.send_signal(signal.SIGHUP)
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert _query(db_path, "select status from runs where kind = 'refresh'") == [("ok",)]
 
 
 def test_ctrl_c_during_a_crawl_says_the_next_crawl_resumes_it(tmp_path):

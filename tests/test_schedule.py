@@ -216,6 +216,24 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
     assert any(m.startswith("no successful refresh for ") and "out of date" in m for m in errors), errors
 
 
+def test_a_scheduled_refresh_writes_the_export_beside_the_database_as_refresh_does(tmp_path, monkeypatch):
+    """Without [export] path, `refresh` writes data/x-export.json beside `--db data/x.db`, but each
+    run of `schedule` wrote agentrank-export.json into whatever folder the service started in."""
+    from agentrank.pipeline import scheduled_refresh
+    from tests.crawl_helpers import emulated, population
+
+    db_path = tmp_path / "data" / "x.db"
+    db_path.parent.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with emulated(population(40, seed=4)) as emulator:
+        config = _emulator_config(tmp_path, emulator)
+        assert scheduled_refresh(str(db_path), str(config)) is True
+    assert (tmp_path / "data" / "x-export.json").is_file()
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_slot_passed_while_down_runs_even_when_the_last_success_is_under_a_week_old(scheduler):
     # Fires on Tuesdays; the last success was on Sunday; the process starts on Wednesday: Tuesday's
     # slot passed while it was down, so it runs now (it used to wait for next Tuesday: 9 days).
@@ -307,11 +325,15 @@ def test_usr1_shows_where_each_thread_is_and_the_refresh_goes_on(tmp_path):
     assert "refresh 1: publish stage started" in err, err
 
 
-def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli, signame):
     """A service manager's SIGTERM during a refresh: the process ended without a word (or, on
     Ctrl-C, lingered minutes on GitHub with the lock). It stops at once, says the refresh was cut
-    off, and the next command marks that run interrupted."""
+    off, and the next command marks that run interrupted. SIGHUP (the terminal or ssh session the
+    scheduler ran in closed) still ended it without a word."""
     import signal
+
+    signum = getattr(signal, signame)
 
     from crawler.emulator import server as faults
     from tests.crawl_helpers import emulated, population
@@ -321,9 +343,9 @@ def test_sigterm_stops_the_scheduler_at_once_and_says_so(tmp_path, run_cli):
         emulator.inject(faults.slow(30, times=None))  # every search answer takes 30 s: the refresh is busy
         config = _emulator_config(tmp_path, emulator)
         process = _schedule_while_crawling(db_path, config, emulator)
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signum)
         _, err = process.communicate(timeout=20)
-    assert process.returncode == 128 + signal.SIGTERM
+    assert process.returncode == 128 + signum
     assert "stopped at once: the running refresh was cut off" in err and "Traceback" not in err
     run_cli("--config", str(config), "score", expect=1)  # any command that takes the lock tidies up
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
@@ -397,6 +419,90 @@ def test_a_stop_signal_the_kernel_hands_to_a_worker_thread_still_stops_the_sched
         assert _refresh_succeeded(db_path), err
     else:
         assert "scheduler stopped" in err, err
+
+
+def _read_stderr_until(process, *phrases: str) -> str:
+    """The process's standard error, line by line, up to the first line holding one of ``phrases``."""
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if any(phrase in line for phrase in phrases):
+            return "".join(seen)
+    pytest.fail(f"the process ended first:\n{''.join(seen)}")
+
+
+def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an_empty_one(tmp_path):
+    """The database file removed (or moved) while `schedule` ran: its next run created a new, empty
+    database, crawled into it and published a ranking without its history, all without a word."""
+    import os
+    import signal
+    import subprocess
+
+    from db.store import open_store
+    from tests.crawl_helpers import emulated, population
+    from tests.publish_helpers import agentrank_command
+
+    db_path = tmp_path / "agentrank.db"
+    open_store(db_path).close()  # no refresh yet: the scheduler runs one at start-up
+    corrections = tmp_path / "corrections.toml"  # named but missing: that first run fails, before the lock
+    with emulated(population(40, seed=4)) as emulator:
+        config = _emulator_config(
+            tmp_path, emulator, f'[corrections]\npath = "{corrections}"\n[schedule]\nretry_after_s = 3\n'
+        )
+        process = subprocess.Popen(
+            agentrank_command(db_path, "--config", str(config), "schedule"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        err = ""
+        try:
+            _read_stderr_until(process, "refresh failed")
+            db_path.unlink()
+            corrections.write_text("")  # the retry seconds later would now succeed
+            err = _read_stderr_until(process, "has gone", "refresh finished")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            err += _stderr_or_where_it_hangs(process, timeout=30)
+    assert "the database " in err and "has gone" in err and "refresh finished" not in err, err
+    assert not db_path.exists()
+
+
+def test_an_edited_schedule_time_is_said_to_need_a_restart(tmp_path):
+    """Each run reads the configuration afresh, but the weekly time is set at start-up: an operator
+    who moved [schedule] hour while the scheduler ran was silently ignored until a restart."""
+    import os
+    import signal
+    import subprocess
+
+    from db.store import open_store
+    from tests.publish_helpers import agentrank_command
+
+    db_path = tmp_path / "agentrank.db"
+    open_store(db_path).close()
+    missing = tmp_path / "corrections.toml"  # every run fails at once: a retry every few seconds
+    config = tmp_path / "agentrank.toml"
+    body = (
+        f'[github]\napi_url = "http://127.0.0.1:9"\n[corrections]\npath = "{missing}"\n[schedule]\nretry_after_s = 2\n'
+    )
+    config.write_text(body)
+    process = subprocess.Popen(
+        agentrank_command(db_path, "--config", str(config), "schedule"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    err = ""
+    try:
+        _read_stderr_until(process, "refresh failed")
+        config.write_text(body + "hour = 7\n")
+        err = _read_stderr_until(process, "changed since the scheduler started", "refresh failed")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        err += _stderr_or_where_it_hangs(process, timeout=30)
+    assert "(mon 07:00 UTC now): restart `agentrank schedule` for them to apply" in err, err
 
 
 def test_schedule_refuses_at_start_a_database_every_run_would_refuse(tmp_path):
@@ -475,3 +581,50 @@ def test_two_failing_runs_leave_one_pending_retry_not_two_chains(scheduler):
         weekly.func()  # another run that fails (as a slot queued behind a retry would)
     retries = [j for j in scheduler.get_jobs() if j.id.startswith("weekly-refresh-retry")]
     assert len(retries) == 1 and retries[0].next_run_time == MONDAY_6 + timedelta(hours=7), retries
+
+
+def test_a_run_finding_a_success_since_the_slot_is_not_run_again(scheduler):
+    """A run skipped because another refresh held the lock (a manual one, a second `schedule` on the
+    same database) was retried hours later as a whole second crawl and publish of the same week; and
+    a retry and the weekly slot both due when the machine woke from sleep ran back to back."""
+    calls: list[datetime] = []
+    database = {"last_success": WEDNESDAY - timedelta(days=1)}
+
+    outcome = {"ok": False}  # the first run: the lock was held, skipped
+
+    def job():
+        calls.append(datetime.now(UTC))
+        if outcome["ok"]:
+            database["last_success"] = datetime.now(UTC)
+        return outcome["ok"]
+
+    with time_machine.travel(WEDNESDAY, tick=False):
+        configure(
+            scheduler,
+            job,
+            last_success=database["last_success"],
+            retry_after_s=6 * 3600,
+            executor=DebugExecutor(),
+            read_last_success=lambda: database["last_success"],
+        )
+        scheduler.start()
+    scheduler.tick(MONDAY_6)  # skipped: a retry at 12:00
+    database["last_success"] = MONDAY_6 + timedelta(minutes=30)  # the refresh that held the lock succeeded
+    scheduler.tick(MONDAY_6 + timedelta(hours=6))
+    assert calls == [MONDAY_6]
+    assert not [j for j in scheduler.get_jobs() if j.id.startswith("weekly-refresh-retry")]
+    # The next slot runs (a success last week does not stand in for it) and fails, as does every
+    # retry for six and a half days; then the machine sleeps over the last retry (18:00 on Sunday)
+    # and the next slot: both are due when it wakes, and they were two refreshes back to back.
+    outcome["ok"] = False
+    second = MONDAY_6 + timedelta(days=7)
+    for k in range(27):
+        scheduler.tick(second + timedelta(hours=6 * k))
+    assert len(calls) == 28 and calls[-1] == second + timedelta(days=6, hours=12)
+    assert [j.next_run_time for j in scheduler.get_jobs() if j.id.startswith("weekly-refresh-retry")] == [
+        second + timedelta(days=6, hours=18)
+    ]
+    outcome["ok"] = True
+    woke = second + timedelta(days=7, hours=1)
+    scheduler.tick(woke)
+    assert calls[28:] == [woke], calls[28:]
