@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 from agentrank import __version__
 from agentrank.errors import InputRefused
+from schedules.stops import stop_signals
 
 if TYPE_CHECKING:
     from agentrank.config import Config, ScheduleConfig
@@ -98,15 +99,6 @@ class Terminated(KeyboardInterrupt):
 
 def _raise_terminated(signum: int, frame: Any) -> None:
     raise Terminated()
-
-
-def stop_signals() -> list[signal.Signals]:
-    """The signals that stop a command as SIGTERM does: SIGTERM, and SIGHUP (the terminal or ssh
-    session it ran in closed) unless it is ignored (started under ``nohup``: it goes on)."""
-    hangup = getattr(signal, "SIGHUP", None)
-    if hangup is None or signal.getsignal(hangup) is signal.SIG_IGN:
-        return [signal.SIGTERM]
-    return [signal.SIGTERM, hangup]
 
 
 def _terminate_like_ctrl_c() -> dict[signal.Signals, Any]:

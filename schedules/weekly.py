@@ -43,6 +43,8 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 
+from schedules.stops import stop_signals
+
 log = logging.getLogger("agentrank.schedule")
 
 JOB_ID = "weekly-refresh"
@@ -243,9 +245,7 @@ def run_forever(
         **schedule,
     )
     log.info("weekly refresh scheduled (%s)", weekly.trigger)
-    # SIGHUP (the terminal or ssh session closed) stops it as SIGTERM does, unless ignored (nohup).
-    hangup = getattr(signal, "SIGHUP", None)
-    stops = [signal.SIGTERM] + ([hangup] if hangup and signal.getsignal(hangup) is not signal.SIG_IGN else [])
+    stops = stop_signals()  # SIGHUP (the terminal closed) as SIGTERM, unless ignored (nohup)
     previous = {signum: signal.signal(signum, terminate) for signum in stops}
     try:
         scheduler.start()
