@@ -100,21 +100,28 @@ def gaps(times: list[float]) -> list[float]:
     return [round(b - a, 6) for a, b in zip(times, times[1:], strict=False)]
 
 
-def started_crawling(db_path: Path, config: Path, emulator: GitHubEmulator, command: str) -> Any:
-    """`agentrank COMMAND` in a child process, returned once it has sent its first search request."""
+def started(db_path: Path, config: Path, command: str, **popen: Any) -> Any:
+    """`agentrank --config CONFIG COMMAND` in a child process, its stderr a text pipe, unbuffered."""
     import os
     import subprocess
-    import time
 
     from tests.publish_helpers import agentrank_command
 
-    process = subprocess.Popen(
+    return subprocess.Popen(
         agentrank_command(db_path, "--config", str(config), command),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        **popen,
     )
+
+
+def started_crawling(db_path: Path, config: Path, emulator: GitHubEmulator, command: str) -> Any:
+    """`agentrank COMMAND` in a child process, returned once it has sent its first search request."""
+    import time
+
+    process = started(db_path, config, command)
     deadline = time.monotonic() + 60
     while not emulator.search_requests():
         assert time.monotonic() < deadline and process.poll() is None

@@ -614,28 +614,18 @@ def test_sigterm_or_sighup_ends_a_refresh_like_ctrl_c_and_records_it_interrupted
 def test_a_refresh_started_under_nohup_goes_on_through_sighup(tmp_path):
     """SIGHUP ends a refresh as SIGTERM does, but not one started with SIGHUP ignored (`nohup`): the
     operator asked for it to outlive the terminal."""
-    import os
     import signal
-    import subprocess
     import time
 
     from crawler.emulator import server as faults
-    from tests.crawl_helpers import emulated, population
-    from tests.publish_helpers import agentrank_command
+    from tests.crawl_helpers import emulated, population, started
 
     db_path = tmp_path / "agentrank.db"
     with emulated(population(40, seed=6)) as emulator:
         emulator.inject(faults.slow(2, times=1))  # the first search answer takes 2 s
         config = tmp_path / "agentrank.toml"
         config.write_text(f'[github]\napi_url = "{emulator.url}"\nmin_interval_s = 0\ntimeout_s = 60\n')
-        process = subprocess.Popen(
-            agentrank_command(db_path, "--config", str(config), "refresh"),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
-        )
+        process = started(db_path, config, "refresh", preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
         while not emulator.search_requests():
             assert process.poll() is None
             time.sleep(0.05)

@@ -434,13 +434,10 @@ def _read_stderr_until(process, *phrases: str) -> str:
 def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an_empty_one(tmp_path):
     """The database file removed (or moved) while `schedule` ran: its next run created a new, empty
     database, crawled into it and published a ranking without its history, all without a word."""
-    import os
     import signal
-    import subprocess
 
     from db.store import open_store
-    from tests.crawl_helpers import emulated, population
-    from tests.publish_helpers import agentrank_command
+    from tests.crawl_helpers import emulated, population, started
 
     db_path = tmp_path / "agentrank.db"
     open_store(db_path).close()  # no refresh yet: the scheduler runs one at start-up
@@ -449,13 +446,7 @@ def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an
         config = _emulator_config(
             tmp_path, emulator, f'[corrections]\npath = "{corrections}"\n[schedule]\nretry_after_s = 3\n'
         )
-        process = subprocess.Popen(
-            agentrank_command(db_path, "--config", str(config), "schedule"),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        process = started(db_path, config, "schedule")
         err = ""
         try:
             _read_stderr_until(process, "refresh failed")
@@ -472,12 +463,10 @@ def test_a_database_deleted_under_a_running_scheduler_is_said_not_replaced_by_an
 def test_an_edited_schedule_time_is_said_to_need_a_restart(tmp_path):
     """Each run reads the configuration afresh, but the weekly time is set at start-up: an operator
     who moved [schedule] hour while the scheduler ran was silently ignored until a restart."""
-    import os
     import signal
-    import subprocess
 
     from db.store import open_store
-    from tests.publish_helpers import agentrank_command
+    from tests.crawl_helpers import started
 
     db_path = tmp_path / "agentrank.db"
     open_store(db_path).close()
@@ -487,13 +476,7 @@ def test_an_edited_schedule_time_is_said_to_need_a_restart(tmp_path):
         f'[github]\napi_url = "http://127.0.0.1:9"\n[corrections]\npath = "{missing}"\n[schedule]\nretry_after_s = 2\n'
     )
     config.write_text(body)
-    process = subprocess.Popen(
-        agentrank_command(db_path, "--config", str(config), "schedule"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    process = started(db_path, config, "schedule")
     err = ""
     try:
         _read_stderr_until(process, "refresh failed")
