@@ -9,8 +9,11 @@ from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
+import sqlite_utils
+
 from crawler.items import parse_timestamp
 from db.connection import read_only_connection
+from db.runs import latest_run
 
 
 def last_successful_refresh(db_path: str | Path) -> datetime | None:
@@ -22,9 +25,6 @@ def last_successful_refresh(db_path: str | Path) -> datetime | None:
     if not Path(db_path).is_file():
         return None
     with closing(read_only_connection(db_path)) as conn:
-        if not conn.execute("select 1 from sqlite_master where type = 'table' and name = 'runs'").fetchone():
-            return None
-        row = conn.execute(
-            "select started_at from runs where kind = 'refresh' and status = 'ok' order by id desc limit 1"
-        ).fetchone()
-    return parse_timestamp(row[0]) if row else None
+        db = sqlite_utils.Database(conn)
+        run = latest_run(db, ("refresh",)) if db["runs"].exists() else None
+    return parse_timestamp(run["started_at"]) if run else None
