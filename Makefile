@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench docs venv clean
+.PHONY: demo test screenshots bench docs venv clean
 
 # Python keeps the project's compiled modules (in __pycache__, ignored by git) even where
 # PYTHONDONTWRITEBYTECODE is set: without them every test worker and every command a test starts
@@ -34,6 +34,12 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The browser tests again, saving what each page looks like to test-artifacts/*.png (at desktop and
+# phone widths) for a person to look at; `make test` leaves the screenshots out.
+screenshots: $(STAMP)
+	AGENTRANK_SCREENSHOTS=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
+		tests/test_publish_browser.py tests/test_directory_browser.py tests/test_benchmark_browser.py
 
 # Regenerate the tables and the CLI reference in README.md and docs/ from the code (cog).
 docs: $(STAMP)

@@ -125,21 +125,27 @@ def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
             deepest = max(deepest, depth)
             if deepest > limit:
                 return deepest
-            stack.extend((v, depth + 1) for v in (current.values() if isinstance(current, dict) else current))
+            children = current.values() if isinstance(current, dict) else current
+            stack.extend((v, depth + 1) for v in children if isinstance(v, (list, dict)))
     return deepest
 
 
 def duplicate_key(value: Any, limit: int = MAX_NESTING) -> str | None:
     """A key some object in ``value`` held twice, as the file reader marks it (``duplicate_key``), or None."""
-    stack = [(value, 1)]
+    if not isinstance(value, (list, dict)):
+        return None
+    # Only objects and lists are stacked: an item's 80-odd values are mostly strings, and walking
+    # each of them was a third of the time a crawl spent checking its items.
+    stack: list[tuple[list[Any] | dict[str, Any], int]] = [(value, 1)]
     while stack:
         current, depth = stack.pop()
         if isinstance(current, dict):
             twice = getattr(current, "duplicate_key", None)
             if twice is not None:
                 return str(twice)
-        if isinstance(current, (list, dict)) and depth <= limit:
-            stack.extend((v, depth + 1) for v in (current.values() if isinstance(current, dict) else current))
+        if depth <= limit:
+            children = current.values() if isinstance(current, dict) else current
+            stack.extend((v, depth + 1) for v in children if isinstance(v, (list, dict)))
     return None
 
 
