@@ -32,7 +32,7 @@ from datasette_plugins.paths import agent_path
 from datasette_plugins.reading import ranking_database
 from db import directory
 from db.breakdown import run_population
-from db.listing import reason_in_words
+from db.listing import reason_parts
 from scoring import movement
 from scoring.score import shown
 
@@ -136,8 +136,9 @@ def _run_entries(
     elif kind == "left":
         rows = directory.left_list(conn, run["id"], previous, ENTRIES_PER_RUN + 1)
         for row in rows[:ENTRIES_PER_RUN]:
-            words = reason_in_words(row["unlisted_reason"])  # as the maker's page says it
-            reason = f": {words}" if words else ""
+            # As the maker's page says it, a maintainer's reason isolated (it may hold a right-to-left override).
+            ours, theirs = reason_parts(row["unlisted_reason"]) if row["unlisted_reason"] else ("", "")
+            reason = f": {ours}{isolated(theirs)}" if ours or theirs else ""
             title = f"{isolated(row['full_name'])} left the list (was #{row['previous_rank']:,}){reason}"
             entries.append({**row, "title": title, "updated": run["as_of"]})
         if len(rows) > ENTRIES_PER_RUN:

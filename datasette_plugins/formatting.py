@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from datasette import hookimpl
+from markupsafe import Markup
 
 from crawler.items import parse_timestamp
 from datasette_plugins.agent_page import correction
@@ -16,7 +17,8 @@ from datasette_plugins.benchmark_pages import bench_path
 from datasette_plugins.bidi import isolated
 from datasette_plugins.limits import limits
 from datasette_plugins.paths import agent_path
-from db.listing import reason_in_words
+from datasette_plugins.query_columns import cell, heading, next_page
+from db.listing import reason_parts
 from scoring.explain import field_label, field_value, likely_rank_phrase, own_label, rank_range_text, when
 from scoring.explain import signed as explain_signed
 from scoring.score import half_up, shown
@@ -101,6 +103,16 @@ def topic_list(value: Any, limit: int = 4) -> list[str]:
     return [str(t) for t in found if isinstance(t, str | int)][:limit] if isinstance(found, list) else []
 
 
+def reason_html(reason: Any) -> Markup | None:
+    """A stored unlisted reason in words for a page, escaped, with the text we did not write (a
+    maintainer's exclusion reason) in a ``<bdi>``: a right-to-left override in it cannot reorder
+    the sentence around it."""
+    if not isinstance(reason, str):
+        return None
+    ours, theirs = reason_parts(reason)
+    return Markup("{}<bdi>{}</bdi>").format(ours, theirs) if theirs else Markup.escape(ours)
+
+
 def own_words(change: dict[str, Any]) -> str:
     """The repo's own share of a score change, naming only what changed (a week without a push
     is not called "pushes")."""
@@ -131,7 +143,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         day=day,
         when=lambda value: when(value) if isinstance(value, str) else "",
         share=share,
-        reason=reason_in_words,
+        reason=reason_html,
         # a likely-rank range: "11–19", or "14" when best and worst are the same rank (never "14–14")
         rank_range=lambda best, worst: rank_range_text(int(best), int(worst)),
         likely_rank=likely_rank_phrase,
@@ -148,3 +160,5 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         # the maker's correction, one click from an uncertain category on any list
         correction_url=lambda name: correction(limits(datasette).source_url, str(name))["issue_url"],
     )
+    # a canned query's columns in words, its figures as the site shows them (templates/query.html)
+    env.globals.update(query_heading=heading, query_cell=cell, query_next_page=next_page)

@@ -402,15 +402,46 @@ def _rules_in_words(expression: str) -> str:
     return expression
 
 
+# The words a canned query's columns are headed with on its page (datasette_plugins/query_columns.py):
+# what each column is, not its SQL name, which the JSON and CSV keep (and a heading's hover names).
+_HEADINGS = {
+    "rank": "Rank",
+    "full_name": "Repository",
+    "stars": "Stars",
+    "forks": "Forks",
+    "score": "Score",
+    "category": "Category",
+    "category_name": "Category",
+    "category_uncertain": "Category uncertain (1: yes)",
+    "description": "Description",
+    "topics": "Topics",
+    "license_spdx": "Licence",
+    "pushed_at": "Last push (UTC)",
+    **{c.name: c.name.capitalize() for c in TABLE},
+}
+_PERCENT = "percent"  # a probability or a share (0 to 1) read as a percentage: 0.54 → 54 %
+
 QUERIES: dict[str, dict[str, Any]] = {
     "category_review": {
         "title": "Category review queue",
         "description": "Listed repositories whose category the classifier was unsure of (or which are not "
         "classified yet), most visible first (best rank, then most stars), with the category it chose, how sure "
-        "it was (0 to 1), the next likeliest category and why. Confirm or correct each with a [[category]] entry "
-        "in the corrections file (category_id is the id it takes), and the correction becomes a training example.",
+        "it was, the next likeliest category and why. Confirm or correct each with a [[category]] entry "
+        "in the corrections file (the category id, last, is the id it takes), and the correction becomes a "
+        "training example.",
         # What the page heads the rows with (templates/query.html): "12 repositories to review".
         "rows": ["repository to review", "repositories to review"],
+        "headings": {
+            **_HEADINGS,
+            "category": "Category it chose",
+            "probability": "How sure the classifier was",
+            "runner_up": "Next likeliest category",
+            "runner_up_probability": "How likely the next one was",
+            "reason": "Why it chose it",
+            "category_id": "Category id (for the corrections file)",
+            "runner_up_id": "Next likeliest's id",
+        },
+        "formats": {"probability": _PERCENT, "runner_up_probability": _PERCENT},
         # The published run's categories (the scores rows behind `agents`), as every page and the export
         # show them: a correction or a re-classification leaves the queue with the next published run.
         # Categories by name, as every page shows them; their ids (for the corrections file) last.
@@ -434,6 +465,12 @@ limit 1000
         "title": "Top agents per category",
         "description": "The best-ranked repositories in each category (per_category: how many, default 10; "
         "category: one category id, or empty for all).",
+        "headings": {
+            **_HEADINGS,
+            "category": "Category id",
+            "category_rank": "Rank in its category",
+            "rank": "Rank overall",
+        },
         "sql": """
 select cat.name as category_name, a.category, a.category_uncertain, a.category_rank, a.rank, a.full_name, a.score,
        a.stars, a.forks, a.license_spdx, a.pushed_at, a.description
@@ -447,6 +484,7 @@ order by cat.position, a.category_rank
     "my_agents": {
         "title": "My agents",
         "description": "An owner's repositories with their score, rank and components; unlisted ones show why.",
+        "headings": {**_HEADINGS, "listed": "Listed (1: yes)", "unlisted_reason": "Why it is not listed"},
         "sql": f"""
 select r.full_name, a.rank, a.score, a.category, a.category_uncertain, {", ".join(f"a.{c.name}" for c in TABLE)},
        r.stars, r.forks, r.listed, r.unlisted_reason
@@ -459,14 +497,52 @@ order by a.rank is null, a.rank, r.stars desc
     "recompute": {
         "title": "Recompute every score",
         "description": "Recomputes every component, score and rank from the inputs stored with each score row, "
-        "next to the stored values; difference is the recomputed minus the stored score (zero for every row). "
-        "run_id: a score run, or empty for the published one.",
-        "sql": RECOMPUTE_SQL.strip(),
+        "next to the stored values; the difference is the recomputed minus the stored score (zero for every "
+        "row). The page shows figures to one decimal, as the site does; the JSON and CSV have every digit. "
+        "run_id: a score run, or empty for the published one; from_rank: the recomputed rank to start "
+        "from (the server returns at most a page of rows at a time).",
+        "sql": f"""
+select * from (
+{RECOMPUTE_SQL.strip()}
+)
+-- from_rank: where the page starts, for rankings longer than the rows the server returns at once
+where rank >= coalesce(cast(nullif(:from_rank, '') as integer), 1)
+""".strip(),
+        "headings": {
+            **_HEADINGS,
+            "rank": "Rank, recomputed",
+            "stored_rank": "Rank, as stored",
+            "repo_id": "GitHub id",
+            "as_of": "Scored as of (UTC)",
+            "age_days": "Age (days)",
+            "days_since_push": "Days since the last push",
+            **{column: column.replace("_", " ").capitalize() for column in EXTRA_INPUTS},
+            "score": "Score, recomputed",
+            "stored_score": "Score, as stored",
+            "difference": "Difference (recomputed − stored)",
+            "tie_key": "Tie-break key (an exact integer)",
+        },
+        "formats": {
+            **{c.name: "decimals" for c in TABLE},
+            "score": "score",
+            "stored_score": "score",
+            "age_days": "decimals",
+            "days_since_push": "decimals",
+            "difference": "difference",
+        },
+        # Rankings longer than the server's page of rows: the next page starts after the last rank shown.
+        "next_page": {"column": "rank", "parameter": "from_rank"},
     },
     "recompute_summary": {
         "title": "Recompute check, in one row",
-        "description": "The recompute query summarised: how many repos, the largest absolute difference "
-        "and how many ranks differ.",
+        "description": "The recompute query summarised over every repository: how many, the largest "
+        "difference between a recomputed and a stored score, and how many ranks differ.",
+        "headings": {
+            "repos": "Repositories",
+            "max_abs_difference": "Largest difference (recomputed − stored score)",
+            "rank_mismatches": "Ranks that differ",
+        },
+        "formats": {"max_abs_difference": "difference"},
         "sql": f"""
 select count(*) as repos, max(abs(difference)) as max_abs_difference,
        sum(rank != stored_rank) as rank_mismatches
@@ -478,6 +554,21 @@ from ({RECOMPUTE_SQL.strip()})
         "description": "The published score run's validation figures: how closely the rank follows stars, how "
         "stable it is against the previous run, how much of it lies within its own noise, the crawl's coverage, "
         "the classifier's accuracy and the repos flagged for unusual star growth.",
+        "headings": {
+            "run_id": "Score run",
+            "n": "Repositories ranked",
+            "spearman_vs_stars": "How closely the rank follows stars (−1 to 1)",
+            "kendall_tau_vs_previous": "How stable against the previous run (−1 to 1)",
+            "previous_run": "Previous score run",
+            "previous_common": "Repositories ranked in both",
+            "wide_rank_range_share": "Share whose likely rank spans more than 10 places",
+            "crawl_coverage": "Crawl coverage",
+            "classifier_cv_accuracy": "Classifier accuracy (cross-validated)",
+            "flagged": "Flagged for unusual star growth",
+            "judged": "With enough history to judge star growth",
+            "notes": "Notes",
+        },
+        "formats": {"wide_rank_range_share": _PERCENT, "crawl_coverage": _PERCENT, "classifier_cv_accuracy": _PERCENT},
         "sql": """
 select v.run_id, v.n, round(v.spearman_vs_stars, 3) as spearman_vs_stars,
        round(v.kendall_tau_vs_previous, 3) as kendall_tau_vs_previous, v.previous_run, v.previous_common,
@@ -497,6 +588,15 @@ where v.run_id = coalesce(nullif(:run_id, ''), (select score_run_id from publish
         "title": "Unusual star growth",
         "description": "Repos in the published ranking flagged unusual-star-growth, with the figures behind the flag. "
         "A neutral observation from public star counts: it never changes the score.",
+        "headings": {
+            **_HEADINGS,
+            "stars_delta_7d": "Stars gained in 7 days",
+            "largest_earlier_weekly_gain": "Largest earlier weekly gain",
+            "forks_gained_last_week": "Forks gained last week",
+            "pushed_last_week": "Pushed last week (1: yes)",
+            "expected_from_peers": "Gain expected from its peers",
+        },
+        "formats": {"expected_from_peers": "decimals"},
         "sql": """
 select a.rank, a.full_name, a.stars, a.stars_delta_7d,
        json_extract(s.growth_check, '$.largest_earlier_weekly_gain') as largest_earlier_weekly_gain,
@@ -516,6 +616,14 @@ order by a.rank
         + ", ".join(f"{name} {_weight(name)}" for name in WEIGHTS)
         + ".",
         "sql": REWEIGHT_SQL,
+        "headings": {
+            **_HEADINGS,
+            "score": "Score with your weights",
+            "rank": "Rank with your weights",
+            "published_rank": "Published rank",
+            "places_up": "Places up (down: −)",
+            "published_score": "Published score",
+        },
     },
     "rank_changes": {
         "title": "Biggest rank changes since the previous run",
@@ -524,6 +632,18 @@ order by a.rank
         "rank number, not a place), with what moved it: its activity bucket (its last push), its "
         "licence, or its stars and forks against the other repos' changes; each repository's page "
         "splits the last into its own part and the others' (empty until two score runs exist).",
+        "headings": {
+            **_HEADINGS,
+            "previous_rank": "Rank before",
+            "rank": "Rank now",
+            "places_up": "Places up (down: −)",
+            "moved_by": "What moved it",
+            "stars_gained": "Stars gained",
+            "previous_score": "Score before",
+            "score": "Score now",
+            "previous_run_day": "Run before",
+            "run_day": "Run now",
+        },
         "sql": f"""
 with current_run as (select score_run_id as run_id from published where id = 1),
 previous_run as (

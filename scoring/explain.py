@@ -126,7 +126,7 @@ def _percentile_advice(
 ) -> list[str]:
     smaller = int(np.searchsorted(others_sorted, current, side="left"))
     if n == 1:
-        return [f"the only listed repo sits at the 100th percentile; more {unit}s change nothing yet"]
+        return [f"no other listed repo to pass: more {unit}s change nothing yet"]
     advice = []
     step = max(1, math.ceil(STEP_SHARE * (n - 1)))
     nxt = _target_value(others_sorted, smaller, 1)
@@ -259,7 +259,7 @@ def _rate_entry(c: Component, row: dict[str, Any], others: Others, n: int) -> di
     momentum_advice = []
     nxt = _target_value(momentum_others, smaller, max(1, math.ceil(STEP_SHARE * (n - 1)))) if n > 1 else None
     if n == 1:
-        momentum_advice.append("the only listed repo sits at the 100th percentile")
+        momentum_advice.append("no other listed repo to pass: more stars per day change nothing yet")
     elif nxt is None:
         momentum_advice.append("more stars per day than every other listed repo: momentum is at its maximum of 100")
     else:
@@ -457,7 +457,14 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         )
     for c in breakdown["components"]:
         inputs = ", ".join(f"{field_label(k)} {field_value(v)}" for k, v in c["input"].items())
-        where = f"percentile {half_up(c['percentile']):.1f}" if "percentile" in c else c.get("bucket", "")
+        where = c.get("bucket", "")
+        if "percentile" in c:
+            # In the maker's page's words: the share of the other listed repos it is ahead of.
+            where = (
+                "the only listed repo: 100 by the method's rule"
+                if breakdown["listed_count"] == 1
+                else f"ahead of {half_up(c['percentile']):.1f} % of the other listed repos"
+            )
         if c["component"] == "openness":
             where = "OSI-approved" if c["input"]["osi_approved"] else "not OSI-approved"
         lines.append("")

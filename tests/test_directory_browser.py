@@ -327,3 +327,15 @@ def test_the_review_queue_is_headed_by_what_it_lists(view, directory_server):
     expect(view.get_by_text("Custom SQL query")).to_have_count(0)
     no_sideways_scroll(view)
     shot(view, f"directory-review-queue-{view.label}")
+
+
+def test_the_review_queue_columns_read_in_words(view, directory_server):
+    # Eighteenth pass: the headings were SQL names (runner_up_probability) and the figures 0.36.
+    from playwright.sync_api import expect
+
+    view.goto(f"{directory_server.url}/agentrank/category_review")
+    headings = view.locator("table.rows-and-columns thead th")
+    expect(headings.nth(4)).to_have_text("How sure the classifier was")
+    expect(headings.nth(6)).to_have_text("How likely the next one was")
+    assert not any("_" in h for h in headings.all_inner_texts())
+    expect(view.locator("td.col-probability").first).to_have_text(re.compile(r"^\d{1,3} %$"))

@@ -715,7 +715,7 @@ async def test_a_figure_on_a_half_shows_the_same_on_every_page(tmp_path, run_cli
     assert "ahead of 56.3 % of the other listed repos" in page and "56.2" not in page
     compare = (await datasette.client.get("/-/compare?repo=half/r9")).text
     assert "56.3 of 100" in compare
-    assert "percentile 56.3" in run_cli("explain", "half/r9").output
+    assert "ahead of 56.3 % of the other listed repos" in run_cli("explain", "half/r9").output
 
 
 @pytest.mark.asyncio
@@ -918,3 +918,133 @@ async def test_the_review_queue_names_categories_and_says_what_its_rows_are(data
     # A visitor's own SQL is still called that.
     own = (await datasette.client.get("/agentrank?sql=select+1+as+one")).text
     assert "Custom SQL query returning 1 row" in own
+
+
+# Eighteenth pass: the pages in plain words, again.
+
+
+def _headings(page: str) -> list[str]:
+    return [text_of(h) for h in re.findall(r'<th class="col-[^"]*" scope="col"[^>]*>(.*?)</th>', page, re.S)]
+
+
+def _column(page: str, column: str) -> list[str]:
+    return [text_of(c) for c in re.findall(rf'<td class="col-{column}">(.*?)</td>', page, re.S)]
+
+
+@pytest.mark.asyncio
+async def test_the_review_queue_heads_its_columns_in_words_and_reads_its_probabilities_as_percentages(datasette):
+    """The queue was headed `runner_up_probability`, `category_id` and read "0.36": SQL names and a
+    statistician's decimals. Its page says what each column is and gives percentages; the JSON keeps
+    the names and the numbers an API consumer reads."""
+    page = (await datasette.client.get("/agentrank/category_review")).text
+    rows = (await datasette.client.get("/agentrank/category_review.json?_shape=array")).json()
+    assert rows and "runner_up_probability" in rows[0] and 0 < rows[0]["probability"] < 1
+    headings = _headings(page)
+    assert headings[:8] == [
+        "Rank",
+        "Repository",
+        "Stars",
+        "Category it chose",
+        "How sure the classifier was",
+        "Next likeliest category",
+        "How likely the next one was",
+        "Why it chose it",
+    ]
+    assert not any("_" in h for h in headings), headings
+    # The SQL name is still one hover away, for whoever reads the JSON.
+    assert 'title="runner_up_probability in the JSON and CSV"' in page
+    assert _column(page, "probability") == [f"{round(r['probability'] * 100)} %" for r in rows]
+    assert _column(page, "runner_up_probability") == [
+        "" if r["runner_up_probability"] is None else f"{round(r['runner_up_probability'] * 100)} %" for r in rows
+    ]
+
+
+@pytest.mark.asyncio
+async def test_the_recompute_page_reads_as_the_site_and_goes_on_past_the_servers_row_limit(directory_db):
+    """The recompute page showed every double ("97.94520547945206") under SQL names, and stopped at the
+    server's limit (1,000 rows, of a ranking of 30,000) with no way to see the rest."""
+    from scoring.score import half_up, shown
+
+    datasette = build_datasette(directory_db.path, ServeConfig(heap_limit_mb=0, max_returned_rows=50))
+    page = (await datasette.client.get("/agentrank/recompute")).text
+    data = (await datasette.client.get("/agentrank/recompute.json?_shape=objects&_size=max")).json()
+    headings = _headings(page)
+    assert {"Rank, recomputed", "Rank, as stored", "Score, recomputed", "Score, as stored", "Popularity"} <= set(
+        headings
+    )
+    assert "Difference (recomputed − stored)" in headings and not any("_" in h for h in headings), headings
+    # Every digit in the JSON, one decimal on the page (halves up, as the ranking shows the score).
+    first = data["rows"][0]
+    assert first["score"] != round(first["score"], 1)
+    assert _column(page, "score")[0] == f"{shown(first['score']):.1f}" == _column(page, "stored_score")[0]
+    assert _column(page, "popularity")[0] == f"{half_up(first['popularity'], 1):.1f}"
+    assert set(_column(page, "difference")) == {"0"}
+    assert not re.search(r">\d+\.\d{4,}<", page)
+    # The page says where it stops and links to the rows after it, whose ranks follow on.
+    assert data["truncated"]
+    shown_ranks = [int(r) for r in _column(page, "rank")]
+    note = inline_text(re.search(r'<p class="ar-query-truncated">(.*?)</p>', page, re.S).group(1))
+    assert (
+        note == f"The page stops at these {len(shown_ranks)} rows, the most the server returns at once: the next ones →"
+    )
+    following = html.unescape(re.search(r'<p class="ar-query-truncated">.*?href="([^"]+)"', page, re.S).group(1))
+    assert following == f"/agentrank/recompute?from_rank={shown_ranks[-1] + 1}"
+    after = (await datasette.client.get(following)).text
+    assert int(_column(after, "rank")[0]) == shown_ranks[-1] + 1
+    # The one-row check and its heading.
+    summary = (await datasette.client.get("/agentrank/recompute_summary")).text
+    assert _headings(summary) == ["Repositories", "Largest difference (recomputed − stored score)", "Ranks that differ"]
+    assert _column(summary, "max_abs_difference") == ["0"]
+
+
+@pytest.mark.asyncio
+async def test_an_exclusion_reason_cannot_reorder_the_sentence_it_is_quoted_in(directory_db, tmp_path):
+    """A maintainer's exclusion reason (free text from the corrections file) was put into "Not in the
+    current ranking: … excludes it: REASON." as is: a right-to-left override in it reversed the rest of
+    the sentence. It is escaped and isolated on the maker's page, the owner's list and the left feed."""
+    from xml.etree import ElementTree as ET
+
+    path = _copy_of(directory_db, tmp_path)
+    hostile = "spam \u202e<b>x</b> & gnirts"
+    with sqlite3.connect(path) as edit:
+        name = edit.execute("select full_name from repos where unlisted_reason = 'archived' order by id").fetchone()[0]
+        edit.execute(
+            "update repos set unlisted_reason = ? where full_name = ?", ["excluded by correction: " + hostile, name]
+        )
+    datasette = build_datasette(path, SETTINGS)
+    escaped = html.escape(hostile)
+    maker = (await datasette.client.get(f"/-/agent/{name}")).text
+    assert f"Not in the current ranking: a maintainer&#39;s correction excludes it: <bdi>{escaped}</bdi>." in maker
+    assert "<b>x</b>" not in maker
+    owner = (await datasette.client.get(f"/-/owner/{name.split('/')[0]}")).text
+    assert f"not listed: a maintainer&#39;s correction excludes it: <bdi>{escaped}</bdi>" in owner
+    feed = ET.fromstring((await datasette.client.get("/-/feeds/left.atom")).content)
+    titles = [e.text for e in feed.iter("{http://www.w3.org/2005/Atom}title")]
+    assert any(t.endswith(f"a maintainer's correction excludes it: \u2068{hostile}\u2069") for t in titles), titles
+
+
+def test_explain_says_where_a_component_stands_as_the_makers_page_does(tmp_path, run_cli):
+    """`explain` put "percentile 99.7" in each component's line, where the maker's page (and explain's
+    own advice) says "ahead of 99.7 % of the other listed repos"; a lone repo was "at the 100th
+    percentile"."""
+    from tests.conftest import make_item, write_json
+
+    items = [make_item(id=8400 + i, full_name=f"words/r{i}", forks_count=10 + i, seed=i + 1) for i in range(5)]
+    run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "items.json", items)))
+    run_cli("score")
+    output = run_cli("explain", "words/r4").output
+    lines = [line for line in output.splitlines() if line.startswith(("popularity ", "adoption ", "momentum "))]
+    assert len(lines) == 3 and all("(ahead of " in line and "% of the other listed repos; " in line for line in lines)
+    assert "(ahead of 100.0 % of the other listed repos; forks 14)" in output
+    assert "percentile" not in output
+
+
+def test_explain_says_a_lone_repo_has_no_one_to_pass(tmp_path, run_cli, db_path):
+    from tests.conftest import make_item, write_json
+
+    item = make_item(id=8501, full_name="solo/alone")
+    run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "i.json", [item])))
+    run_cli("score")
+    output = run_cli("explain", "solo/alone").output
+    assert output.count("(the only listed repo: 100 by the method's rule; ") == 3
+    assert output.count("no other listed repo to pass") == 3 and "percentile" not in output
