@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -1047,11 +1048,17 @@ def serve(
     from agentrank.serving import serving
 
     if config.immutable:  # a snapshot nothing writes to: nothing beside it either, and no demo rebuilds it
-        run_datasette(state.db_path, config)
+        why = run_datasette(state.db_path, config)
     else:
         with serving(state.db_path, url):
-            run_datasette(state.db_path, config)
-    click.echo("Datasette stopped")
+            why = run_datasette(state.db_path, config)
+    _say_stopped(why)
+
+
+def _say_stopped(why: str) -> None:
+    """The server's last line, what stopped it; a terminal that has gone (SIGHUP) cannot take it."""
+    with contextlib.suppress(OSError):
+        click.echo(f"Datasette stopped: {why}")
 
 
 @cli.command()
@@ -1181,8 +1188,8 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     if mover:
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
     with serving(result.db_path, url):
-        run_datasette(result.db_path, config)
-    click.echo("Datasette stopped")
+        why = run_datasette(result.db_path, config)
+    _say_stopped(why)
 
 
 if __name__ == "__main__":
