@@ -228,6 +228,17 @@ class State:
         return db
 
     @contextmanager
+    def only_scheduler(self) -> Iterator[None]:
+        """Be the only ``agentrank schedule`` on the database, or refuse in one line; a lock file this
+        command creates goes again if it is refused later (a damaged database, say)."""
+        from agentrank.locks import schedule_lock, schedule_lock_path
+
+        if not schedule_lock_path(self.db_path).exists():
+            self._new_files.append(schedule_lock_path(self.db_path))
+        with schedule_lock(self.db_path):
+            yield
+
+    @contextmanager
     def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
         from agentrank.locks import lock_path, run_lock
         from db.connection import refuse_read_only, snapshot_refusal
@@ -458,9 +469,7 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
 @pass_state
 def schedule(state: State, next_count: int | None) -> None:
     "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
-    from agentrank.pipeline import scheduled_refresh
-    from schedules.jobs import last_successful_refresh
-    from schedules.weekly import next_fire_times, run_forever, weekly_trigger
+    from schedules.weekly import next_fire_times, weekly_trigger
 
     cfg = state.config.schedule
     trigger = weekly_trigger(cfg.day_of_week, cfg.hour, cfg.minute)
@@ -479,6 +488,16 @@ def schedule(state: State, next_count: int | None) -> None:
     from agentrank.config import github_api_url
 
     github_api_url(state.config)
+    with state.only_scheduler():  # a second scheduler on the database is refused before it opens it
+        _schedule(state, cfg, trigger)
+
+
+def _schedule(state: State, cfg: ScheduleConfig, trigger: Any) -> None:
+    """The scheduler itself, once it is the only one on the database."""
+    from agentrank.pipeline import scheduled_refresh
+    from schedules.jobs import last_successful_refresh
+    from schedules.weekly import next_fire_times, run_forever
+
     state.open(check=True).close()
     logging.getLogger("agentrank").setLevel(logging.INFO)
     click.echo(
