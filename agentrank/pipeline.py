@@ -406,8 +406,11 @@ def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool
             db_path, config, what="scheduled refresh", must_exist=must_exist, token=github_token(), progress=False
         )
     except LockHeld as e:
-        schedule_log.warning("refresh skipped: %s", e)
-        _say_if_stale(db_path)
+        # Another command holds the database: not a fault of this run (it is tried again). Only a
+        # ranking more than a week out of date is an error; a database no refresh has published yet
+        # (a first crawl still running, say) is not one for that.
+        schedule_log.info("refresh skipped: %s", e)
+        _say_if_stale(db_path, never_is_an_error=False)
         return False
     except Exception as e:  # the scheduler keeps running and tries again
         schedule_log.error("refresh failed after %.0f s: %s", time.monotonic() - started, e)
@@ -423,9 +426,9 @@ def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool
     return True
 
 
-def _say_if_stale(db_path: str) -> None:
+def _say_if_stale(db_path: str, *, never_is_an_error: bool = True) -> None:
     """An error line when no refresh has succeeded for more than a week and a day (the heartbeat an
-    operator's log watch can alert on), or ever on a database that exists."""
+    operator's log watch can alert on), or, after a failed run, ever on a database that exists."""
     if not Path(db_path).is_file():
         return
     try:
@@ -433,7 +436,8 @@ def _say_if_stale(db_path: str) -> None:
     except (sqlite3.Error, DatabaseError):
         return
     if since is None:
-        schedule_log.error("no refresh has succeeded on this database yet")
+        if never_is_an_error:
+            schedule_log.error("no refresh has succeeded on this database yet")
     elif utcnow() - since > STALE_AFTER:
         schedule_log.error(
             "no successful refresh for %d days (the last started %s): the published ranking is out of date",

@@ -654,3 +654,34 @@ def test_a_second_scheduler_on_the_same_database_is_refused_at_start(tmp_path):
             if process is not None and process.poll() is None:
                 process.send_signal(signal.SIGTERM)
                 _stderr_or_where_it_hangs(process, timeout=30)
+
+
+def test_a_run_skipped_on_a_new_database_another_command_holds_is_said_not_an_error(tmp_path):
+    """The scheduler's first run on a database no refresh has published yet, while another command
+    holds it (the first crawl, an import): it logged ERROR "no refresh has succeeded on this database
+    yet", an alert for what is only a skip. It is one informational line saying why."""
+    import signal
+
+    from agentrank.locks import run_lock
+    from db.store import open_store
+    from tests.crawl_helpers import started
+
+    db_path = tmp_path / "agentrank.db"
+    open_store(db_path).close()
+    config = tmp_path / "agentrank.toml"
+    config.write_text('[github]\napi_url = "http://127.0.0.1:9"\n')
+    with run_lock(db_path, "a first crawl"):  # what `agentrank crawl` holds while it runs
+        process = started(db_path, config, "schedule")
+        try:
+            # the run is over once it says when the next try is (the retry, or the weekly slot first)
+            err = _read_stderr_until(process, "tried again at", "comes before a retry would")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            err += _stderr_or_where_it_hangs(process, timeout=30)
+    assert process.returncode == 0, err
+    skipped = [line for line in err.splitlines() if "refresh skipped" in line]
+    assert skipped == [
+        f"INFO refresh skipped: another agentrank run is already using {db_path} (lock {db_path}.lock is held); "
+        "scheduled refresh not started, try again when it has finished"
+    ], err
+    assert "ERROR" not in err and "no refresh has succeeded" not in err, err
