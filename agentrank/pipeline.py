@@ -256,6 +256,8 @@ def _chain(
 
     def do_import() -> tuple[None, dict[str, Any]]:
         result = import_files(db, list(import_paths or ()), min_stars=config.crawl.min_stars, parent_id=run_id)
+        if result.dropped_topics:
+            log.warning("import run %s: %s", result.run_id, result.dropped_topics.line())
         return None, {"run_id": result.run_id, "found": result.counts.items, "new": result.counts.new}
 
     if import_paths:
