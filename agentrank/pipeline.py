@@ -7,7 +7,8 @@ pipeline), the demo with the crawl pointed at the local GitHub emulator.
 Nothing a visitor sees changes until every stage has succeeded: the score stage writes an
 unpublished score run, the export is written to a temporary file beside the old one, and only
 then does one transaction point ``published`` at the new run (and replace the ``corrections``
-table), after which the export file is renamed into place. A refresh that fails or is killed at
+table) and, as its last step before the COMMIT, rename the export file into place (the file it
+replaced is put back if the COMMIT fails). A refresh that fails or is killed at
 any stage leaves the previous ranking, export and corrections as they were, and its ``runs`` row
 says which stage failed.
 """
@@ -40,7 +41,7 @@ from agentrank.corrections import (
     resolve_corrections,
 )
 from agentrank.crawl import crawl
-from agentrank.exporter import staged_export
+from agentrank.exporter import ExportError, StagedFile, staged_export
 from agentrank.importer import check_files, import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
@@ -300,10 +301,11 @@ def _chain(
 
     score_run = stage("score", do_score)
 
-    # The new export file waits beside the old one until the database has published the run; it
-    # is renamed into place when this block ends, and removed if publishing fails.
+    # The new export file waits beside the old one until the database publishes the run: it is
+    # renamed into place inside the publishing transaction (put back if its COMMIT fails), and
+    # removed if publishing fails before that.
     with ExitStack() as pending_file:
-        placers: list[Callable[[], None]] = []
+        staged: list[StagedFile] = []
 
         def do_export() -> tuple[int, dict[str, Any]]:
             exported = pending_file.enter_context(
@@ -312,15 +314,11 @@ def _chain(
                 )
             )
             if exported.staged is not None:
-                placers.append(exported.staged.place)
+                staged.append(exported.staged)
             return exported.count, {"agents": exported.count}
 
-        def place_export() -> None:
-            for place in placers:
-                place()
-
         count = stage("export", do_export)
-        stage("publish", lambda: _publish(db, resolved, score_run, run_id, at, place_export))
+        stage("publish", lambda: _publish(db, resolved, score_run, run_id, at, staged))
     return PipelineResult(run_id=run_id, score_run_id=score_run, export_path=export_path, count=count)
 
 
@@ -330,15 +328,30 @@ def _publish(
     score_run: int,
     run_id: int,
     at: datetime | None,
-    place_export: Callable[[], None] = lambda: None,
+    staged: Sequence[StagedFile] = (),
 ) -> tuple[None, dict[str, Any]]:
     now = iso(at or utcnow())
-    with write_transaction(db):
-        save_corrections(db, correction_rows(resolved), run_id=run_id, at=now)
-        publish(db, score_run, run_id, at=now)
-        # The new export replaces the old one last, inside the transaction: a rename the system
-        # refuses (a busy or immutable file) rolls the publish back, so the two never disagree.
-        place_export()
+    try:
+        with write_transaction(db):
+            save_corrections(db, correction_rows(resolved), run_id=run_id, at=now)
+            publish(db, score_run, run_id, at=now)
+            # The new export replaces the old one last, inside the transaction: a rename the system
+            # refuses (a busy or immutable file) rolls the publish back, so the two never disagree.
+            for file in staged:
+                file.place()
+    except BaseException as failed:
+        # The COMMIT itself failed (a full disk, an I/O error, a constraint checked at commit) or the
+        # run was stopped after the rename: the file it replaced goes back, so the export is never
+        # ahead of the database.
+        stuck: list[ExportError] = []
+        for file in staged:
+            try:
+                file.restore()
+            except ExportError as e:
+                stuck.append(e)
+        if stuck:
+            raise stuck[0] from failed
+        raise
     return None, {"score_run_id": score_run}
 
 
