@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -225,6 +226,17 @@ class State:
             # This process holds the run lock, so a run still marked running was killed.
             mark_interrupted(db, UNRESUMABLE_KINDS)
         return db
+
+    @contextmanager
+    def only_scheduler(self) -> Iterator[None]:
+        """Be the only ``agentrank schedule`` on the database, or refuse in one line; a lock file this
+        command creates goes again if it is refused later (a damaged database, say)."""
+        from agentrank.locks import schedule_lock, schedule_lock_path
+
+        if not schedule_lock_path(self.db_path).exists():
+            self._new_files.append(schedule_lock_path(self.db_path))
+        with schedule_lock(self.db_path):
+            yield
 
     @contextmanager
     def lock(self, what: str, *, must_exist: bool = False) -> Iterator[None]:
@@ -457,9 +469,7 @@ def refresh(state: State, api_url: str | None, from_files: tuple[str, ...], out:
 @pass_state
 def schedule(state: State, next_count: int | None) -> None:
     "Run the weekly refresh forever (apscheduler); --next N prints the next N fire times"
-    from agentrank.pipeline import scheduled_refresh
-    from schedules.jobs import last_successful_refresh
-    from schedules.weekly import next_fire_times, run_forever, weekly_trigger
+    from schedules.weekly import next_fire_times, weekly_trigger
 
     cfg = state.config.schedule
     trigger = weekly_trigger(cfg.day_of_week, cfg.hour, cfg.minute)
@@ -478,6 +488,16 @@ def schedule(state: State, next_count: int | None) -> None:
     from agentrank.config import github_api_url
 
     github_api_url(state.config)
+    with state.only_scheduler():  # a second scheduler on the database is refused before it opens it
+        _schedule(state, cfg, trigger)
+
+
+def _schedule(state: State, cfg: ScheduleConfig, trigger: Any) -> None:
+    """The scheduler itself, once it is the only one on the database."""
+    from agentrank.pipeline import scheduled_refresh
+    from schedules.jobs import last_successful_refresh
+    from schedules.weekly import next_fire_times, run_forever
+
     state.open(check=True).close()
     logging.getLogger("agentrank").setLevel(logging.INFO)
     click.echo(
@@ -1047,11 +1067,17 @@ def serve(
     from agentrank.serving import serving
 
     if config.immutable:  # a snapshot nothing writes to: nothing beside it either, and no demo rebuilds it
-        run_datasette(state.db_path, config)
+        why = run_datasette(state.db_path, config)
     else:
         with serving(state.db_path, url):
-            run_datasette(state.db_path, config)
-    click.echo("Datasette stopped")
+            why = run_datasette(state.db_path, config)
+    _say_stopped(why)
+
+
+def _say_stopped(why: str) -> None:
+    """The server's last line, what stopped it; a terminal that has gone (SIGHUP) cannot take it."""
+    with contextlib.suppress(OSError):
+        click.echo(f"Datasette stopped: {why}")
 
 
 @cli.command()
@@ -1181,8 +1207,8 @@ def demo(state: State, no_serve: bool, port: int, size: int, weeks: int, out: st
     if mover:
         click.echo(f"a maker's page: {base}/-/agent/{mover}")
     with serving(result.db_path, url):
-        run_datasette(result.db_path, config)
-    click.echo("Datasette stopped")
+        why = run_datasette(result.db_path, config)
+    _say_stopped(why)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from agentrank.config import Config
 from agentrank.errors import PipelineError
 from crawler.client import GitHubClient, GitHubError, RateLimitStop
 from crawler.clock import Clock, RealClock
-from crawler.items import json_int, parse_timestamp, validate_items
+from crawler.items import DroppedTopics, json_int, parse_timestamp, validate_items
 from crawler.search import (
     CAP,
     EMPTY_BELOW_TOTAL,
@@ -183,6 +183,8 @@ class _Crawl:
         # another that left still counts as seen; such a part is swept once more before it is
         # trusted, whatever its count says.
         self.moved: set[int] = set()
+        # Topics dropped from repos this session saved for the first time in the run (said at the end).
+        self.dropped_topics = DroppedTopics()
 
     # -- opening or resuming ------------------------------------------------------------------
     def open(self, *, fresh: bool, parent_id: int | None, at: datetime | None = None) -> None:
@@ -506,6 +508,9 @@ class _Crawl:
                 "min_stars": self.min_stars,
                 "source": "crawl",
             }
+            for record in records:
+                if record["id"] not in before:  # a page fetched again says nothing new
+                    self.dropped_topics.take(record)
             counts = save_repos(db, [r for r in records if r["id"] not in before], **save)
             save_repos(db, [r for r in records if r["id"] in before], **save)
             # A page fetched again (verification, a re-sweep) must not count its rejects twice.
@@ -575,6 +580,8 @@ class _Crawl:
                 "sessions": state.get("sessions", 1),
                 **summary,
             }
+            if self.dropped_topics:
+                details["dropped_topics"] = self.dropped_topics.as_dict()
             finish_run(
                 db,
                 self.run_id,
@@ -593,6 +600,8 @@ class _Crawl:
             # Earlier runs' sightings have served their purpose (their misses are recorded).
             crawl_state.prune_sightings(db, self.run_id)
         checkpoint_wal(db)
+        if self.dropped_topics:
+            log.warning("crawl run %s: %s", self.run_id, self.dropped_topics.line())
         for base, flags in crawl_state.query_flags(db.conn, self.run_id):
             for flag in flags:
                 if flag in (NOT_NARROWED, PARTS_SPENT):

@@ -11,8 +11,11 @@ the same directory, fsync, rename), so the website never reads half a file or an
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import secrets
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -56,17 +59,62 @@ class StagedFile:
     tmp: Path
     path: Path
     placed: bool = False
+    # The file it replaced, kept (a second name for it, beside it) until the caller's commit is
+    # known: None when there was none. The name is a staging file's, so a killed run's is removed.
+    previous: Path | None = None
 
     def place(self) -> None:
         """Rename it into place now (once): the refresh does so inside its publishing transaction,
-        so a rename that fails rolls the publish back instead of leaving the database ahead."""
+        so a rename that fails rolls the publish back instead of leaving the database ahead. The file
+        it replaces is kept until :meth:`restore` or :meth:`settle`: a commit that fails after the
+        rename puts it back, so the export is never ahead of the database either."""
         if self.placed:
             return
         try:
+            self.previous = _keep_previous(self.path)
             os.replace(self.tmp, self.path)
         except OSError as e:
+            self.settle()
             raise ExportError(f"cannot write {self.path}: {e.strerror or e}") from None
         self.placed = True
+
+    def restore(self) -> None:
+        """Undo :meth:`place` (the commit it went with failed): the file it replaced is back, or,
+        when there was none, the new one is gone."""
+        if not self.placed:
+            return
+        try:
+            if self.previous is not None:
+                os.replace(self.previous, self.path)
+                self.previous = None
+            else:
+                self.path.unlink(missing_ok=True)
+        except OSError as e:
+            raise ExportError(
+                f"cannot put the previous {self.path} back after the publish failed: {e.strerror or e}; "
+                "it holds the ranking the database did not publish until the next refresh or `agentrank export`"
+            ) from None
+        self.placed = False
+
+    def settle(self) -> None:
+        """The publish is done (or never placed the file): the file it replaced is let go."""
+        if self.previous is not None:
+            with contextlib.suppress(OSError):
+                self.previous.unlink()
+            self.previous = None
+
+
+def _keep_previous(path: Path) -> Path | None:
+    """A second name beside ``path`` for the file there now (a hard link: nothing is copied), or None
+    when there is no file; a copy on a file system without hard links."""
+    if not path.is_file():
+        return None
+    keep = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}previous.tmp")
+    try:
+        os.link(path, keep)
+    except OSError:
+        shutil.copy2(path, keep)
+    return keep
 
 
 @dataclass
@@ -288,8 +336,11 @@ def staged_json(document: Any, path: str | Path) -> Iterator[StagedFile]:
             f.flush()
             os.fsync(f.fileno())
         staged = StagedFile(Path(tmp), path)
-        yield staged
-        staged.place()
+        try:
+            yield staged
+            staged.place()
+        finally:
+            staged.settle()
     except OSError as e:
         raise ExportError(f"cannot write {path}: {e.strerror or e}") from None
     finally:

@@ -15,7 +15,7 @@ from typing import IO, Any
 import sqlite_utils
 
 from agentrank.errors import InputRefused, PipelineError
-from crawler.items import EARLIEST, FUTURE_SLACK, ItemRejected, parse_item, parse_timestamp
+from crawler.items import EARLIEST, FUTURE_SLACK, DroppedTopics, ItemRejected, parse_item, parse_timestamp
 from crawler.saved import iter_saved_items
 from db.connection import write_transaction
 from db.redate import skew_hint
@@ -41,6 +41,7 @@ class ImportResult:
     conflicts: list[str] = field(default_factory=list)  # the same id twice with different data
     rejects_recorded: int = 0  # rows in `rejects` (at most MAX_REJECTS_KEPT)
     note: str | None = None  # something the user should look at (printed on stderr)
+    dropped_topics: DroppedTopics = field(default_factory=DroppedTopics)  # from items that were kept
 
     def summary(self) -> str:
         c = self.counts
@@ -52,6 +53,8 @@ class ImportResult:
             line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(self.reasons.items()))
         if self.rejects_recorded < self.rejected:
             line += f" (the first {self.rejects_recorded:,} are listed in the rejects table)"
+        if self.dropped_topics:
+            line += f"\n{self.dropped_topics.line()}"
         for conflict in self.conflicts:
             line += f"\nduplicate with different data: {conflict}"
         return line
@@ -125,6 +128,7 @@ class _Validated:
     rejected: int = 0
     reasons: dict[str, int] = field(default_factory=dict)  # every reject, by field
     conflicts: list[str] = field(default_factory=list)
+    dropped_topics: DroppedTopics = field(default_factory=DroppedTopics)
     newest: tuple[datetime, str, str] | None = None  # the latest created_at or pushed_at: when, whose, which
 
 
@@ -150,6 +154,7 @@ def _validate(paths: list[str | Path], spool: IO[str]) -> _Validated:
                     {"item_ref": ref, "repo_id": e.repo_id, "full_name": e.full_name, "reason": e.reason}
                 )
             continue
+        result.dropped_topics.take(record)
         for which in ("created_at", "pushed_at"):
             if record.get(which):
                 when = parse_timestamp(record[which])
@@ -272,6 +277,8 @@ def _import(
             "conflicting_duplicates": validated.conflicts,
             "rejects_recorded": len(validated.rejects),
         }
+        if validated.dropped_topics:
+            run.details["dropped_topics"] = validated.dropped_topics.as_dict()
     return ImportResult(
         run_id=run.id,
         files=len(paths),
@@ -280,4 +287,5 @@ def _import(
         rejects_recorded=len(validated.rejects),
         reasons=reasons,
         conflicts=validated.conflicts,
+        dropped_topics=validated.dropped_topics,
     )

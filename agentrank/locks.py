@@ -77,6 +77,80 @@ def run_lock(db_path: str | Path, what: str) -> Iterator[None]:
         lock.release()
 
 
+def schedule_lock_path(db_path: str | Path) -> Path:
+    """The scheduler's lock file, beside the real database file (as :func:`lock_path`)."""
+    return Path(f"{Path(db_path).resolve()}.schedule.lock")
+
+
+@contextmanager
+def schedule_lock(db_path: str | Path) -> Iterator[None]:
+    """Be the only ``agentrank schedule`` on ``db_path`` while the block runs, or fail at once with
+    :class:`LockHeld` naming the one that is (its pid, written into the lock file).
+
+    The run lock keeps two refreshes apart, but two schedulers would both go on running (each
+    finding the week refreshed by the other). The OS releases this lock when the scheduler ends,
+    even by SIGKILL; the file stays, as ``DB.lock`` does, and the next scheduler writes its own pid.
+    """
+    parent = Path(db_path).resolve().parent
+    if not parent.is_dir():
+        raise DatabaseError(f"cannot create {db_path}: directory {parent} does not exist")
+    path = schedule_lock_path(db_path)
+    lock = FileLock(str(path), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        pid = _holder_pid(path)
+        running = f"another `agentrank schedule` (pid {pid})" if pid else "another `agentrank schedule`"
+        raise LockHeld(
+            f"{running} is already running on {db_path} (lock {path} is held): one scheduler per database, "
+            "so this one is not started"
+        ) from None
+    except OSError as e:
+        raise DatabaseError(
+            f"cannot lock {db_path} for the scheduler: cannot create {path}: {e.strerror or e}"
+        ) from None
+    try:
+        _write_pid(path)
+        yield
+    finally:
+        lock.release()
+
+
+def _write_pid(path: Path) -> None:
+    """This process's id into the lock file it holds, for a second scheduler's message (a nicety:
+    a file that cannot be written leaves the message without it)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _holder_pid(path: Path) -> int | None:
+    """The pid the lock's holder wrote, if it names a running process (None if not written yet)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(32).strip()
+    except OSError:
+        return None
+    if not text.isdigit():
+        return None
+    pid = int(text)
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return pid  # another user's process, alive
+    except (OSError, OverflowError):
+        return None
+    return pid
+
+
 def _lock_identity(db_path: Path) -> int | None:
     """flock the database file itself (not its path), or BlockingIOError; None when there is no file yet."""
     try:

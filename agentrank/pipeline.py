@@ -7,7 +7,8 @@ pipeline), the demo with the crawl pointed at the local GitHub emulator.
 Nothing a visitor sees changes until every stage has succeeded: the score stage writes an
 unpublished score run, the export is written to a temporary file beside the old one, and only
 then does one transaction point ``published`` at the new run (and replace the ``corrections``
-table), after which the export file is renamed into place. A refresh that fails or is killed at
+table) and, as its last step before the COMMIT, rename the export file into place (the file it
+replaced is put back if the COMMIT fails). A refresh that fails or is killed at
 any stage leaves the previous ranking, export and corrections as they were, and its ``runs`` row
 says which stage failed.
 """
@@ -40,7 +41,7 @@ from agentrank.corrections import (
     resolve_corrections,
 )
 from agentrank.crawl import crawl
-from agentrank.exporter import staged_export
+from agentrank.exporter import ExportError, StagedFile, staged_export
 from agentrank.importer import check_files, import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
@@ -256,6 +257,8 @@ def _chain(
 
     def do_import() -> tuple[None, dict[str, Any]]:
         result = import_files(db, list(import_paths or ()), min_stars=config.crawl.min_stars, parent_id=run_id)
+        if result.dropped_topics:
+            log.warning("import run %s: %s", result.run_id, result.dropped_topics.line())
         return None, {"run_id": result.run_id, "found": result.counts.items, "new": result.counts.new}
 
     if import_paths:
@@ -298,10 +301,11 @@ def _chain(
 
     score_run = stage("score", do_score)
 
-    # The new export file waits beside the old one until the database has published the run; it
-    # is renamed into place when this block ends, and removed if publishing fails.
+    # The new export file waits beside the old one until the database publishes the run: it is
+    # renamed into place inside the publishing transaction (put back if its COMMIT fails), and
+    # removed if publishing fails before that.
     with ExitStack() as pending_file:
-        placers: list[Callable[[], None]] = []
+        staged: list[StagedFile] = []
 
         def do_export() -> tuple[int, dict[str, Any]]:
             exported = pending_file.enter_context(
@@ -310,15 +314,11 @@ def _chain(
                 )
             )
             if exported.staged is not None:
-                placers.append(exported.staged.place)
+                staged.append(exported.staged)
             return exported.count, {"agents": exported.count}
 
-        def place_export() -> None:
-            for place in placers:
-                place()
-
         count = stage("export", do_export)
-        stage("publish", lambda: _publish(db, resolved, score_run, run_id, at, place_export))
+        stage("publish", lambda: _publish(db, resolved, score_run, run_id, at, staged))
     return PipelineResult(run_id=run_id, score_run_id=score_run, export_path=export_path, count=count)
 
 
@@ -328,15 +328,30 @@ def _publish(
     score_run: int,
     run_id: int,
     at: datetime | None,
-    place_export: Callable[[], None] = lambda: None,
+    staged: Sequence[StagedFile] = (),
 ) -> tuple[None, dict[str, Any]]:
     now = iso(at or utcnow())
-    with write_transaction(db):
-        save_corrections(db, correction_rows(resolved), run_id=run_id, at=now)
-        publish(db, score_run, run_id, at=now)
-        # The new export replaces the old one last, inside the transaction: a rename the system
-        # refuses (a busy or immutable file) rolls the publish back, so the two never disagree.
-        place_export()
+    try:
+        with write_transaction(db):
+            save_corrections(db, correction_rows(resolved), run_id=run_id, at=now)
+            publish(db, score_run, run_id, at=now)
+            # The new export replaces the old one last, inside the transaction: a rename the system
+            # refuses (a busy or immutable file) rolls the publish back, so the two never disagree.
+            for file in staged:
+                file.place()
+    except BaseException as failed:
+        # The COMMIT itself failed (a full disk, an I/O error, a constraint checked at commit) or the
+        # run was stopped after the rename: the file it replaced goes back, so the export is never
+        # ahead of the database.
+        stuck: list[ExportError] = []
+        for file in staged:
+            try:
+                file.restore()
+            except ExportError as e:
+                stuck.append(e)
+        if stuck:
+            raise stuck[0] from failed
+        raise
     return None, {"score_run_id": score_run}
 
 
@@ -406,8 +421,11 @@ def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool
             db_path, config, what="scheduled refresh", must_exist=must_exist, token=github_token(), progress=False
         )
     except LockHeld as e:
-        schedule_log.warning("refresh skipped: %s", e)
-        _say_if_stale(db_path)
+        # Another command holds the database: not a fault of this run (it is tried again). Only a
+        # ranking more than a week out of date is an error; a database no refresh has published yet
+        # (a first crawl still running, say) is not one for that.
+        schedule_log.info("refresh skipped: %s", e)
+        _say_if_stale(db_path, never_is_an_error=False)
         return False
     except Exception as e:  # the scheduler keeps running and tries again
         schedule_log.error("refresh failed after %.0f s: %s", time.monotonic() - started, e)
@@ -423,9 +441,9 @@ def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool
     return True
 
 
-def _say_if_stale(db_path: str) -> None:
+def _say_if_stale(db_path: str, *, never_is_an_error: bool = True) -> None:
     """An error line when no refresh has succeeded for more than a week and a day (the heartbeat an
-    operator's log watch can alert on), or ever on a database that exists."""
+    operator's log watch can alert on), or, after a failed run, ever on a database that exists."""
     if not Path(db_path).is_file():
         return
     try:
@@ -433,7 +451,8 @@ def _say_if_stale(db_path: str) -> None:
     except (sqlite3.Error, DatabaseError):
         return
     if since is None:
-        schedule_log.error("no refresh has succeeded on this database yet")
+        if never_is_an_error:
+            schedule_log.error("no refresh has succeeded on this database yet")
     elif utcnow() - since > STALE_AFTER:
         schedule_log.error(
             "no successful refresh for %d days (the last started %s): the published ranking is out of date",

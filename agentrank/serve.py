@@ -206,40 +206,96 @@ class StopMessages(logging.Filter):
 
 
 class Stopped(Exception):
-    """SIGTERM while serving: a requested stop, like Ctrl-C."""
+    """SIGTERM (or SIGHUP) before or after uvicorn runs: a requested stop, like Ctrl-C."""
 
 
 def _stop_on_sigterm(signum: int, frame: Any) -> None:
-    raise Stopped()
+    raise Stopped(signum)
 
 
-def serve(db_path: str | Path, settings: ServeConfig) -> None:
-    """Run Datasette in this process until stopped (Ctrl-C, or SIGTERM from a service manager), then
-    return: stopping a server is what the user asked for, not a failure."""
+def stop_reason(signum: int | None) -> str:
+    """What stopped the server, in the words of its last line."""
     import signal
 
+    if signum == signal.SIGINT:
+        return "Ctrl-C"
+    if signum == getattr(signal, "SIGHUP", None):
+        return "SIGHUP (the terminal or session it ran in closed)"
+    return signal.Signals(signum).name if signum is not None else "the server ended"
+
+
+def _server(config: Any) -> Any:
+    """uvicorn's server, stopped gracefully by the signals every command stops on
+    (:func:`schedules.stops.stop_signals`: SIGHUP too unless it is ignored, as under ``nohup``),
+    not only by SIGINT and SIGTERM. ``stopped_by`` is the first signal that stopped it."""
+    import signal
+    import threading
+
     import uvicorn
+    from uvicorn.server import HANDLED_SIGNALS
+
+    from schedules.stops import stop_signals
+
+    class Server(uvicorn.Server):
+        stopped_by: int | None = None
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if self.stopped_by is None:
+                self.stopped_by = sig
+            super().handle_exit(sig, frame)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            # uvicorn's own handlers cover SIGINT and SIGTERM; SIGHUP otherwise raised Terminated in
+            # the event loop, which tore it down without the graceful stop (or hung on an answer
+            # being sent).
+            extra = [s for s in stop_signals() if s not in HANDLED_SIGNALS]
+            if threading.current_thread() is not threading.main_thread():
+                extra = []
+            previous = {s: signal.signal(s, self.handle_exit) for s in extra}
+            try:
+                with super().capture_signals():
+                    yield
+            finally:
+                for s, handler in previous.items():
+                    signal.signal(s, handler)
+
+    return Server(config)
+
+
+def serve(db_path: str | Path, settings: ServeConfig) -> str:
+    """Run Datasette in this process until stopped (Ctrl-C, SIGTERM from a service manager, or SIGHUP
+    when its terminal closes, unless started under ``nohup``), then return what stopped it (for the
+    last line): stopping a server is what the user asked for, not a failure."""
+    import signal
 
     from db.connection import release_sidecars
+    from schedules.stops import stop_signals
 
     limit_malloc_arenas()
     datasette = build_datasette(db_path, settings)
-    # uvicorn shuts down gracefully on SIGINT or SIGTERM, then raises the signal again for the handler
-    # it found: Python's defaults would end the process there ("Aborted!" and status 1 for Ctrl-C,
-    # death by the signal for SIGTERM), skipping the clean-up after serving (the FILE.serving line,
-    # the -wal and -shm files). Both become an ordinary return here.
+    # uvicorn shuts down gracefully on SIGINT or SIGTERM (and here SIGHUP), then raises the signal
+    # again for the handler it found: Python's defaults would end the process there ("Aborted!" and
+    # status 1 for Ctrl-C, death by the signal for SIGTERM), skipping the clean-up after serving
+    # (the FILE.serving line, the -wal and -shm files). Each becomes an ordinary return here.
     config = uvicorn_config(datasette.app(), settings)  # configures uvicorn's loggers: filter after it
     logging.getLogger("uvicorn.error").addFilter(StopMessages(settings.stop_timeout_s))
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    server = _server(config)
+    previous = {signum: signal.signal(signum, _stop_on_sigterm) for signum in stop_signals()}
+    stopped_by: int | None = None
     try:
-        uvicorn.Server(config).run()
-    except (KeyboardInterrupt, Stopped):
-        pass
+        server.run()
+    except KeyboardInterrupt:
+        stopped_by = signal.SIGINT
+    except Stopped as e:
+        stopped_by = e.args[0]
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         # Datasette's readers (mode=ro) cannot remove the -wal and -shm files they made; once they
         # are closed, a connection that may write can, when no other process is using the file.
         for database in datasette.databases.values():
             database.close()
         if not settings.immutable:
             release_sidecars(db_path)
+    return stop_reason(server.stopped_by or stopped_by)

@@ -11,6 +11,7 @@ import json
 import numbers
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -44,6 +45,10 @@ TEXT_LIMITS = {
 URL_LIMIT = 2_000
 MAX_TOPICS = 20
 MAX_TOPIC_LENGTH = 50
+# Why a topic was dropped from an item that is kept (``DROPPED_TOPICS``).
+TOPIC_NOT_TEXT = "not text"
+TOPIC_TOO_LONG = f"longer than GitHub's {MAX_TOPIC_LENGTH} characters"
+TOPIC_PAST_LIMIT = f"past GitHub's {MAX_TOPICS} per repo"
 # Deeper JSON than this is not a search item; refused before it reaches recursive code.
 MAX_NESTING = 16
 
@@ -273,6 +278,8 @@ def _describe(error: ValidationError) -> str:
 
 # The record's key that lists the columns whose item key was missing (not a repos column).
 MISSING = "missing_columns"
+# The record's key that says why each topic dropped from the item was dropped (not a repos column).
+DROPPED_TOPICS = "dropped_topics"
 # An item's keys that may be missing from a saved file, and the repos columns each sets.
 OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {
     "node_id": ("node_id",),
@@ -333,10 +340,7 @@ def parse_item(raw: Any) -> dict[str, Any]:
     owner_login, _, name = item.full_name.partition("/")
     owner = item.owner or Owner()
     licence = item.license
-    topics_raw = item.topics or []
-    # Topics are strings on GitHub; anything else in the list cannot be a topic and is dropped.
-    # GitHub allows 20 topics of at most 50 characters; a longer one cannot be a topic.
-    topics = [t for t in topics_raw if isinstance(t, str) and len(t) <= MAX_TOPIC_LENGTH][:MAX_TOPICS]
+    topics, dropped = _topics(item.topics or [])
     try:
         updated_at = _timestamp(item.updated_at)
     except ValueError:
@@ -378,7 +382,69 @@ def parse_item(raw: Any) -> dict[str, Any]:
     missing = [column for key, columns in OPTIONAL_KEYS.items() if key not in raw for column in columns]
     if missing:
         record[MISSING] = missing
+    if dropped:
+        record[DROPPED_TOPICS] = dropped
     return record
+
+
+def _topics(given: list[Any]) -> tuple[list[str], list[str]]:
+    """The topics kept, and why each other one was dropped (the item itself is kept).
+
+    Topics are strings on GitHub; anything else in the list cannot be a topic. GitHub allows 20
+    topics of at most 50 characters; a longer one cannot be a topic, and only the first 20 are kept.
+    """
+    kept: list[str] = []
+    dropped: list[str] = []
+    for topic in given:
+        if not isinstance(topic, str):
+            dropped.append(TOPIC_NOT_TEXT)
+        elif len(topic) > MAX_TOPIC_LENGTH:
+            dropped.append(TOPIC_TOO_LONG)
+        elif len(kept) >= MAX_TOPICS:
+            dropped.append(TOPIC_PAST_LIMIT)
+        else:
+            kept.append(topic)
+    return kept, dropped
+
+
+@dataclass
+class DroppedTopics:
+    """The topics an import or a crawl dropped from items it kept, said once by the command."""
+
+    reasons: dict[str, int] = field(default_factory=dict)  # why → how many topics
+    repos: int = 0
+    names: list[str] = field(default_factory=list)  # the first few repos they were dropped from
+    ids: set[int] = field(default_factory=set, repr=False)  # a repo met twice is counted once
+
+    SHOWN = 5
+
+    def take(self, record: dict[str, Any]) -> None:
+        """Count, and remove, what :func:`parse_item` recorded about ``record``'s dropped topics."""
+        dropped = record.pop(DROPPED_TOPICS, None)
+        if not dropped or record["id"] in self.ids:
+            return
+        self.ids.add(record["id"])
+        for reason in dropped:
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
+        self.repos += 1
+        if len(self.names) < self.SHOWN:
+            self.names.append(record["full_name"])
+
+    def __bool__(self) -> bool:
+        return self.repos > 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"reasons": dict(self.reasons), "repos": self.repos, "first_repos": list(self.names)}
+
+    def line(self) -> str:
+        """One line: how many topics were dropped and why, from which repos (which are kept)."""
+        total = sum(self.reasons.values())
+        why = ", ".join(f"{count:,} {reason}" for reason, count in sorted(self.reasons.items()))
+        names = ", ".join(self.names) + (", …" if self.repos > len(self.names) else "")
+        return (
+            f"{total:,} topic{'s' if total != 1 else ''} dropped ({why}) from {self.repos:,} "
+            f"repo{'s' if self.repos != 1 else ''}, which are kept: {names}"
+        )
 
 
 def validate_items(raw_items: Iterable[tuple[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

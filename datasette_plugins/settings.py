@@ -43,7 +43,7 @@ class ServeConfig(BaseModel):
     # closed (slow clients would hold descriptors forever). Behind nginx, nginx bears the crowd.
     max_connections: int = Field(1000, ge=1, le=1_000_000)
     header_timeout_s: float = Field(10.0, gt=0, le=3600)
-    # How long a stop (Ctrl-C, SIGTERM from a service manager) waits for answers still being sent
+    # How long a stop (Ctrl-C, SIGTERM from a service manager, SIGHUP) waits for answers still being sent
     # before closing their connections. uvicorn waits forever by default: one client that stopped
     # reading a streamed CSV held every `systemctl stop` and restart until the process was killed.
     stop_timeout_s: int = Field(10, ge=1, le=3600)

@@ -246,8 +246,14 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
         if conn.in_transaction:
             conn.rollback()
         raise
-    else:
+    try:
         conn.commit()
+    except BaseException:
+        # A COMMIT that fails can leave the transaction open (SQLITE_BUSY, a deferred constraint):
+        # what it wrote is rolled back, not left holding the write lock for the next statement.
+        if conn.in_transaction:
+            conn.rollback()
+        raise
 
 
 # Page cache for a bulk write (KiB): the indexes of a million-row write stay in memory, and index

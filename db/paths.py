@@ -117,6 +117,7 @@ def database_files(database: Path) -> dict[Path, str]:
         real: "the database itself",
         **{Path(f"{real}{suffix}"): f"the database's {suffix[1:]} file" for suffix in ("-wal", "-shm", "-journal")},
         Path(f"{real}.lock"): "the database's run lock",
+        Path(f"{real}.schedule.lock"): "the database's scheduler lock",
     }
 
 

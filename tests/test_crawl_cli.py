@@ -81,3 +81,40 @@ def test_the_demo_runs_the_weekly_pipeline_against_the_emulator(tmp_path):
     assert result.document["count"] == listed > 0
     details = json.loads(db["runs"].get(crawl["run_id"])["details"])
     assert details["complete"] is True and details["requests"] == crawl["requests"]
+
+
+def test_a_crawl_says_once_which_topics_it_dropped_and_keeps_the_repos(tmp_path):
+    """A topic GitHub could not have given (longer than its 50 characters, or a number) was dropped
+    from a crawled repo without a word. The repo is kept with its other topics, and the crawl says
+    once, in its log, what was dropped and from which repos (counted once however many queries and
+    pages return the repo)."""
+    import dataclasses
+    import sqlite3
+    import subprocess
+
+    from tests.publish_helpers import agentrank_command
+
+    repos = population(120, seed=74)
+    listed = [r for r in repos if not r.fork and not r.archived and r.stars >= 200 and "ai-agent" in r.topics]
+    odd = listed[0]
+    repos[repos.index(odd)] = dataclasses.replace(odd, topics=[*odd.topics, "x" * 120])
+    db_path = tmp_path / "agentrank.db"
+    config = write_config(tmp_path / "agentrank.toml", min_interval_s=0)
+    with emulated(repos) as emulator:
+        done = subprocess.run(
+            agentrank_command(db_path, "--config", str(config), "crawl", "--api-url", emulator.url),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"WARNING crawl run 1: 1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, "
+        f"which are kept: {odd.full_name}"
+    ], done.stderr
+    with sqlite3.connect(db_path) as conn:
+        stored = conn.execute("select topics, listed from repos where id = ?", [odd.id]).fetchone()
+        details = json.loads(conn.execute("select details from runs where kind = 'crawl'").fetchone()[0])
+    conn.close()
+    assert (json.loads(stored[0]), stored[1]) == (odd.topics, 1)
+    assert details["dropped_topics"]["first_repos"] == [odd.full_name]

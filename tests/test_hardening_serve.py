@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -307,3 +309,153 @@ def test_a_server_stopped_on_purpose_exits_0_and_leaves_the_folder_as_it_was(tmp
     output = log_path.read_text()
     assert "Datasette stopped" in output and "Aborted" not in output, output
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def _small_served_folder(tmp_path: Path, rows: int = 0) -> Path:
+    """A database made by `import` and `score`, with a table of ``rows`` rows far larger than the
+    socket buffers when ``rows`` is set (a download that takes a while to send)."""
+    from tests.first_hour import agentrank
+
+    tmp_path.mkdir()
+    write_json(tmp_path / "items.json", [make_item(seed=i, id=i) for i in range(1, 6)])
+    for args in (("import", "items.json"), ("score",)):
+        assert agentrank(tmp_path, *args).returncode == 0, args
+    db = tmp_path / "agentrank.db"
+    if rows:
+        with sqlite3.connect(db) as conn:
+            conn.execute(
+                "create table big as with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)"
+                " select i, hex(randomblob(50)) as v from n",
+                [rows],
+            )
+        conn.close()
+    return db
+
+
+def _dechunked(body: bytes) -> bytes:
+    """An HTTP/1.1 chunked body's data; AssertionError when it was cut off before its last chunk."""
+    data = b""
+    while True:
+        size_line, sep, body = body.partition(b"\r\n")
+        assert sep, "the answer was cut off"
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            return data
+        assert len(body) >= size + 2, "the answer was cut off"
+        data, body = data + body[:size], body[size + 2 :]
+
+
+def test_sighup_stops_the_server_as_sigterm_does_and_says_why(tmp_path):
+    """The terminal or ssh session `agentrank serve` ran in closed (SIGHUP): the process was torn
+    down where it stood, a download being sent cut off mid-way, and the log said only "Datasette
+    stopped". Like SIGTERM it now stops gracefully, the answers being sent finish (within
+    stop_timeout_s), and its last line says what stopped it; exit 0."""
+    import signal
+    import socket
+    import subprocess
+
+    from tests.publish_helpers import agentrank_serve, free_port, wait_until_up
+
+    rows = 40_000
+    db = _small_served_folder(tmp_path / "folder", rows)
+    port = free_port()
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "wb") as log:
+        command = agentrank_serve(db, port, "--setting", "stop_timeout_s", "120")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
+        reader = socket.socket()
+        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        reader.connect(("127.0.0.1", port))
+        reader.sendall(b"GET /agentrank/big.csv?_stream=on&_size=max HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        reader.settimeout(60)
+        received = reader.recv(12)
+        assert received.startswith(b"HTTP/1.1 200")  # the download has begun
+        process.send_signal(signal.SIGHUP)
+        while chunk := reader.recv(65536):  # then read it all: the server closes when it is sent
+            received += chunk
+        reader.close()
+        assert process.wait(timeout=120) == 0, log_path.read_text()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    csv = _dechunked(received.partition(b"\r\n\r\n")[2])  # the whole answer, not one cut off
+    assert csv.splitlines()[-1].startswith(b"%d," % rows) and csv.count(b"\n") == rows + 1, csv[-200:]
+    said = log_path.read_text()
+    assert said.strip().splitlines()[-1] == "Datasette stopped: SIGHUP (the terminal or session it ran in closed)", said
+    assert "Traceback" not in said
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal made the controlling terminal")
+def test_closing_the_terminal_the_server_runs_in_stops_it_cleanly(tmp_path):
+    """`agentrank serve` in a terminal that is closed: the kernel sends SIGHUP and the terminal is gone,
+    so its last line cannot be written; it exited 1 for that (a failure, in a service's eyes). It
+    stops as on SIGTERM, exit 0, and leaves the folder as it was."""
+    import fcntl
+    import pty
+    import subprocess
+    import termios
+
+    from tests.publish_helpers import agentrank_serve, free_port, wait_until_up
+
+    db = _small_served_folder(tmp_path / "folder")
+    before = sorted(p.name for p in db.parent.iterdir())
+    port = free_port()
+    master, terminal = pty.openpty()
+
+    def in_that_terminal() -> None:  # a session of its own whose controlling terminal is the pty
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    process = subprocess.Popen(
+        agentrank_serve(db, port), stdin=terminal, stdout=terminal, stderr=terminal, preexec_fn=in_that_terminal
+    )
+    os.close(terminal)
+    log_path = tmp_path / "serve.log"
+    log_path.write_text("(its output goes to the terminal)")
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
+        assert b"Datasette: http://" in os.read(master, 4096)
+        os.close(master)  # the terminal closes: SIGHUP to the session
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert sorted(p.name for p in db.parent.iterdir()) == before  # no FILE.serving, -wal or -shm left
+
+
+def test_a_server_started_under_nohup_keeps_serving_through_sighup(tmp_path):
+    """`nohup agentrank serve &` asks for a server that outlives its terminal: SIGHUP is ignored."""
+    import signal
+    import subprocess
+
+    import httpx
+
+    from tests.publish_helpers import agentrank_serve, free_port, wait_until_up
+
+    db = _small_served_folder(tmp_path / "folder")
+    port = free_port()
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            agentrank_serve(db, port),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # as nohup starts it
+        )
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
+        process.send_signal(signal.SIGHUP)  # an ignored signal is discarded when it is sent
+        assert httpx.get(f"http://127.0.0.1:{port}/agentrank/agents.json", timeout=30).status_code == 200
+        assert process.poll() is None, log_path.read_text()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0, log_path.read_text()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    said = log_path.read_text()
+    assert said.strip().splitlines()[-1] == "Datasette stopped: SIGTERM", said

@@ -330,3 +330,45 @@ def test_the_import_summary_counts_what_is_listed_after_two_items_share_a_name(t
     items = [make_item(seed=n, id=100 + n, full_name=name) for n, name in enumerate(("a/x", "a/X", "b/y"), 1)]
     output = run_cli("import", str(write_json(tmp_path / "i.json", items))).output
     assert "3 repos saved" in output and ", 2 listed" in output, output
+
+
+def test_a_topic_longer_than_github_allows_is_dropped_and_said_once_the_repo_kept(tmp_path):
+    """A 120-character topic (GitHub allows 50) was dropped without a word: the import's summary
+    and its run said nothing, so a file edited or produced wrongly went unnoticed. The repo is kept
+    with its other topics, and the command says once what was dropped, and from which repos; a
+    refresh from the same file says it in its log."""
+    from tests.first_hour import agentrank
+
+    long_topic = "agent-" + "x" * 114
+    items = [
+        make_item(seed=1, id=1, full_name="acme/long-topic", topics=["ai-agent", long_topic]),
+        make_item(seed=2, id=2, full_name="acme/plain", topics=["ai-agent"]),
+    ]
+    write_json(tmp_path / "items.json", items)
+    result = agentrank(tmp_path, "import", "items.json")
+    assert result.returncode == 0, result.stderr
+    said = result.stdout.splitlines()
+    assert said[0].startswith("import run 1: 2 items from 1 file(s): 2 repos saved") and "0 rejected" in said[0]
+    assert said[1:] == [
+        "1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, which are kept: acme/long-topic"
+    ], result.stdout
+    db_path = tmp_path / "agentrank.db"
+    assert _rows(db_path, "select full_name, topics from repos order by id") == [
+        {"full_name": "acme/long-topic", "topics": '["ai-agent"]'},
+        {"full_name": "acme/plain", "topics": '["ai-agent"]'},
+    ]
+    details = json.loads(_rows(db_path, "select details from runs where kind = 'import'")[0]["details"])
+    assert details["dropped_topics"] == {
+        "reasons": {"longer than GitHub's 50 characters": 1},
+        "repos": 1,
+        "first_repos": ["acme/long-topic"],
+    }
+    assert _rows(db_path, "select count(*) as n from rejects") == [{"n": 0}]
+
+    refreshed = agentrank(tmp_path, "--db", "other.db", "refresh", "--from-file", "items.json")
+    assert refreshed.returncode == 0, refreshed.stderr
+    warned = [line for line in refreshed.stderr.splitlines() if "topic dropped" in line]
+    assert warned == [
+        "WARNING import run 2: 1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, "
+        "which are kept: acme/long-topic"
+    ], refreshed.stderr

@@ -75,6 +75,12 @@ def test_topics_keep_strings_of_github_length_only():
     long_topic = "t" * 51
     record = parse_item(make_item(topics=["a", None, 3, long_topic, {"x": 1}, "b" * 50]))
     assert json.loads(record["topics"]) == ["a", "b" * 50]
+    # What was dropped, and why, for the command to say (the item is kept).
+    too_long = "longer than GitHub's 50 characters"
+    assert record["dropped_topics"] == ["not text", "not text", too_long, "not text"]
+    many = parse_item(make_item(topics=[f"t{i}" for i in range(22)]))
+    assert len(json.loads(many["topics"])) == 20 and many["dropped_topics"] == ["past GitHub's 20 per repo"] * 2
+    assert "dropped_topics" not in parse_item(make_item(topics=["a"]))
 
 
 def test_licences_and_missing_fields():

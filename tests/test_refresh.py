@@ -546,6 +546,53 @@ def test_an_export_that_cannot_be_put_in_place_publishes_nothing(tmp_path, db_pa
     assert run[0] == "failed" and "publish stage failed: cannot write" in run[1]
 
 
+def test_a_publish_whose_commit_fails_leaves_the_previous_export_in_place(tmp_path, db_path):
+    """The export was renamed into place inside the publishing transaction, before its COMMIT: a
+    COMMIT that failed then (a full disk, an I/O error, a constraint SQLite checks at commit) rolled
+    the database back but left the new export in place, ahead of the ranking the database
+    publishes. The previous file is put back, and nothing is left beside it."""
+    from tests.conftest import make_item, write_json
+    from tests.publish_helpers import agentrank_command
+
+    export = tmp_path / "site" / "agentrank.json"
+
+    def refresh(items: Path) -> subprocess.CompletedProcess[str]:
+        command = agentrank_command(db_path, "refresh", "--from-file", str(items), "--out", str(export))
+        return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+    week1 = write_json(tmp_path / "w1.json", [make_item(seed=i, id=i, stargazers_count=300 + i) for i in range(1, 30)])
+    assert refresh(week1).returncode == 0
+    before = (_published(db_path), export.read_bytes())
+    # A fault SQLite raises at COMMIT and not before: a deferred foreign key that publishing breaks.
+    with sqlite3.connect(db_path) as conn:
+        conn.executescript(
+            """
+            create table commit_guard_parent (id integer primary key);
+            create table commit_guard (parent integer references commit_guard_parent (id) deferrable initially deferred);
+            create trigger commit_guard_update after update on published begin insert into commit_guard values (1); end;
+            create trigger commit_guard_insert after insert on published begin insert into commit_guard values (1); end;
+            """
+        )
+    conn.close()
+    week2 = write_json(tmp_path / "w2.json", [make_item(seed=i, id=i, stargazers_count=900 + i) for i in range(1, 30)])
+    failed = refresh(week2)
+    assert failed.returncode == 1, failed.stderr
+    assert (
+        failed.stderr.strip()
+        .splitlines()[-1]
+        .startswith("Error: refresh failed in the publish stage: FOREIGN KEY constraint failed")
+    ), failed.stderr
+    assert (_published(db_path), export.read_bytes()) == before
+    assert os.listdir(export.parent) == ["agentrank.json"]  # no new file, no kept copy of the old one
+    run = _query(db_path, "select status from runs where kind = 'refresh' order by id desc limit 1")[0]
+    assert run == ("failed",)
+    with sqlite3.connect(db_path) as conn:
+        conn.executescript("drop trigger commit_guard_update; drop trigger commit_guard_insert;")
+    conn.close()
+    assert refresh(week2).returncode == 0  # nothing was left holding the database
+    assert _published(db_path) != before[0] and export.read_bytes() != before[1]
+
+
 def test_an_export_folder_it_may_not_write_in_is_refused_before_the_crawl(tmp_path, db_path):
     """The folder's permissions were found only at the export stage, after the week's crawl, classify
     and score had run and been recorded. Root passes every permission check, so as root the refresh

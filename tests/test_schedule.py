@@ -611,3 +611,77 @@ def test_a_run_finding_a_success_since_the_slot_is_not_run_again(scheduler):
     woke = second + timedelta(days=7, hours=1)
     scheduler.tick(woke)
     assert calls[28:] == [woke], calls[28:]
+
+
+def test_a_second_scheduler_on_the_same_database_is_refused_at_start(tmp_path):
+    """Two `agentrank schedule` on one database both ran (each finding the week refreshed by the
+    other, but both logging and retrying for ever). The second is refused at start, in one line that
+    names the first, and leaves nothing behind; a scheduler killed outright (SIGKILL) holds nothing."""
+    import signal
+    import subprocess
+
+    from db.store import open_store
+    from tests.crawl_helpers import started
+    from tests.publish_helpers import agentrank_command
+
+    db_path = tmp_path / "data" / "agentrank.db"
+    db_path.parent.mkdir()
+    open_store(db_path).close()
+    missing = tmp_path / "corrections.toml"  # every run fails at once; the next try is hours away
+    config = tmp_path / "agentrank.toml"
+    config.write_text(f'[github]\napi_url = "http://127.0.0.1:9"\n[corrections]\npath = "{missing}"\n')
+    first = started(db_path, config, "schedule")
+    third = None
+    try:
+        _read_stderr_until(first, "refresh failed")  # started, ran once, now idle
+        before = sorted(p.name for p in db_path.parent.iterdir())
+        second = subprocess.run(
+            agentrank_command(db_path, "--config", str(config), "schedule"), capture_output=True, text=True, timeout=60
+        )
+        assert second.returncode == 1, second.stderr
+        assert second.stderr.strip().splitlines() == [
+            f"Error: another `agentrank schedule` (pid {first.pid}) is already running on {db_path} "
+            f"(lock {db_path}.schedule.lock is held): one scheduler per database, so this one is not started"
+        ], second.stderr
+        assert "weekly refresh of" not in second.stdout
+        assert sorted(p.name for p in db_path.parent.iterdir()) == before
+        first.kill()  # no clean-up at all: the OS lets its lock go
+        first.wait()
+        third = started(db_path, config, "schedule")
+        assert "refresh failed" in _read_stderr_until(third, "refresh failed", "already running")
+    finally:
+        for process in (first, third):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                _stderr_or_where_it_hangs(process, timeout=30)
+
+
+def test_a_run_skipped_on_a_new_database_another_command_holds_is_said_not_an_error(tmp_path):
+    """The scheduler's first run on a database no refresh has published yet, while another command
+    holds it (the first crawl, an import): it logged ERROR "no refresh has succeeded on this database
+    yet", an alert for what is only a skip. It is one informational line saying why."""
+    import signal
+
+    from agentrank.locks import run_lock
+    from db.store import open_store
+    from tests.crawl_helpers import started
+
+    db_path = tmp_path / "agentrank.db"
+    open_store(db_path).close()
+    config = tmp_path / "agentrank.toml"
+    config.write_text('[github]\napi_url = "http://127.0.0.1:9"\n')
+    with run_lock(db_path, "a first crawl"):  # what `agentrank crawl` holds while it runs
+        process = started(db_path, config, "schedule")
+        try:
+            # the run is over once it says when the next try is (the retry, or the weekly slot first)
+            err = _read_stderr_until(process, "tried again at", "comes before a retry would")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            err += _stderr_or_where_it_hangs(process, timeout=30)
+    assert process.returncode == 0, err
+    skipped = [line for line in err.splitlines() if "refresh skipped" in line]
+    assert skipped == [
+        f"INFO refresh skipped: another agentrank run is already using {db_path} (lock {db_path}.lock is held); "
+        "scheduled refresh not started, try again when it has finished"
+    ], err
+    assert "ERROR" not in err and "no refresh has succeeded" not in err, err
