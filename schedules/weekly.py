@@ -137,7 +137,7 @@ def configure(
     and, if it fails too, replaces that retry's); once ``stopping`` is set, a queued run does not
     start. ``read_last_success`` (when the latest refresh succeeded, read from the database) is
     asked before each run: one that finds a success since the weekly slot that last passed (a manual
-    refresh, a scheduler on another copy of the machine, a retry and a slot both due after the machine slept) has nothing
+    refresh, a retry and a slot both due after the machine slept) has nothing
     to do and is not run.
     """
     scheduler.configure(
