@@ -339,3 +339,6 @@ def test_the_review_queue_columns_read_in_words(view, directory_server):
     expect(headings.nth(6)).to_have_text("How likely the next one was")
     assert not any("_" in h for h in headings.all_inner_texts())
     expect(view.locator("td.col-probability").first).to_have_text(re.compile(r"^\d{1,3} %$"))
+    # On a phone each row is a card whose lines Datasette labels with the column's SQL name (from CSS).
+    label = view.locator("td.col-probability").first.evaluate("td => getComputedStyle(td, '::before').content")
+    assert label == ('"How sure the classifier was"' if view.label == "phone" else "none")
