@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -186,3 +187,38 @@ def agentrank_command(db_path: Path, *args: str) -> list[str]:
 def agentrank_serve(db_path: Path, port: int, *extra: str) -> list[str]:
     """The command line a user runs: ``agentrank --db PATH serve --port N``."""
     return agentrank_command(db_path, "serve", "--port", str(port), *extra)
+
+
+@dataclass
+class Download:
+    """A server sending ``big.csv`` to a client that has read only its first bytes."""
+
+    process: subprocess.Popen
+    reader: socket.socket
+    received: bytes
+    log_path: Path
+
+
+@contextmanager
+def a_download_under_way(db_path: Path, log_path: Path, *extra: str) -> Iterator[Download]:
+    """``agentrank serve`` (with ``extra``) on ``db_path``, whose table ``big`` is far larger than the
+    socket buffers, and a client of 1 kB receive window that has asked for it as streamed CSV and read
+    the status line: the server is mid-answer, blocked on the client. Killed afterwards if still up."""
+    port = free_port()
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(agentrank_serve(db_path, port, *extra), stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
+        reader = socket.socket()
+        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        reader.connect(("127.0.0.1", port))
+        reader.sendall(b"GET /agentrank/big.csv?_stream=on&_size=max HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        reader.settimeout(60)
+        received = reader.recv(12)
+        assert received.startswith(b"HTTP/1.1 200")  # the download has begun
+        with reader:
+            yield Download(process, reader, received, log_path)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -313,7 +313,7 @@ def test_a_server_stopped_on_purpose_exits_0_and_leaves_the_folder_as_it_was(tmp
 
 def _small_served_folder(tmp_path: Path, rows: int = 0) -> Path:
     """A database made by `import` and `score`, with a table of ``rows`` rows far larger than the
-    socket buffers when ``rows`` is set (a download that takes a while to send): 1 kB a row, since
+    socket buffers when ``rows`` is set (a download that takes a while to send): 2 kB a row, since
     Datasette's CSV costs by the row, not by the byte."""
     from tests.first_hour import agentrank
 
@@ -326,7 +326,7 @@ def _small_served_folder(tmp_path: Path, rows: int = 0) -> Path:
         with sqlite3.connect(db) as conn:
             conn.execute(
                 "create table big as with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)"
-                " select i, hex(randomblob(500)) as v from n",
+                " select i, hex(randomblob(1000)) as v from n",
                 [rows],
             )
         conn.close()
@@ -353,37 +353,20 @@ def test_sighup_stops_the_server_as_sigterm_does_and_says_why(tmp_path):
     stop_timeout_s), and its last line says what stopped it; exit 0."""
     import signal
     import socket
-    import subprocess
 
-    from tests.publish_helpers import agentrank_serve, free_port, wait_until_up
+    from tests.publish_helpers import a_download_under_way
 
-    rows = 5_000  # 5 MB, more than the loopback socket buffers hold
+    rows = 5_000  # 10 MB, more than the loopback socket buffers hold (4 MB at most here)
     db = _small_served_folder(tmp_path / "folder", rows)
-    port = free_port()
     log_path = tmp_path / "serve.log"
-    with open(log_path, "wb") as log:
-        command = agentrank_serve(db, port, "--setting", "stop_timeout_s", "120")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
-        reader = socket.socket()
-        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-        reader.connect(("127.0.0.1", port))
-        reader.sendall(b"GET /agentrank/big.csv?_stream=on&_size=max HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        reader.settimeout(60)
-        received = reader.recv(12)
-        assert received.startswith(b"HTTP/1.1 200")  # the download has begun
-        process.send_signal(signal.SIGHUP)
+    with a_download_under_way(db, log_path, "--setting", "stop_timeout_s", "120") as download:
+        download.process.send_signal(signal.SIGHUP)
         # Then read it all (the server closes when it is sent), through a window wide again.
-        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
-        while chunk := reader.recv(1 << 20):
+        download.reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+        received = download.received
+        while chunk := download.reader.recv(1 << 20):
             received += chunk
-        reader.close()
-        assert process.wait(timeout=120) == 0, log_path.read_text()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        assert download.process.wait(timeout=120) == 0, log_path.read_text()
     csv = _dechunked(received.partition(b"\r\n\r\n")[2])  # the whole answer, not one cut off
     assert csv.splitlines()[-1].startswith(b"%d," % rows) and csv.count(b"\n") == rows + 1, csv[-200:]
     said = log_path.read_text()

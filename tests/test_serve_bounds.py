@@ -204,39 +204,24 @@ def test_a_stop_does_not_wait_forever_for_a_client_that_stopped_reading(publishe
     import shutil
     import subprocess
 
-    from tests.publish_helpers import agentrank_serve, free_port, wait_until_up
+    from tests.publish_helpers import a_download_under_way
 
     db_path = tmp_path / "agentrank.db"
     shutil.copy(published.path, db_path)
     with sqlite3.connect(db_path) as conn:  # a table far larger than the socket buffers
         conn.execute(
-            "create table big as with recursive n(i) as (select 1 union all select i + 1 from n where i < 150000)"
-            " select i, hex(randomblob(50)) as v from n"
+            "create table big as with recursive n(i) as (select 1 union all select i + 1 from n where i < 10000)"
+            " select i, hex(randomblob(500)) as v from n"
         )
-    port = free_port()
+    conn.close()
     log_path = tmp_path / "serve.log"
-    with open(log_path, "wb") as log:
-        command = agentrank_serve(db_path, port, "--setting", "stop_timeout_s", "1")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_until_up(f"http://127.0.0.1:{port}", process, log_path)
-        reader = socket.socket()
-        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-        reader.connect(("127.0.0.1", port))
-        reader.sendall(b"GET /agentrank/big.csv?_stream=on&_size=max HTTP/1.1\r\nHost: x\r\n\r\n")
-        reader.settimeout(30)
-        assert reader.recv(12).startswith(b"HTTP/1.1 200")  # the download has begun; read no more
-        process.terminate()
+    with a_download_under_way(db_path, log_path, "--setting", "stop_timeout_s", "1") as download:
+        download.process.terminate()  # and the client reads no more
         try:
-            process.wait(timeout=60)
+            download.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             pytest.fail("the server was still running 60 s after SIGTERM, held by one slow download")
-        reader.close()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0
+    assert download.process.returncode == 0
     said = log_path.read_text()
     assert "1 answer(s) still being sent after stop_timeout_s (1 s) were cut off" in said
     assert "Traceback" not in said
