@@ -17,7 +17,7 @@ from datasette_plugins.benchmark_pages import bench_path
 from datasette_plugins.bidi import isolated
 from datasette_plugins.limits import limits
 from datasette_plugins.paths import agent_path
-from datasette_plugins.query_columns import cell, heading, next_page
+from datasette_plugins.query_columns import cell, heading, next_page, parameter_label
 from db.listing import reason_parts
 from scoring.explain import field_label, field_value, likely_rank_phrase, own_label, rank_range_text, when
 from scoring.explain import signed as explain_signed
@@ -160,5 +160,7 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         # the maker's correction, one click from an uncertain category on any list
         correction_url=lambda name: correction(limits(datasette).source_url, str(name))["issue_url"],
     )
-    # a canned query's columns in words, its figures as the site shows them (templates/query.html)
-    env.globals.update(query_heading=heading, query_cell=cell, query_next_page=next_page)
+    # a canned query's columns and form fields in words, its figures as the site shows them (templates/query.html)
+    env.globals.update(
+        query_heading=heading, query_cell=cell, query_next_page=next_page, query_parameter=parameter_label
+    )

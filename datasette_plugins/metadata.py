@@ -420,6 +420,8 @@ _HEADINGS = {
     **{c.name: c.name.capitalize() for c in TABLE},
 }
 _PERCENT = "percent"  # a probability or a share (0 to 1) read as a percentage: 0.54 → 54 %
+# The words a canned query's form labels its fields with (the fields keep their names, which the URLs use).
+_RUN_LABEL = "Score run id (empty: the published run)"
 
 QUERIES: dict[str, dict[str, Any]] = {
     "category_review": {
@@ -465,6 +467,10 @@ limit 1000
         "title": "Top agents per category",
         "description": "The best-ranked repositories in each category (per_category: how many, default 10; "
         "category: one category id, or empty for all).",
+        "parameter_labels": {
+            "per_category": "How many per category (empty: 10)",
+            "category": "Category id (empty: every category)",
+        },
         "headings": {
             **_HEADINGS,
             "category": "Category id",
@@ -484,6 +490,7 @@ order by cat.position, a.category_rank
     "my_agents": {
         "title": "My agents",
         "description": "An owner's repositories with their score, rank and components; unlisted ones show why.",
+        "parameter_labels": {"owner": "Owner (a GitHub user or organisation)"},
         "headings": {**_HEADINGS, "listed": "Listed (1: yes)", "unlisted_reason": "Why it is not listed"},
         "sql": f"""
 select r.full_name, a.rank, a.score, a.category, a.category_uncertain, {", ".join(f"a.{c.name}" for c in TABLE)},
@@ -532,6 +539,7 @@ where rank >= coalesce(cast(nullif(:from_rank, '') as integer), 1)
         },
         # Rankings longer than the server's page of rows: the next page starts after the last rank shown.
         "next_page": {"column": "rank", "parameter": "from_rank"},
+        "parameter_labels": {"run_id": _RUN_LABEL, "from_rank": "Start at rank (empty: 1)"},
     },
     "recompute_summary": {
         "title": "Recompute check, in one row",
@@ -543,6 +551,7 @@ where rank >= coalesce(cast(nullif(:from_rank, '') as integer), 1)
             "rank_mismatches": "Ranks that differ",
         },
         "formats": {"max_abs_difference": "difference"},
+        "parameter_labels": {"run_id": _RUN_LABEL},
         "sql": f"""
 select count(*) as repos, max(abs(difference)) as max_abs_difference,
        sum(rank != stored_rank) as rank_mismatches
@@ -569,6 +578,7 @@ from ({RECOMPUTE_SQL.strip()})
             "notes": "Notes",
         },
         "formats": {"wide_rank_range_share": _PERCENT, "crawl_coverage": _PERCENT, "classifier_cv_accuracy": _PERCENT},
+        "parameter_labels": {"run_id": _RUN_LABEL},
         "sql": """
 select v.run_id, v.n, round(v.spearman_vs_stars, 3) as spearman_vs_stars,
        round(v.kendall_tau_vs_previous, 3) as kendall_tau_vs_previous, v.previous_run, v.previous_common,
@@ -616,6 +626,11 @@ order by a.rank
         + ", ".join(f"{name} {_weight(name)}" for name in WEIGHTS)
         + ".",
         "sql": REWEIGHT_SQL,
+        # the weights' fields, named w_<component> in the URL
+        "parameter_labels": {
+            f"w_{name}": f"{name.capitalize()} weight in percent (empty: the published {_weight(name)})"
+            for name in WEIGHTS
+        },
         "headings": {
             **_HEADINGS,
             "score": "Score with your weights",

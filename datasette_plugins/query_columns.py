@@ -3,10 +3,14 @@ column is ("Classifier's confidence", not ``probability``) and each figure reads
 site shows it (a probability as a percentage, a score to one decimal). The query's metadata says
 how, with ``headings`` (column → words) and ``formats`` (column → one of ``FORMATS``); the JSON and
 CSV keep the SQL's column names and every digit, and a heading's hover names its column there.
-A visitor's own SQL keeps its column names as they are."""
+A figure the query already printed as text (the ledger's queries print a missing one as "—" and
+add words to some: "0.40 (self-reported)") is formatted where the text holds it, the words kept.
+Its form's fields are labelled in words too (``parameter_labels``: parameter → words), their names,
+which the URLs use, unchanged. A visitor's own SQL keeps its column names as they are."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -24,13 +28,52 @@ def _difference(value: float) -> str:
     return "0" if value == 0 else f"{value:+.3g}"
 
 
+def _dollars(value: float) -> str:
+    # A cost as the benchmark pages show it: $1,234.56.
+    return f"${value:,.2f}"
+
+
+def _duration(value: float) -> str:
+    # Seconds as people read them, as the benchmark pages show a time: "54 s", "14 min 14 s", "1 h 05 min".
+    t = int(value + 0.5)
+    if t < 60:
+        return f"{t} s"
+    if t < 3600:
+        return f"{t // 60} min" + (f" {t % 60} s" if t % 60 else "")
+    return f"{t // 3600:,} h {(t % 3600) // 60:02d} min"
+
+
 FORMATS: dict[str, Callable[[float], str]] = {
     "percent": _percent,
+    "points": lambda value: f"{value:.1f} %",  # a figure already in percent (a solve rate): 45.0 → 45.0 %
     "score": lambda value: f"{shown(value):.1f}",  # as the ranking, the maker's page and the badge show it
     "decimals": lambda value: f"{half_up(value, 1):.1f}",  # a component or a day count, halves up
     "decimals3": lambda value: f"{half_up(value, 3):.3f}",
     "difference": _difference,
+    "dollars": _dollars,
+    "duration": _duration,
 }
+
+_NUMBER = r"\d+(?:\.\d+)?"
+_FIGURE = re.compile(rf"(?P<low>{_NUMBER})(?:–(?P<high>{_NUMBER}))?")  # a figure, or a range "20.7–100.0"
+_AMOUNT = re.compile(r"(?<![\d.])\d+\.\d\d(?![\d.])")  # an amount printed to the cent ("%.2f"), in words or not
+
+
+def _in_text(kind: str, text: str) -> str | None:
+    """A figure the query printed as text, read as ``kind`` says; None when the text holds none (a "—").
+    A cost is each amount to the cent in the text ("not ranked; 2.00 per attempt" → "… $2.00 …", a
+    count in "— (cost unknown for 1 of 3 attempts)" left alone); a percentage keeps the query's
+    digits and gains its sign ("20.7–100.0" → "20.7–100.0 %"); any other kind takes the whole text."""
+    if kind == "dollars":
+        return _AMOUNT.sub(lambda found: _dollars(float(found.group())), text) if _AMOUNT.search(text) else None
+    found = _FIGURE.fullmatch(text)
+    if not found:
+        return None
+    if kind == "points":
+        return f"{text} %"
+    if found.group("high"):
+        return None
+    return FORMATS[kind](float(text))
 
 
 def heading(query: Mapping[str, Any] | None, column: str) -> str:
@@ -42,9 +85,19 @@ def heading(query: Mapping[str, Any] | None, column: str) -> str:
 def cell(query: Mapping[str, Any] | None, column: str, value: Any, display: Any) -> Any:
     """``value`` as the query's ``formats`` say it reads; otherwise Datasette's ``display`` of it."""
     kind = ((query or {}).get("formats") or {}).get(column)
-    if kind in FORMATS and isinstance(value, int | float) and not isinstance(value, bool):
+    if kind not in FORMATS or isinstance(value, bool):
+        return display
+    if isinstance(value, int | float):
         return FORMATS[kind](float(value))
-    return display
+    shown = _in_text(kind, value) if isinstance(value, str) else None
+    return display if shown is None else shown
+
+
+def parameter_label(query: Mapping[str, Any] | None, name: str) -> str:
+    """The words a canned query's form labels its parameter ``name`` with (the field keeps the name, which
+    the URLs use): its ``parameter_labels`` entry, else the name with spaces."""
+    words = ((query or {}).get("parameter_labels") or {}).get(name)
+    return words if isinstance(words, str) and words else name.replace("_", " ")
 
 
 def next_page(query: Mapping[str, Any] | None, request: Any, columns: Sequence[str], rows: Sequence[Any]) -> str | None:

@@ -465,6 +465,68 @@ _TABLES["benchmark_method_items"] = {
     },
 }
 
+# The words each canned query's columns are headed with on its page, as the benchmark pages say them
+# (datasette_plugins/query_columns.py; the JSON and CSV keep the SQL's names), and how its figures read
+# there: costs in dollars, times in minutes and seconds, a solve rate and its interval in percent.
+_HEADINGS: dict[str, str] = {
+    "tier": "Tier",
+    "suite": "Suite",
+    "agent": "Agent",
+    "version": "Version",
+    "version_change": "Version change",
+    "model": "Model",
+    "settings": "Other settings",
+    "task_id": "Task",
+    "attempt": "Attempt",
+    "date": "Started (UTC)",
+    "run": "Run",
+    "attempts": "Attempts counted",
+    "solved": "Attempts solved",
+    "disqualified": "Attempts disqualified (scored 0)",
+    "infra_errors": "Attempts lost to infrastructure errors (not counted)",
+    "mean_score": "Mean score (% of hidden tests passed)",
+    "min_score": "Lowest score",
+    "median_score": "Median score",
+    "max_score": "Highest score",
+    "mean_wall_seconds": "Mean time",
+    "flags": "Flags",
+}
+_FORMATS: dict[str, str] = {"mean_wall_seconds": "duration", "wall_seconds": "duration"}
+_LEADERBOARD_HEADINGS = {
+    **_HEADINGS,
+    "rank": "Rank (in its tier and suite)",
+    "tasks_covered": "Tasks attempted",
+    "first_date": "First attempt (UTC)",
+    "last_date": "Last attempt (UTC)",
+    "tasks": "Tasks with a counted attempt",
+    "solve_rate": "Solve rate",
+    "solve_rate_95": "Solve rate, 95 % interval (low–high)",
+    "interval_vs_next": "Interval against the next entry",
+    "cost_score_pareto": "On the cost–score frontier",
+    "cost_per_solved_task": "Cost per solved task",
+    "total_cost_usd": "Total cost (source)",
+    "median_wall_seconds": "Median time",
+    "timed_out": "Attempts that hit the time limit",
+}
+_LEADERBOARD_FORMATS = {
+    **_FORMATS,
+    "median_wall_seconds": "duration",
+    "solve_rate": "points",
+    "solve_rate_95": "points",
+    "cost_score_pareto": "dollars",
+    "cost_per_solved_task": "dollars",
+    "total_cost_usd": "dollars",
+}
+_ATTEMPT_HEADINGS = {
+    "score": "Score (% of hidden tests passed)",
+    "solved": "Solved",
+    "hidden_tests": "Hidden tests passed",
+    "wall_seconds": "Time",
+    "human_interventions": "Human interventions",
+    "permission_mode": "Permissions",
+    "network_access": "Network access",
+}
+
 _QUERIES: dict[str, Any] = {
     "verified_leaderboard": {
         "title": "Task benchmark: verified leaderboard",
@@ -472,6 +534,8 @@ _QUERIES: dict[str, Any] = {
         "The page for readers: /-/leaderboard#verified.",
         "sql": _leaderboard_sql("verified"),
         "hide_sql": True,
+        "headings": _LEADERBOARD_HEADINGS,
+        "formats": _LEADERBOARD_FORMATS,
     },
     "community_leaderboard": {
         "title": "Task benchmark: community leaderboard",
@@ -479,6 +543,8 @@ _QUERIES: dict[str, Any] = {
         "that was not measured. The page for readers: /-/leaderboard#community.",
         "sql": _leaderboard_sql("community"),
         "hide_sql": True,
+        "headings": _LEADERBOARD_HEADINGS,
+        "formats": _LEADERBOARD_FORMATS,
     },
     "agent_attempts": {
         "title": "Task benchmark: an agent's attempts",
@@ -486,12 +552,25 @@ _QUERIES: dict[str, Any] = {
         "between two dated runs is marked.",
         "sql": _AGENT_ATTEMPTS_SQL,
         "hide_sql": True,
+        "headings": {
+            **_HEADINGS,
+            **_ATTEMPT_HEADINGS,
+            "cost_usd": "Cost",
+            "cost_source": "Cost source",
+            "log_url": "Log",
+            "diff_url": "Diff",
+        },
+        "formats": {**_FORMATS, "cost_usd": "dollars"},
+        "parameter_labels": {"agent": "Agent (owner/repo, or a closed agent's name)"},
     },
     "task_results": {
         "title": "Task benchmark: results on one task",
         "description": "Every entry's attempts at one task: mean and spread (min, median, max) of scores.",
         "sql": _TASK_RESULTS_SQL,
         "hide_sql": True,
+        "headings": _HEADINGS,
+        "formats": _FORMATS,
+        "parameter_labels": {"task": "Task id"},
     },
 }
 
@@ -553,6 +632,7 @@ where task_status is not null
 order by suite, task_id, agent, run, attempt
 """
 
+_SUITE_LABEL = "Suite (empty: every suite)"
 _METHOD_QUERIES: dict[str, Any] = {
     "aifolder_scorecard": {
         "title": "AiFolder scorecard: every attempt",
@@ -562,6 +642,17 @@ _METHOD_QUERIES: dict[str, Any] = {
         "readers: /-/benchmark/scorecard.",
         "sql": _SCORECARD_SQL,
         "hide_sql": True,
+        "headings": {
+            **_HEADINGS,
+            **_ATTEMPT_HEADINGS,
+            "repo_commit": "Starting commit",
+            "acceptance_tests": "Acceptance tests passed",
+            "regression_tests": "Regression tests passed",
+            "unrelated_changes": "Unrelated changes",
+            "counts": "Counted",
+        },
+        "formats": _FORMATS,
+        "parameter_labels": {"suite": _SUITE_LABEL},
     },
     "aifolder_task_spread": {
         "title": "AiFolder scorecard: median and spread per task",
@@ -569,6 +660,8 @@ _METHOD_QUERIES: dict[str, Any] = {
         "for every suite.",
         "sql": _SPREAD_SQL,
         "hide_sql": True,
+        "headings": _HEADINGS,
+        "parameter_labels": {"suite": _SUITE_LABEL},
     },
     "attempts_not_counted": {
         "title": "Task benchmark: attempts kept apart",
@@ -576,6 +669,7 @@ _METHOD_QUERIES: dict[str, Any] = {
         "figure, with the reason.",
         "sql": _NOT_COUNTED_SQL,
         "hide_sql": True,
+        "headings": {**_HEADINGS, "why_not_counted": "Why it is not counted"},
     },
 }
 

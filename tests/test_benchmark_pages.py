@@ -387,3 +387,82 @@ async def test_over_time_charts_share_their_scales(tmp_path):
         "Every chart on this page has the same scales, so one agent's heights compare with another's: tasks passed "
         "from 0 to 100 %, cost per pass from $0 to $2.00 (the highest cost per pass here)."
     ) in text_of(page)
+
+
+# Eighteenth pass: the ledger's canned queries in plain words.
+
+LEDGER_QUERIES = {
+    "verified_leaderboard": "",
+    "community_leaderboard": "",
+    "agent_attempts": "?agent=acme/coder",
+    "task_results": "?task=t1",
+    "aifolder_scorecard": "?suite=",
+    "aifolder_task_spread": "?suite=",
+    "attempts_not_counted": "",
+}
+
+
+def _headed(page: str) -> list[tuple[str, str]]:
+    """Each column of a query page as (its CSS name, its heading as a reader sees it)."""
+    return [
+        (column, text_of(words))
+        for column, words in re.findall(r'<th class="col-([^"]*)" scope="col"[^>]*>(.*?)</th>', page, re.S)
+    ]
+
+
+def _cells(page: str, column: str) -> list[str]:
+    return [text_of(c) for c in re.findall(rf'<td class="col-{column}">(.*?)</td>', page, re.S)]
+
+
+@pytest.mark.asyncio
+async def test_the_ledger_queries_head_their_columns_in_words_and_format_their_figures(datasette):
+    """The ledger's canned queries were headed by their SQL names with underscores turned into spaces
+    ("solve rate 95", "cost score pareto", "total cost usd") and read "0.40 (provider-dashboard)" and
+    "1800" where every benchmark page says "$0.40" and "30 min". The JSON keeps the names and text."""
+    for name, args in LEDGER_QUERIES.items():
+        page = (await datasette.client.get(f"/methods/{name}{args}")).text
+        data = (await datasette.client.get(f"/methods/{name}.json?_shape=objects&{args.lstrip('?')}")).json()
+        headed = _headed(page)
+        assert data["rows"] and [c for c, _ in headed] == data["columns"], name
+        for column, words in headed:
+            # Words, never the SQL's name: no underscore, and not the bare column name.
+            assert "_" not in words and words != column and words[0].isupper(), (name, column, words)
+            assert f'title="{column} in the JSON and CSV"' in page, (name, column)
+    board = (await datasette.client.get("/methods/verified_leaderboard")).text
+    rows = (await datasette.client.get("/methods/verified_leaderboard.json?_shape=array")).json()
+    headings = dict(_headed(board))
+    assert headings["solve_rate_95"] == "Solve rate, 95 % interval (low–high)"
+    assert headings["cost_score_pareto"] == "On the cost–score frontier"
+    assert headings["total_cost_usd"] == "Total cost (source)"
+    # Costs in dollars, as the pages show them; the words beside them kept; a dash stays a dash.
+    costs = _cells(board, "total_cost_usd")
+    assert [r["total_cost_usd"] for r in rows if r["total_cost_usd"] != "—"]  # the JSON: "0.40 (provider-dashboard)"
+    assert costs == [("—" if r["total_cost_usd"] == "—" else "$" + r["total_cost_usd"]) for r in rows]
+    per_solve = _cells(board, "cost_per_solved_task")
+    assert any(c.startswith("$") for c in per_solve) and not any(re.match(r"\d", c) for c in per_solve)
+    assert "— (cost unknown for 18 of 18 attempts)" in per_solve  # counts in the words are not dollars
+    # The solve rate and its interval in percent; times in minutes and seconds.
+    assert all(c.endswith(" %") or c == "—" for c in _cells(board, "solve_rate") + _cells(board, "solve_rate_95"))
+    assert "20.7–100.0 %" in _cells(board, "solve_rate_95")
+    times = _cells(board, "mean_wall_seconds")
+    assert "1 min 40 s" in times and not any(re.fullmatch(r"\d+", t) for t in times), times
+    attempts = (await datasette.client.get("/methods/agent_attempts?agent=acme/coder")).text
+    assert "$0.18 (lower bound)" in _cells(attempts, "cost_usd") and "30 min" in _cells(attempts, "wall_seconds")
+    assert not any(re.fullmatch(r"[\d.]+", c) for c in _cells(attempts, "cost_usd"))
+
+
+@pytest.mark.asyncio
+async def test_the_ledger_queries_label_their_fields_in_words_named_as_the_urls_name_them(datasette):
+    """The fields were labelled `agent`, `task`, `suite`: the parameters' names. They are labelled in
+    words; the inputs keep their names, so a link such as ?agent=acme/coder still fills them."""
+    fields = {
+        "agent_attempts": ("agent", "Agent (owner/repo, or a closed agent's name)"),
+        "task_results": ("task", "Task id"),
+        "aifolder_scorecard": ("suite", "Suite (empty: every suite)"),
+        "aifolder_task_spread": ("suite", "Suite (empty: every suite)"),
+    }
+    for name, (parameter, words) in fields.items():
+        page = (await datasette.client.get(f"/methods/{name}{LEDGER_QUERIES[name]}")).text
+        found = re.search(r'<label for="(qp\d+)"[^>]*>(.*?)</label> <input type="text" id="\1" name="([^"]+)"', page)
+        assert found, name
+        assert (html.unescape(found.group(2)), found.group(3)) == (words, parameter), name

@@ -1048,3 +1048,32 @@ def test_explain_says_a_lone_repo_has_no_one_to_pass(tmp_path, run_cli, db_path)
     output = run_cli("explain", "solo/alone").output
     assert output.count("(the only listed repo: 100 by the method's rule; ") == 3
     assert output.count("no other listed repo to pass") == 3 and "percentile" not in output
+
+
+@pytest.mark.asyncio
+async def test_every_canned_query_heads_each_column_and_labels_each_field_in_words(datasette, directory_db):
+    """A guard: every canned query, the directory's and the ledger's, has words for each column it returns
+    and each field of its form, so a query added without them fails here rather than showing `total_cost_usd`
+    or `run_id` to a visitor (the fallback only turns underscores into spaces)."""
+    queries = datasette.metadata("queries", database="agentrank")
+    assert {"recompute", "top_agents", "verified_leaderboard", "aifolder_scorecard"} <= set(queries)
+    for name, query in queries.items():
+        data = (await datasette.client.get(f"/agentrank/{name}.json?_shape=objects")).json()
+        assert data.get("ok", True) and data["columns"], (name, data)
+        headings = query.get("headings") or {}
+        for column in data["columns"]:
+            words = headings.get(column)
+            assert words and "_" not in words and words != column, (name, column, words)
+        page = (await datasette.client.get(f"/agentrank/{name}")).text
+        fields = re.findall(r'<label for="(qp\d+)"[^>]*>(.*?)</label> <input type="text" id="\1" name="([^"]+)"', page)
+        labels = query.get("parameter_labels") or {}
+        assert {f[2] for f in fields} == set(re.findall(r"(?<![:\w]):(\w+)", query["sql"])), name
+        for _, shown, parameter in fields:
+            assert labels.get(parameter) and html.unescape(shown) == labels[parameter], (name, parameter, shown)
+            assert "_" not in labels[parameter], (name, parameter)
+    # The recompute page's fields, named as its links name them (?run_id=, ?from_rank=).
+    page = (await datasette.client.get("/agentrank/recompute")).text
+    assert '<label for="qp1" title="run_id in the URL">Score run id (empty: the published run)</label>' in page
+    assert '<input type="text" id="qp1" name="run_id" value="">' in page
+    assert '<label for="qp2" title="from_rank in the URL">Start at rank (empty: 1)</label>' in page
+    assert '<input type="text" id="qp2" name="from_rank" value="">' in page
