@@ -465,8 +465,8 @@ limit 1000
     },
     "top_agents": {
         "title": "Top agents per category",
-        "description": "The best-ranked repositories in each category (per_category: how many, default 10; "
-        "category: one category id, or empty for all).",
+        "description": "The best-ranked repositories in each category: ten each, or as many as asked for, "
+        "in every category or one.",
         "parameter_labels": {
             "per_category": "How many per category (empty: 10)",
             "category": "Category id (empty: every category)",
@@ -506,8 +506,8 @@ order by a.rank is null, a.rank, r.stars desc
         "description": "Recomputes every component, score and rank from the inputs stored with each score row, "
         "next to the stored values; the difference is the recomputed minus the stored score (zero for every "
         "row). The page shows figures to one decimal, as the site does; the JSON and CSV have every digit. "
-        "run_id: a score run, or empty for the published one; from_rank: the recomputed rank to start "
-        "from (the server returns at most a page of rows at a time).",
+        "It recomputes the published run unless another is asked for, and shows a page of rows at a time "
+        "from the rank asked for (the server returns at most that many at once).",
         "sql": f"""
 select * from (
 {RECOMPUTE_SQL.strip()}
