@@ -146,6 +146,8 @@ def load_breakdown(
         "description": repo["description"],
         "listed": bool(repo["listed"]),
         "unlisted_reason": repo["unlisted_reason"],
+        # As the maker's page says it ("a maintainer's correction excludes it: …"), for explain.
+        "unlisted_reason_words": reason_in_words(repo["unlisted_reason"]),
     }
     if (repo["unlisted_reason"] or "").startswith("excluded by correction: "):
         # Who asked and when, beside the reason the listing already says.

@@ -427,7 +427,7 @@ def format_breakdown(breakdown: dict[str, Any]) -> str:
         if (category.get("reason") or {}).get("text"):
             lines.append(f"  {category['reason']['text']}")
     if breakdown.get("score") is None:
-        reason = repo.get("unlisted_reason") or "not in the scored run"
+        reason = repo.get("unlisted_reason_words") or repo.get("unlisted_reason") or "not in the scored run"
         run = breakdown.get("run_id")
         if run is None:
             lines.append("not scored yet: run `agentrank score` to score the listed repos")

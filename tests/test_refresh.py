@@ -433,6 +433,8 @@ def test_the_makers_page_and_explain_say_why_and_at_whose_request_a_correction_a
         page = _maker_page(db_path, excluded.full_name)
         assert "(the correction: asked by <bdi>&lt;b&gt;octo-maker&lt;/b&gt;</bdi>, 2026-11-20)" in page
         out = run_cli("explain", excluded.full_name).stdout
+        # In the words of the maker's page, not the stored "excluded by correction: …".
+        assert ": a maintainer's correction excludes it: a prompt collection\n" in out
         assert "a prompt collection\n  the correction (asked by <b>octo-maker</b>, 2026-11-20)" in out
         # The entries taken out of the file: the model's category again, and no word of a correction.
         paths = setup(emulator, "")
