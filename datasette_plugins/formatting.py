@@ -15,6 +15,7 @@ from crawler.items import parse_timestamp
 from datasette_plugins.agent_page import correction
 from datasette_plugins.benchmark_pages import bench_path
 from datasette_plugins.bidi import isolated
+from datasette_plugins.ledger_words import settings_words, source_label
 from datasette_plugins.limits import limits
 from datasette_plugins.paths import agent_path
 from datasette_plugins.query_columns import cell, heading, next_page, parameter_label
@@ -149,6 +150,9 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         likely_rank=likely_rank_phrase,
         score=lambda value: "" if value is None else f"{shown(value):.1f}",
         field_label=field_label,
+        # the ledger's names in words, as the canned queries show them too (datasette_plugins/ledger_words.py)
+        source_label=source_label,
+        settings_words=settings_words,
         field_value=field_value,
         own_label=own_label,
         own_words=own_words,

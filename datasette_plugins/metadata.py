@@ -416,10 +416,11 @@ _HEADINGS = {
     "description": "Description",
     "topics": "Topics",
     "license_spdx": "Licence",
-    "pushed_at": "Last push (UTC)",
+    "pushed_at": "Last push",
     **{c.name: c.name.capitalize() for c in TABLE},
 }
 _PERCENT = "percent"  # a probability or a share (0 to 1) read as a percentage: 0.54 → 54 %
+_INSTANT = "datetime"  # a stored UTC instant as the maker's page dates it: "27 Nov 2026, 01:11 UTC"
 # The words a canned query's form labels its fields with (the fields keep their names, which the URLs use).
 _RUN_LABEL = "Score run id (empty: the published run)"
 
@@ -477,6 +478,7 @@ limit 1000
             "category_rank": "Rank in its category",
             "rank": "Rank overall",
         },
+        "formats": {"pushed_at": _INSTANT},
         "sql": """
 select cat.name as category_name, a.category, a.category_uncertain, a.category_rank, a.rank, a.full_name, a.score,
        a.stars, a.forks, a.license_spdx, a.pushed_at, a.description
@@ -520,7 +522,7 @@ where rank >= coalesce(cast(nullif(:from_rank, '') as integer), 1)
             "rank": "Rank, recomputed",
             "stored_rank": "Rank, as stored",
             "repo_id": "GitHub id",
-            "as_of": "Scored as of (UTC)",
+            "as_of": "Scored as of",
             "age_days": "Age (days)",
             "days_since_push": "Days since the last push",
             **{column: column.replace("_", " ").capitalize() for column in EXTRA_INPUTS},
@@ -536,6 +538,7 @@ where rank >= coalesce(cast(nullif(:from_rank, '') as integer), 1)
             "age_days": "decimals",
             "days_since_push": "decimals",
             "difference": "difference",
+            "as_of": _INSTANT,
         },
         # Rankings longer than the server's page of rows: the next page starts after the last rank shown.
         "next_page": {"column": "rank", "parameter": "from_rank"},

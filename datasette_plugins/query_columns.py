@@ -5,16 +5,24 @@ how, with ``headings`` (column → words) and ``formats`` (column → one of ``F
 CSV keep the SQL's column names and every digit, and a heading's hover names its column there.
 A figure the query already printed as text (the ledger's queries print a missing one as "—" and
 add words to some: "0.40 (self-reported)") is formatted where the text holds it, the words kept.
-Its form's fields are labelled in words too (``parameter_labels``: parameter → words), their names,
-which the URLs use, unchanged. A visitor's own SQL keeps its column names as they are."""
+Text has kinds of its own (``TEXT_FORMATS``): a stored instant reads as the maker's page dates
+("27 Nov 2026, 01:11 UTC", in a ``<time>`` holding the instant), an entry's settings and a cost's
+source in the benchmark pages' words (``ledger_words``). Its form's fields are labelled in words
+too (``parameter_labels``: parameter → words), their names, which the URLs use, unchanged. A
+visitor's own SQL keeps its column names as they are."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from markupsafe import Markup
+
+from datasette_plugins.ledger_words import settings_words, source_label, sources_in_words
+from scoring.explain import when
 from scoring.score import half_up, shown
 
 
@@ -59,13 +67,41 @@ _FIGURE = re.compile(rf"(?P<low>{_NUMBER})(?:–(?P<high>{_NUMBER}))?")  # a fig
 _AMOUNT = re.compile(r"(?<![\d.])\d+\.\d\d(?![\d.])")  # an amount printed to the cent ("%.2f"), in words or not
 
 
+def _instant(text: str) -> Markup | None:
+    # A stored UTC instant as the maker's page dates it, with its hour and minute; the instant itself in
+    # the <time> element (and the JSON and CSV). None for any other text.
+    words = when(text, time=True)
+    return None if words == text else Markup('<time datetime="{}">{}</time>').format(text, words)
+
+
+def _settings(text: str) -> str | None:
+    # An entry's other settings (the JSON object the ledger stores) as the benchmark pages list them;
+    # "—" when there are none to show. None for text that is not such an object.
+    try:
+        settings = json.loads(text)
+    except ValueError:
+        return None
+    return (settings_words(settings) or "—") if isinstance(settings, dict) else None
+
+
+# Kinds for text: each returns None for text it does not read, which then shows as Datasette shows it.
+TEXT_FORMATS: dict[str, Callable[[str], str | None]] = {
+    "datetime": _instant,
+    "settings": _settings,
+    "cost_source": lambda text: source_label(text) if text else None,
+}
+
+
 def _in_text(kind: str, text: str) -> str | None:
     """A figure the query printed as text, read as ``kind`` says; None when the text holds none (a "—").
     A cost is each amount to the cent in the text ("not ranked; 2.00 per attempt" → "… $2.00 …", a
     count in "— (cost unknown for 1 of 3 attempts)" left alone); a percentage keeps the query's
     digits and gains its sign ("20.7–100.0" → "20.7–100.0 %"); any other kind takes the whole text."""
     if kind == "dollars":
-        return _AMOUNT.sub(lambda found: _dollars(float(found.group())), text) if _AMOUNT.search(text) else None
+        # and its source in words, as the pages say it: "0.40 (api-list-price)" → "$0.40 (list price)"
+        if not _AMOUNT.search(text):
+            return None
+        return sources_in_words(_AMOUNT.sub(lambda found: _dollars(float(found.group())), text))
     found = _FIGURE.fullmatch(text)
     if not found:
         return None
@@ -85,6 +121,9 @@ def heading(query: Mapping[str, Any] | None, column: str) -> str:
 def cell(query: Mapping[str, Any] | None, column: str, value: Any, display: Any) -> Any:
     """``value`` as the query's ``formats`` say it reads; otherwise Datasette's ``display`` of it."""
     kind = ((query or {}).get("formats") or {}).get(column)
+    if kind in TEXT_FORMATS:
+        shown = TEXT_FORMATS[kind](value) if isinstance(value, str) else None
+        return display if shown is None else shown
     if kind not in FORMATS or isinstance(value, bool):
         return display
     if isinstance(value, int | float):

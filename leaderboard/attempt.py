@@ -36,6 +36,14 @@ from db.runs import iso
 Tier = Literal["verified", "community"]
 Flag = Literal["modified-tests", "added-dependency", "reward-hacking", "infra-error", "agent-error", "timed-out"]
 CostSource = Literal["provider-dashboard", "provider-invoice", "api-list-price", "self-reported"]
+# Each cost source in the words every page shows it with (the benchmark pages' costs and the ledger's
+# canned queries, through datasette_plugins/ledger_words.py); the ledger, its JSON and CSV keep the names.
+COST_SOURCE_LABELS: dict[str, str] = {
+    "api-list-price": "list price",
+    "provider-invoice": "provider invoice",
+    "self-reported": "self-reported",
+    "provider-dashboard": "dashboard",
+}
 PermissionMode = Literal["ask", "auto-edit", "full-auto"]
 NetworkAccess = Literal["none", "allow-list", "full"]
 

@@ -467,7 +467,8 @@ _TABLES["benchmark_method_items"] = {
 
 # The words each canned query's columns are headed with on its page, as the benchmark pages say them
 # (datasette_plugins/query_columns.py; the JSON and CSV keep the SQL's names), and how its figures read
-# there: costs in dollars, times in minutes and seconds, a solve rate and its interval in percent.
+# there: costs in dollars with their sources in words, times in minutes and seconds, a solve rate and its
+# interval in percent, instants as dates and times ("27 Nov 2026, 01:11 UTC"), settings as "key=value".
 _HEADINGS: dict[str, str] = {
     "tier": "Tier",
     "suite": "Suite",
@@ -478,7 +479,7 @@ _HEADINGS: dict[str, str] = {
     "settings": "Other settings",
     "task_id": "Task",
     "attempt": "Attempt",
-    "date": "Started (UTC)",
+    "date": "Started",
     "run": "Run",
     "attempts": "Attempts counted",
     "solved": "Attempts solved",
@@ -491,13 +492,18 @@ _HEADINGS: dict[str, str] = {
     "mean_wall_seconds": "Mean time",
     "flags": "Flags",
 }
-_FORMATS: dict[str, str] = {"mean_wall_seconds": "duration", "wall_seconds": "duration"}
+_FORMATS: dict[str, str] = {
+    "mean_wall_seconds": "duration",
+    "wall_seconds": "duration",
+    "date": "datetime",
+    "settings": "settings",
+}
 _LEADERBOARD_HEADINGS = {
     **_HEADINGS,
     "rank": "Rank (in its tier and suite)",
     "tasks_covered": "Tasks attempted",
-    "first_date": "First attempt (UTC)",
-    "last_date": "Last attempt (UTC)",
+    "first_date": "First attempt",
+    "last_date": "Last attempt",
     "tasks": "Tasks with a counted attempt",
     "solve_rate": "Solve rate",
     "solve_rate_95": "Solve rate, 95 % interval (low–high)",
@@ -511,6 +517,8 @@ _LEADERBOARD_HEADINGS = {
 _LEADERBOARD_FORMATS = {
     **_FORMATS,
     "median_wall_seconds": "duration",
+    "first_date": "datetime",
+    "last_date": "datetime",
     "solve_rate": "points",
     "solve_rate_95": "points",
     "cost_score_pareto": "dollars",
@@ -560,7 +568,7 @@ _QUERIES: dict[str, Any] = {
             "log_url": "Log",
             "diff_url": "Diff",
         },
-        "formats": {**_FORMATS, "cost_usd": "dollars"},
+        "formats": {**_FORMATS, "cost_usd": "dollars", "cost_source": "cost_source"},
         "parameter_labels": {"agent": "Agent (owner/repo, or a closed agent's name)"},
     },
     "task_results": {

@@ -78,14 +78,16 @@ def field_value(value: Any) -> str:
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 
-def when(timestamp: str) -> str:
-    """A stored UTC timestamp as people read it, ``15 Jan 2026`` (the exact instant stays in the JSON);
-    any other text unchanged."""
+def when(timestamp: str, *, time: bool = False) -> str:
+    """A stored UTC timestamp as people read it, ``15 Jan 2026`` (the exact instant stays in the JSON),
+    or with ``time`` its hour and minute too, ``15 Jan 2026, 09:30 UTC``; any other text unchanged."""
     try:
         moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ") if _TIMESTAMP.fullmatch(timestamp) else None
     except ValueError:
         moment = None
-    return timestamp if moment is None else f"{moment.day} {moment:%b %Y}"
+    if moment is None:
+        return timestamp
+    return f"{moment.day} {moment:%b %Y}" + (f", {moment:%H:%M} UTC" if time else "")
 
 
 def _days(d: float) -> str:

@@ -437,7 +437,8 @@ async def test_the_ledger_queries_head_their_columns_in_words_and_format_their_f
     # Costs in dollars, as the pages show them; the words beside them kept; a dash stays a dash.
     costs = _cells(board, "total_cost_usd")
     assert [r["total_cost_usd"] for r in rows if r["total_cost_usd"] != "—"]  # the JSON: "0.40 (provider-dashboard)"
-    assert costs == [("—" if r["total_cost_usd"] == "—" else "$" + r["total_cost_usd"]) for r in rows]
+    amounts = [c.split(" (")[0] for c in costs]  # the sources beside them in words: the next test
+    assert amounts == [("—" if r["total_cost_usd"] == "—" else "$" + r["total_cost_usd"].split(" (")[0]) for r in rows]
     per_solve = _cells(board, "cost_per_solved_task")
     assert any(c.startswith("$") for c in per_solve) and not any(re.match(r"\d", c) for c in per_solve)
     assert "— (cost unknown for 18 of 18 attempts)" in per_solve  # counts in the words are not dollars
@@ -466,3 +467,101 @@ async def test_the_ledger_queries_label_their_fields_in_words_named_as_the_urls_
         found = re.search(r'<label for="(qp\d+)"[^>]*>(.*?)</label> <input type="text" id="\1" name="([^"]+)"', page)
         assert found, name
         assert (html.unescape(found.group(2)), found.group(3)) == (words, parameter), name
+
+
+# Eighteenth pass, again: instants, settings and cost sources in the ledger's queries as the pages say them.
+
+INSTANT = re.compile(
+    r'<time datetime="(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)">(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC)</time>'
+)
+
+
+def _raw_cells(page: str, column: str) -> list[str]:
+    return re.findall(rf'<td class="col-{column}">(.*?)</td>', page, re.S)
+
+
+@pytest.mark.asyncio
+async def test_the_ledger_queries_show_instants_settings_and_cost_sources_as_the_pages_do(datasette):
+    """The ledger's queries showed "2026-11-01T09:00:00Z" under "First attempt (UTC)", settings as a JSON
+    object ({"reasoning": "high"}) and costs as "$0.40 (provider-dashboard)", where the maker's page
+    dates in words and the benchmark pages say "reasoning=high" and "$0.40 (dashboard)". The JSON keeps
+    the instants, the JSON object and the ledger's names."""
+    board = (await datasette.client.get("/methods/verified_leaderboard")).text
+    rows = (await datasette.client.get("/methods/verified_leaderboard.json?_shape=array")).json()
+    # Each instant in words, the instant itself in the <time> element (and the JSON).
+    for column in ("first_date", "last_date"):
+        cells = _raw_cells(board, column)
+        assert cells and all(INSTANT.fullmatch(c) for c in cells), (column, cells)
+        assert [INSTANT.fullmatch(c).group(1) for c in cells] == [r[column] for r in rows], column
+    # The cells say "UTC": the headings need not.
+    headings = dict(_headed(board))
+    assert (headings["first_date"], headings["last_date"]) == ("First attempt", "Last attempt")
+    assert "2026-11-05T09:31:00Z" in [r["first_date"] for r in rows]
+    assert "5 Nov 2026, 09:31 UTC" in [text_of(c) for c in _raw_cells(board, "first_date")]
+    assert not re.search(r">\d{4}-\d\d-\d\dT", board)  # no raw instant as a cell's text
+    # Settings as the leaderboard page lists them; none to show (or only the demo's marker) is "—".
+    settings = _cells(board, "settings")
+    assert {"reasoning=high", "reasoning=low", "—"} <= set(settings), settings
+    assert not any("{" in s or '"' in s or "demo_data" in s for s in settings), settings
+    assert {r["settings"] for r in rows} >= {'{"reasoning": "high"}', "{}"}  # the JSON: the stored object
+    leaderboard = text_of((await datasette.client.get("/-/leaderboard")).text)
+    assert "(reasoning=high)" in leaderboard and "(list price)" in leaderboard and "(dashboard)" in leaderboard
+    # Cost sources in the pages' words, beside the costs and in their own column.
+    costs = _cells(board, "total_cost_usd")
+    assert {"$0.40 (dashboard)", "$0.20 (provider invoice)", "$0.09 (list price)"} <= set(costs), costs
+    assert "0.40 (provider-dashboard)" in [r["total_cost_usd"] for r in rows]  # the JSON keeps the names
+    attempts = (await datasette.client.get("/methods/agent_attempts?agent=acme/coder")).text
+    data = (await datasette.client.get("/methods/agent_attempts.json?_shape=array&agent=acme/coder")).json()
+    sources = _cells(attempts, "cost_source")
+    assert {"dashboard", "list price"} <= set(sources), sources
+    assert {"provider-dashboard", "api-list-price"} <= {r["cost_source"] for r in data}
+    for page in (board, attempts):
+        cells = " ".join(text_of(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S))
+        for raw in ("provider-dashboard", "api-list-price", "provider-invoice", '{"', "T09:00:00Z"):
+            assert raw not in cells, raw
+    assert all(INSTANT.fullmatch(c) for c in _raw_cells(attempts, "date"))
+    assert [INSTANT.fullmatch(c).group(1) for c in _raw_cells(attempts, "date")] == [r["date"] for r in data]
+    # The scorecard's dates too.
+    scorecard = (await datasette.client.get("/methods/aifolder_scorecard?suite=")).text
+    assert _raw_cells(scorecard, "date") and all(INSTANT.fullmatch(c) for c in _raw_cells(scorecard, "date"))
+
+
+def test_every_cost_source_has_words_in_one_place():
+    """The pages' words for cost sources lived in a template and the queries had none: one mapping
+    now, beside the sources the ledger accepts, and no template keeps a copy."""
+    from typing import get_args
+
+    from leaderboard.attempt import COST_SOURCE_LABELS, CostSource
+
+    assert set(COST_SOURCE_LABELS) == set(get_args(CostSource))
+    templates = Path(__file__).resolve().parent.parent / "datasette_plugins" / "templates"
+    for template in templates.glob("*.html"):
+        assert '"provider-dashboard": "dashboard"' not in template.read_text(encoding="utf-8"), template.name
+
+
+@pytest.mark.asyncio
+async def test_hostile_settings_are_escaped_and_isolated_on_the_queries_and_the_pages(tmp_path):
+    """Settings come from imported files. A setting named <script> with a right-to-left override in its
+    value reads as text on the leaderboard query and the agent's attempts, as on the leaderboard page:
+    escaped, and in an isolate, so the override cannot reverse the rest of the line."""
+    db_path = tmp_path / "hostile.db"
+    (tmp_path / "tasks.json").write_text(json.dumps([task("t1", 0, 5, suite="s")]))
+    hostile = {"<script>alert(1)</script>": "\u202eevil", "demo_data": True, "effort": "high"}
+    attempts = [
+        attempt("a/x", "1", "t1", 1, "2026-11-27T01:11:00Z", "verified", 5, 5, 9, 1.0, suite="s", settings=hostile)
+    ]
+    (tmp_path / "attempts.json").write_text(json.dumps(attempts))
+    for step in (["import-tasks", "tasks.json"], ["import-attempts", "attempts.json", "--verified"]):
+        result = CliRunner().invoke(cli, ["--db", str(db_path), step[0], str(tmp_path / step[1]), *step[2:]])
+        assert result.exit_code == 0, (step, result.output)
+    datasette = build_datasette(db_path, SETTINGS)
+    shown = "&lt;script&gt;alert(1)&lt;/script&gt;=\u2068\u202eevil\u2069, effort=high"
+    for path in ("/hostile/verified_leaderboard", "/hostile/agent_attempts?agent=a/x"):
+        page = (await datasette.client.get(path)).text
+        assert "<script>alert" not in page, path
+        assert _raw_cells(page, "settings") == [shown], path
+        assert '<time datetime="2026-11-27T01:11:00Z">27 Nov 2026, 01:11 UTC</time>' in page, path
+    rows = (await datasette.client.get("/hostile/verified_leaderboard.json?_shape=array")).json()
+    assert json.loads(rows[0]["settings"]) == hostile and rows[0]["first_date"] == "2026-11-27T01:11:00Z"
+    page = (await datasette.client.get("/-/leaderboard")).text
+    assert "<script>alert" not in page and "(" + shown + ")" in page

@@ -1077,3 +1077,24 @@ async def test_every_canned_query_heads_each_column_and_labels_each_field_in_wor
     assert '<input type="text" id="qp1" name="run_id" value="">' in page
     assert '<label for="qp2" title="from_rank in the URL">Start at rank (empty: 1)</label>' in page
     assert '<input type="text" id="qp2" name="from_rank" value="">' in page
+
+
+@pytest.mark.asyncio
+async def test_the_directory_queries_date_their_instants_as_the_makers_page_does(datasette):
+    """The recompute page's "Scored as of (UTC)" and the top agents' "Last push (UTC)" read
+    "2026-11-30T06:00:00Z". They read as the maker's page dates ("30 Nov 2026"), with the hour and
+    minute and "UTC", the instant in a <time> element; the JSON keeps the instant."""
+    from scoring.explain import when
+
+    instant = re.compile(r'<time datetime="([^"]+)">(\d{1,2} [A-Z][a-z]{2} \d{4}), (\d\d:\d\d) UTC</time>')
+    for name, column, heading in (("recompute", "as_of", "Scored as of"), ("top_agents", "pushed_at", "Last push")):
+        page = (await datasette.client.get(f"/agentrank/{name}")).text
+        rows = (await datasette.client.get(f"/agentrank/{name}.json?_shape=array")).json()
+        cells = re.findall(rf'<td class="col-{column}">(.*?)</td>', page, re.S)
+        assert cells and len(cells) == len(rows), name
+        for cell, row in zip(cells, rows, strict=True):
+            found = instant.fullmatch(cell)
+            assert found, (name, cell)
+            # the maker's page's date, and the instant's hour and minute
+            assert found.groups() == (row[column], when(row[column]), row[column][11:16]), (name, cell)
+        assert heading in _headings(page) and not any("(UTC)" in h for h in _headings(page)), name
