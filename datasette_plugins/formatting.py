@@ -18,7 +18,7 @@ from datasette_plugins.bidi import isolated
 from datasette_plugins.ledger_words import settings_words, source_label
 from datasette_plugins.limits import limits
 from datasette_plugins.paths import agent_path
-from datasette_plugins.query_columns import cell, heading, next_page, parameter_label
+from datasette_plugins.query_columns import cell, dollars, duration, heading, next_page, parameter_label
 from db.listing import reason_parts
 from scoring.explain import field_label, field_value, likely_rank_phrase, own_label, rank_range_text, when
 from scoring.explain import signed as explain_signed
@@ -153,6 +153,9 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         # the ledger's names in words, as the canned queries show them too (datasette_plugins/ledger_words.py)
         source_label=source_label,
         settings_words=settings_words,
+        # a cost and a duration, as the canned queries show them too (query_columns.FORMATS)
+        dollars=dollars,
+        duration=duration,
         field_value=field_value,
         own_label=own_label,
         own_words=own_words,

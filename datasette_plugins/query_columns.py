@@ -36,13 +36,13 @@ def _difference(value: float) -> str:
     return "0" if value == 0 else f"{value:+.3g}"
 
 
-def _dollars(value: float) -> str:
-    # A cost as the benchmark pages show it: $1,234.56.
+def dollars(value: float) -> str:
+    """A cost as the benchmark pages and the queries show it: $1,234.56 (the pages' ``money`` macro)."""
     return f"${value:,.2f}"
 
 
-def _duration(value: float) -> str:
-    # Seconds as people read them, as the benchmark pages show a time: "54 s", "14 min 14 s", "1 h 05 min".
+def duration(value: float) -> str:
+    """Seconds as people read them: "54 s", "14 min 14 s", "1 h 05 min" (the pages' ``seconds`` macro)."""
     t = int(value + 0.5)
     if t < 60:
         return f"{t} s"
@@ -58,8 +58,8 @@ FORMATS: dict[str, Callable[[float], str]] = {
     "decimals": lambda value: f"{half_up(value, 1):.1f}",  # a component or a day count, halves up
     "decimals3": lambda value: f"{half_up(value, 3):.3f}",
     "difference": _difference,
-    "dollars": _dollars,
-    "duration": _duration,
+    "dollars": dollars,
+    "duration": duration,
 }
 
 _NUMBER = r"\d+(?:\.\d+)?"
@@ -101,7 +101,7 @@ def _in_text(kind: str, text: str) -> str | None:
         # and its source in words, as the pages say it: "0.40 (api-list-price)" → "$0.40 (list price)"
         if not _AMOUNT.search(text):
             return None
-        return sources_in_words(_AMOUNT.sub(lambda found: _dollars(float(found.group())), text))
+        return sources_in_words(_AMOUNT.sub(lambda found: dollars(float(found.group())), text))
     found = _FIGURE.fullmatch(text)
     if not found:
         return None
