@@ -142,7 +142,8 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         plural=plural,
         ago=ago,
         day=day,
-        when=lambda value: when(value) if isinstance(value, str) else "",
+        # "27 Nov 2026"; with time=true "27 Nov 2026, 01:11 UTC", as the canned queries' instants read
+        when=lambda value, time=False: when(value, time=time) if isinstance(value, str) else "",
         share=share,
         reason=reason_html,
         # a likely-rank range: "11–19", or "14" when best and worst are the same rank (never "14–14")

@@ -420,7 +420,9 @@ _HEADINGS = {
     **{c.name: c.name.capitalize() for c in TABLE},
 }
 _PERCENT = "percent"  # a probability or a share (0 to 1) read as a percentage: 0.54 → 54 %
-_INSTANT = "datetime"  # a stored UTC instant as the maker's page dates it: "27 Nov 2026, 01:11 UTC"
+_INSTANT = (
+    "datetime"  # a stored UTC instant as the maker's page dates it: "27 Nov 2026, 01:11 UTC" (a day: "23 Nov 2026")
+)
 # The words a canned query's form labels its fields with (the fields keep their names, which the URLs use).
 _RUN_LABEL = "Score run id (empty: the published run)"
 
@@ -627,12 +629,25 @@ order by a.rank
         "100), from the components stored with each score: the components stay as published, only the weights "
         "change. Empty fields keep the published weight: "
         + ", ".join(f"{name} {_weight(name)}" for name in WEIGHTS)
-        + ".",
-        "sql": REWEIGHT_SQL,
+        + ". It shows a page of rows at a time from the rank asked for (the server returns at most that many "
+        "at once).",
+        "sql": f"""
+select * from (
+{REWEIGHT_SQL}
+)
+-- from_rank: where the page starts, for rankings longer than the rows the server returns at once
+where rank >= coalesce(cast(nullif(:from_rank, '') as integer), 1)
+order by rank
+""".strip(),
+        # Rankings longer than the server's page of rows: the next page starts after the last rank shown.
+        "next_page": {"column": "rank", "parameter": "from_rank"},
         # the weights' fields, named w_<component> in the URL
         "parameter_labels": {
-            f"w_{name}": f"{name.capitalize()} weight in percent (empty: the published {_weight(name)})"
-            for name in WEIGHTS
+            **{
+                f"w_{name}": f"{name.capitalize()} weight in percent (empty: the published {_weight(name)})"
+                for name in WEIGHTS
+            },
+            "from_rank": "Start at rank (empty: 1)",
         },
         "headings": {
             **_HEADINGS,
@@ -662,6 +677,8 @@ order by a.rank
             "previous_run_day": "Run before",
             "run_day": "Run now",
         },
+        # each run's day ("2026-11-23"), read as the instants are: "23 Nov 2026"
+        "formats": {"previous_run_day": _INSTANT, "run_day": _INSTANT},
         "sql": f"""
 with current_run as (select score_run_id as run_id from published where id = 1),
 previous_run as (

@@ -76,13 +76,20 @@ def field_value(value: Any) -> str:
 
 
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def when(timestamp: str, *, time: bool = False) -> str:
     """A stored UTC timestamp as people read it, ``15 Jan 2026`` (the exact instant stays in the JSON),
-    or with ``time`` its hour and minute too, ``15 Jan 2026, 09:30 UTC``; any other text unchanged."""
+    or with ``time`` its hour and minute too, ``15 Jan 2026, 09:30 UTC``; a bare date (``2026-01-15``,
+    a run's day or a price's) reads ``15 Jan 2026``, with no hour to add; any other text unchanged."""
     try:
-        moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ") if _TIMESTAMP.fullmatch(timestamp) else None
+        if _TIMESTAMP.fullmatch(timestamp):
+            moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ")
+        elif _DATE.fullmatch(timestamp):
+            moment, time = datetime.strptime(timestamp, "%Y-%m-%d"), False
+        else:
+            moment = None
     except ValueError:
         moment = None
     if moment is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -33,8 +34,8 @@ def datasette(methods_db):
 
 
 def text_of(page: str) -> str:
-    """The text as a reader sees it: an isolate (<bdi>) is inline, it adds no space."""
-    page = re.sub(r"</?bdi>", "", page)
+    """The text as a reader sees it: an isolate (<bdi>) or a date's <time> is inline, it adds no space."""
+    page = re.sub(r"</?(?:bdi|time)\b[^>]*>", "", page)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page))).strip()
 
 
@@ -124,8 +125,8 @@ async def test_the_scorecard_is_a_page_with_every_field_median_spread_and_cost_s
         )
     assert 'data-label="regression tests">—</td>' in page
     # A list-price cost carries its source and the date of the price list; an observed one its own date.
-    assert re.search(r"\$0\.\d\d \(list price, rate of \d{4}-\d\d-\d\d\)", text)
-    assert re.search(r"\$0\.05 \(self-reported, rate of 2026-11-03\)", text)
+    assert re.search(r"\$0\.\d\d \(list price, rate of \d{1,2} [A-Z][a-z]{2} \d{4}\)", text)
+    assert re.search(r"\$0\.05 \(self-reported, rate of 3 Nov 2026\)", text)
     # Links to the raw log and the diff.
     assert any(h.startswith("https://logs.example.org/") and h.endswith(".diff") for h in hrefs(page))
     assert "raw log" in text
@@ -565,3 +566,54 @@ async def test_hostile_settings_are_escaped_and_isolated_on_the_queries_and_the_
     assert json.loads(rows[0]["settings"]) == hostile and rows[0]["first_date"] == "2026-11-27T01:11:00Z"
     page = (await datasette.client.get("/-/leaderboard")).text
     assert "<script>alert" not in page and "(" + shown + ")" in page
+
+
+@pytest.mark.asyncio
+async def test_the_benchmark_pages_date_as_the_makers_page_and_the_queries_do(datasette, methods_db):
+    """The benchmark pages said "2026-11-03" (the hub's runs, the index's versions, the scorecard's
+    attempts and price dates, a task's attempts) and a task's validation "2026-10-30 12:00 UTC", where
+    the maker's page and the canned queries say "3 Nov 2026" and "30 Oct 2026, 12:00 UTC". Each reads
+    that way now, in a <time> holding the stored value; a run keeps its name ("run 2026-11-01")."""
+    from scoring.explain import when
+
+    dated = re.compile(r'<time datetime="([^"]+)">(\d{1,2} [A-Z][a-z]{2} \d{4})(, \d\d:\d\d UTC)?</time>')
+    conn = sqlite3.connect(methods_db)
+    pages = {}
+    for path in ("/-/benchmark", "/-/benchmark/index", "/-/benchmark/scorecard", "/-/benchmark/tasks/rs9/t4"):
+        page = (await datasette.client.get(path)).text
+        # No date left as "2026-11-03" in what a visitor reads, but for a run's name (a link, or "(run …)").
+        read = text_of(re.sub(r"<a [^>]*>[^<]*</a>|\(run [^)]*\)", "", page))
+        assert not re.search(r"\d{4}-\d\d-\d\d", read), (path, re.findall(r".{30}\d{4}-\d\d-\d\d.{10}", read))
+        times = dated.findall(page)
+        assert times and all(shown == when(value) for value, shown, _ in times), (path, times)
+        pages[path] = page
+    # The hub's runs, each dated by its earliest attempt.
+    run_dates = re.findall(r'data-label="date">(.*?)</td>', pages["/-/benchmark"])
+    assert run_dates and all(dated.fullmatch(d) for d in run_dates), run_dates
+    # The index's versions: when the configuration first had each.
+    ((first_seen,),) = conn.execute("select first_seen from benchmark_index_versions").fetchall()
+    assert (
+        f'data-label="first published"><time datetime="{first_seen}">{when(first_seen)}</time></td>'
+        in (pages["/-/benchmark/index"])
+    )
+    # The scorecard's attempts, and the date of the price a cost was worked out at.
+    scorecard = text_of(pages["/-/benchmark/scorecard"])
+    assert "$0.05 (self-reported, rate of 3 Nov 2026)" in scorecard
+    assert "(list price, rate of 5 Nov 2026)" in scorecard
+    assert (
+        '<td class="ar-date" data-label="date"><time datetime="2026-11-05T09:31:00Z">5 Nov 2026</time></td>'
+        in (pages["/-/benchmark/scorecard"])
+    )
+    # A task's validation, to the minute as the queries give an instant, and its attempts' dates.
+    task = pages["/-/benchmark/tasks/rs9/t4"]
+    ((validated,),) = conn.execute(
+        "select validated_at from benchmark_task_records where suite = 'rs9' and task_id = 't4'"
+    ).fetchall()
+    assert validated == "2026-10-30T12:00:00Z"
+    validation = re.search(r"<h2>Validation.*?</h2>", task, re.S).group(0)
+    assert validation == '<h2>Validation of <time datetime="2026-10-30T12:00:00Z">30 Oct 2026, 12:00 UTC</time></h2>'
+    attempt_dates = re.findall(r'<td data-label="date">(<time[^>]*>[^<]*</time>)', task)
+    assert attempt_dates and all(dated.fullmatch(d) and not dated.fullmatch(d).group(3) for d in attempt_dates)
+    # The JSON keeps the stored values.
+    card = (await datasette.client.get("/-/benchmark/scorecard.json")).json()
+    assert "2026-11-03" in json.dumps(card) and "3 Nov 2026" not in json.dumps(card)

@@ -1098,3 +1098,45 @@ async def test_the_directory_queries_date_their_instants_as_the_makers_page_does
             # the maker's page's date, and the instant's hour and minute
             assert found.groups() == (row[column], when(row[column]), row[column][11:16]), (name, cell)
         assert heading in _headings(page) and not any("(UTC)" in h for h in _headings(page)), name
+
+
+@pytest.mark.asyncio
+async def test_the_rank_changes_page_dates_its_runs_as_the_makers_page_does(datasette):
+    """The rank changes page's "Run before" and "Run now" read "2026-11-23" while every other page
+    says "23 Nov 2026". They read as the maker's page dates, the day in a <time> element; the JSON
+    keeps the day as the SQL gives it."""
+    from scoring.explain import when
+
+    page = (await datasette.client.get("/agentrank/rank_changes")).text
+    rows = (await datasette.client.get("/agentrank/rank_changes.json?_shape=array")).json()
+    assert rows
+    for column in ("previous_run_day", "run_day"):
+        assert all(re.fullmatch(r"\d{4}-\d\d-\d\d", r[column]) for r in rows)
+        cells = re.findall(rf'<td class="col-{column}">(.*?)</td>', page, re.S)
+        assert cells == [f'<time datetime="{r[column]}">{when(r[column])}</time>' for r in rows], column
+        assert all(re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}", text_of(c)) for c in cells), cells[:2]
+
+
+@pytest.mark.asyncio
+async def test_the_reweight_page_goes_on_past_the_servers_row_limit_with_your_weights(directory_db):
+    """The reweight query stopped at the server's limit (1,000 rows, of a ranking of 30,000) with no way
+    to see the rest. Like recompute, it takes from_rank, labelled in words, and its page links to the
+    rows after the last one shown, with the visitor's weights kept."""
+    datasette = build_datasette(directory_db.path, ServeConfig(heap_limit_mb=0, max_returned_rows=20))
+    weights = "w_popularity=100&w_adoption=0&w_activity=0&w_momentum=0&w_openness=0"
+    page = (await datasette.client.get(f"/agentrank/reweight?{weights}")).text
+    assert '<label for="qp6" title="from_rank in the URL">Start at rank (empty: 1)</label>' in page
+    shown_ranks = [int(r) for r in _column(page, "rank")]
+    assert shown_ranks == list(range(1, 21))
+    note = inline_text(re.search(r'<p class="ar-query-truncated">(.*?)</p>', page, re.S).group(1))
+    assert note == "The page stops at these 20 rows, the most the server returns at once: the next ones →"
+    following = html.unescape(re.search(r'<p class="ar-query-truncated">.*?href="([^"]+)"', page, re.S).group(1))
+    assert following == f"/agentrank/reweight?{weights}&from_rank=21"
+    after = (await datasette.client.get(following)).text
+    # The ranking with the same weights goes on: ranks 21 on, the repos the whole ranking puts there.
+    conn = sqlite3.connect(directory_db.path)
+    whole = _reweight(conn, popularity=100, adoption=0, activity=0, momentum=0, openness=0)
+    after_ranks = [int(r) for r in _column(after, "rank")]
+    assert after_ranks[0] == 21 and after_ranks == sorted(after_ranks)
+    assert _column(after, "full_name") == [r[0] for r in whole[20 : 20 + len(after_ranks)]]
+    assert 'name="w_popularity" value="100"' in after

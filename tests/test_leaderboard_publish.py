@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import jsonschema
 import pytest
@@ -12,6 +13,7 @@ from datasette.app import Datasette
 from agentrank.exporter import build_export, validate_export
 from datasette_plugins.metadata import build_metadata
 from leaderboard.datasette import DATASETTE_METADATA, benchmark_summary, with_benchmark
+from scoring.explain import when
 from tests.benchmark_attempts import ATTEMPTS, attempt
 from tests.conftest import make_item, write_json
 
@@ -238,6 +240,26 @@ async def test_the_makers_page_section_shows_figures_or_no_runs(published, db_pa
     none = benchmark_summary(published.conn, "quiet/agent")
     without = await ds.render_template("_benchmark.html", {"benchmark": none})
     assert "No runs" in without and "<table" not in without
+
+
+@pytest.mark.asyncio
+async def test_the_makers_page_section_dates_its_entries_as_the_rest_of_the_page(published, db_path):
+    """The section under "Task benchmark" dated an entry "2026-10-01 – 2026-10-15" while the rest of the
+    maker's page says "1 Oct 2026". Its dates read that way too, each in a <time> holding the instant."""
+    ds = await datasette_for(db_path)
+    summary = benchmark_summary(published.conn, "acme/coder")
+    section = await ds.render_template("_benchmark.html", {"benchmark": summary, "database": db_path.stem})
+    spans = re.findall(r'<span class="benchmark-dates">(.*?)</span>', section)
+    entries = [e for board in summary["tiers"].values() for e in board["entries"]]
+    assert spans and len(spans) == len(entries)
+    for span, entry in zip(spans, entries, strict=True):
+        first, last = entry["first_date"], entry["last_date"]
+        shown = f'suite {entry["suite"]} · <time datetime="{first}">{when(first)}</time>'
+        if last[:10] != first[:10]:
+            shown += f' – <time datetime="{last}">{when(last)}</time>'
+        assert span == shown, span
+    assert '<time datetime="2026-10-01T10:00:00Z">1 Oct 2026</time>' in section
+    assert not re.search(r">[^<]*\d{4}-\d\d-\d\d", section)
 
 
 @pytest.mark.asyncio
