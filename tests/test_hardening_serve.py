@@ -334,16 +334,19 @@ def _small_served_folder(tmp_path: Path, rows: int = 0) -> Path:
 
 
 def _dechunked(body: bytes) -> bytes:
-    """An HTTP/1.1 chunked body's data; AssertionError when it was cut off before its last chunk."""
-    data = b""
+    """An HTTP/1.1 chunked body's data; AssertionError when it was cut off before its last chunk.
+    Read by offset: slicing 10 MB afresh for each of thousands of chunks took seconds."""
+    parts, at = [], 0
     while True:
-        size_line, sep, body = body.partition(b"\r\n")
-        assert sep, "the answer was cut off"
-        size = int(size_line.split(b";")[0], 16)
+        end = body.find(b"\r\n", at)
+        assert end >= 0, "the answer was cut off"
+        size = int(body[at:end].split(b";")[0], 16)
         if size == 0:
-            return data
-        assert len(body) >= size + 2, "the answer was cut off"
-        data, body = data + body[:size], body[size + 2 :]
+            return b"".join(parts)
+        start = end + 2
+        assert len(body) >= start + size + 2, "the answer was cut off"
+        parts.append(body[start : start + size])
+        at = start + size + 2
 
 
 def test_sighup_stops_the_server_as_sigterm_does_and_says_why(tmp_path):
@@ -363,9 +366,10 @@ def test_sighup_stops_the_server_as_sigterm_does_and_says_why(tmp_path):
         download.process.send_signal(signal.SIGHUP)
         # Then read it all (the server closes when it is sent), through a window wide again.
         download.reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
-        received = download.received
+        chunks = [download.received]
         while chunk := download.reader.recv(1 << 20):
-            received += chunk
+            chunks.append(chunk)
+        received = b"".join(chunks)
         assert download.process.wait(timeout=120) == 0, log_path.read_text()
     csv = _dechunked(received.partition(b"\r\n\r\n")[2])  # the whole answer, not one cut off
     assert csv.splitlines()[-1].startswith(b"%d," % rows) and csv.count(b"\n") == rows + 1, csv[-200:]
