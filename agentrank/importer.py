@@ -19,7 +19,7 @@ from crawler.items import EARLIEST, FUTURE_SLACK, DroppedTopics, ItemRejected, p
 from crawler.saved import iter_saved_items
 from db.connection import write_transaction
 from db.redate import skew_hint
-from db.repos import SaveCounts, newest_snapshot_after, save_rejects, save_repos, unlist_name_twins
+from db.repos import SaveCounts, count_listed, newest_snapshot_after, save_rejects, save_repos, unlist_name_twins
 from db.runs import iso, recorded_run, utcnow
 
 BATCH = 500
@@ -42,13 +42,19 @@ class ImportResult:
     rejects_recorded: int = 0  # rows in `rejects` (at most MAX_REJECTS_KEPT)
     note: str | None = None  # something the user should look at (printed on stderr)
     dropped_topics: DroppedTopics = field(default_factory=DroppedTopics)  # from items that were kept
+    # Listed repos in the database after the import: an import never delists, so repos of earlier
+    # runs that these files do not hold stay listed, and the listing can be larger than what was saved.
+    listed_in_all: int | None = None
 
     def summary(self) -> str:
         c = self.counts
         line = (
-            f"import run {self.run_id}: {c.items} items from {self.files} file(s): {c.saved} repos saved "
-            f"({c.new} new, {c.updated} updated), {self.rejected} rejected, {c.listed} listed"
+            f"import run {self.run_id}: {_n(c.items, 'item')} from {_n(self.files, 'file')}: "
+            f"{_n(c.saved, 'repo')} saved ({c.new} new, {c.updated} updated), {self.rejected} rejected; "
+            f"{c.listed} of them listed"
         )
+        if self.listed_in_all is not None and self.listed_in_all != c.listed:
+            line += f", {self.listed_in_all} listed in all"
         if self.reasons:
             line += " — rejects by field: " + ", ".join(f"{k} {v}" for k, v in sorted(self.reasons.items()))
         if self.rejects_recorded < self.rejected:
@@ -58,6 +64,10 @@ class ImportResult:
         for conflict in self.conflicts:
             line += f"\nduplicate with different data: {conflict}"
         return line
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def save_items(
@@ -288,4 +298,5 @@ def _import(
         reasons=reasons,
         conflicts=validated.conflicts,
         dropped_topics=validated.dropped_topics,
+        listed_in_all=count_listed(db.conn),
     )

@@ -43,7 +43,7 @@ def test_dates_outside_the_representable_span_are_rejected(tmp_path, run_cli, db
         make_item(seed=4, id=4),
     ]
     result = run_cli("import", str(write_json(tmp_path / "items.json", items)))
-    assert "1 repos saved" in result.output and "3 rejected" in result.output
+    assert "1 repo saved" in result.output and "3 rejected" in result.output
     reasons = [r["reason"] for r in _rows(db_path, "select reason from rejects order by id")]
     assert [r.split(":")[0] for r in reasons] == ["created_at", "pushed_at", "created_at"]
     assert all("outside 2000-01-01" in r for r in reasons)

@@ -243,7 +243,7 @@ def test_an_item_with_a_key_twice_is_a_reject(tmp_path, run_cli, db_path):
     path = tmp_path / "items.json"
     path.write_text(f"[{good}, {twice}]")
     result = run_cli("import", str(path))
-    assert "1 repos saved" in result.stdout and "1 rejected" in result.stdout
+    assert "1 repo saved" in result.stdout and "1 rejected" in result.stdout
     with closing(sqlite3.connect(db_path)) as conn:
         [(reason,)] = conn.execute("select reason from rejects").fetchall()
     assert "'stargazers_count' twice" in reason

@@ -26,7 +26,7 @@ def test_import_lists_exactly_the_repos_that_meet_the_rules(tmp_path, run_cli, d
         make_item(seed=5, id=5, full_name="a/big", stargazers_count=90_000),
     ]
     result = run_cli("import", str(write_json(tmp_path / "items.json", items)))
-    assert "5 repos saved" in result.output and "2 listed" in result.output
+    assert "5 repos saved" in result.output and "; 2 of them listed" in result.output
     rows = {r["full_name"]: r for r in _rows(db_path, "select * from repos")}
     assert {n for n, r in rows.items() if r["listed"]} == {"a/listed", "a/big"}
     assert rows["a/fork"]["unlisted_reason"] == "fork"
@@ -267,7 +267,7 @@ def test_a_save_without_the_flags_or_the_owner_keeps_an_archived_repo_or_a_fork_
         {k: v for k, v in plain.items() if k != "owner"},
     ]
     result = run_cli("import", "--observed-at", "2026-11-30T06:00:00Z", str(write_json(tmp_path / "b.json", trimmed)))
-    assert "1 listed" in result.stdout, result.stdout
+    assert "; 1 of them listed" in result.stdout, result.stdout
     rows = _rows(db_path, "select id, archived, fork, listed from repos order by id")
     assert [(r["id"], r["archived"], r["fork"], r["listed"]) for r in rows] == [
         (5101, 1, 0, 0),
@@ -329,7 +329,7 @@ def test_the_import_summary_counts_what_is_listed_after_two_items_share_a_name(t
 
     items = [make_item(seed=n, id=100 + n, full_name=name) for n, name in enumerate(("a/x", "a/X", "b/y"), 1)]
     output = run_cli("import", str(write_json(tmp_path / "i.json", items))).output
-    assert "3 repos saved" in output and ", 2 listed" in output, output
+    assert "3 repos saved" in output and "; 2 of them listed" in output, output
 
 
 def test_a_topic_longer_than_github_allows_is_dropped_and_said_once_the_repo_kept(tmp_path):
@@ -348,7 +348,7 @@ def test_a_topic_longer_than_github_allows_is_dropped_and_said_once_the_repo_kep
     result = agentrank(tmp_path, "import", "items.json")
     assert result.returncode == 0, result.stderr
     said = result.stdout.splitlines()
-    assert said[0].startswith("import run 1: 2 items from 1 file(s): 2 repos saved") and "0 rejected" in said[0]
+    assert said[0].startswith("import run 1: 2 items from 1 file: 2 repos saved") and "0 rejected" in said[0]
     assert said[1:] == [
         "1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, which are kept: acme/long-topic"
     ], result.stdout
@@ -372,3 +372,18 @@ def test_a_topic_longer_than_github_allows_is_dropped_and_said_once_the_repo_kep
         "WARNING import run 2: 1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, "
         "which are kept: acme/long-topic"
     ], refreshed.stderr
+
+
+def test_the_import_summary_tells_the_repos_it_listed_from_the_whole_listing(tmp_path, run_cli):
+    """An import never delists: repos an earlier import saved and this file lacks stay listed. The
+    summary said "38 listed" while the listing, and the score after it, held 40."""
+    from tests.conftest import make_item, write_json
+
+    first = [make_item(seed=n, id=n) for n in (1, 2, 3)]
+    said = run_cli("import", "--observed-at", "2026-11-01T00:00:00Z", str(write_json(tmp_path / "a.json", first)))
+    assert said.output.splitlines()[0].endswith("3 repos saved (3 new, 0 updated), 0 rejected; 3 of them listed")
+    later = run_cli("import", "--observed-at", "2026-11-08T00:00:00Z", str(write_json(tmp_path / "b.json", first[:1])))
+    line = later.output.splitlines()[0]
+    assert line.startswith("import run 2: 1 item from 1 file: 1 repo saved") and line.endswith(
+        "; 1 of them listed, 3 listed in all"
+    ), line
