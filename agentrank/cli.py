@@ -508,7 +508,7 @@ def _schedule(state: State, cfg: ScheduleConfig, trigger: Any) -> None:
     # not replaced by a new, empty one that would publish a ranking without its history.
     existed = state.db_path.is_file()
 
-    def weekly_job() -> bool:
+    def weekly_job() -> bool | str:
         nonlocal existed
         _say_if_schedule_changed(state.config_path, cfg)
         outcome = scheduled_refresh(str(state.db_path), state.config_path, must_exist=existed)

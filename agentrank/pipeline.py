@@ -55,7 +55,7 @@ from db.paths import database_file, output_refusal
 from db.runs import UNRESUMABLE_KINDS, RunRecord, iso, mark_interrupted, recorded_run, utcnow
 from db.scores import publish
 from db.store import open_store
-from schedules.jobs import last_successful_refresh
+from schedules.jobs import SKIPPED, last_successful_refresh
 
 log = logging.getLogger("agentrank.refresh")
 T = TypeVar("T")
@@ -401,9 +401,10 @@ schedule_log = logging.getLogger("agentrank.schedule")
 STALE_AFTER = timedelta(days=8)  # a weekly job with no success this long has missed a week: said loudly
 
 
-def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool = False) -> bool:
+def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool = False) -> bool | str:
     """Run one refresh under the run lock; configuration is read afresh for every run. False when it
-    failed or was skipped (the scheduler tries again later), True when it published. With
+    failed, ``schedules.jobs.SKIPPED`` when another command held the database (the scheduler tries
+    either again later), True when it published. With
     ``must_exist`` (the database was there when the scheduler started, or a run has made it) a
     database that has gone is an error line, never silently replaced by a new, empty one."""
     started = time.monotonic()
@@ -426,7 +427,7 @@ def scheduled_refresh(db_path: str, config_path: str | None, *, must_exist: bool
         # (a first crawl still running, say) is not one for that.
         schedule_log.info("refresh skipped: %s", e)
         _say_if_stale(db_path, never_is_an_error=False)
-        return False
+        return SKIPPED
     except Exception as e:  # the scheduler keeps running and tries again
         schedule_log.error("refresh failed after %.0f s: %s", time.monotonic() - started, e)
         _say_if_stale(db_path)

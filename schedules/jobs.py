@@ -15,6 +15,11 @@ from crawler.items import parse_timestamp
 from db.connection import read_only_connection
 from db.runs import latest_run
 
+# What a job may return besides True (it did its work) and False (it failed): it did not run,
+# because another command held what it needs (the database). The scheduler tries both again; a skip
+# is no fault, so the line saying when is informational, where a failure's is a warning.
+SKIPPED = "skipped"
+
 
 def last_successful_refresh(db_path: str | Path) -> datetime | None:
     """When the latest successful refresh started, from the database (None if never).

@@ -43,6 +43,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 
+from schedules.jobs import SKIPPED
 from schedules.stops import stop_signals
 
 log = logging.getLogger("agentrank.schedule")
@@ -130,8 +131,8 @@ def configure(
     """Set the scheduler up for the weekly refresh and add the job.
 
     When no refresh has succeeded since the weekly slot that last passed (or ever), the job's
-    first run is now; after it the trigger takes over. A run whose job returns False (it failed,
-    or another refresh held the lock) is tried again ``retry_after_s`` later, and again after each
+    first run is now; after it the trigger takes over. A run whose job returns False (it failed)
+    or ``SKIPPED`` (another command held the database) is tried again ``retry_after_s`` later, and again after each
     failure, unless the weekly slot comes first (0: wait for the next slot). At most one retry is
     pending, whichever run failed last (a weekly slot that passes during a long retry runs after it
     and, if it fails too, replaces that retry's); once ``stopping`` is set, a queued run does not
@@ -166,7 +167,7 @@ def configure(
             return True
         outcome = job()
         drop_pending_retries(retry_id)  # one chain of retries, whichever run failed last
-        if outcome is False and retry_after_s:
+        if (outcome is False or outcome == SKIPPED) and retry_after_s:
             now = datetime.now(UTC)
             at = now + timedelta(seconds=retry_after_s)
             # the slot after this one (a run at the slot's own instant would find that slot itself)
@@ -174,7 +175,11 @@ def configure(
             if upcoming is not None and upcoming <= at:
                 log.info("the next weekly refresh, %s, comes before a retry would", upcoming.isoformat())
             else:
-                log.warning("the refresh will be tried again at %s", at.isoformat())
+                log.log(
+                    logging.INFO if outcome == SKIPPED else logging.WARNING,
+                    "the refresh will be tried again at %s",
+                    at.isoformat(),
+                )
                 # A fresh id per retry: apscheduler removes a finished one-off job by its id after it
                 # runs, which would take a retry added under the same id from inside it.
                 new_id = f"{RETRY_ID}-{at:%Y%m%dT%H%M%S%f}"

@@ -184,7 +184,7 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
 
     from agentrank.locks import run_lock
     from agentrank.pipeline import scheduled_refresh
-    from schedules.jobs import last_successful_refresh
+    from schedules.jobs import SKIPPED, last_successful_refresh
     from tests.crawl_helpers import emulated, population
 
     db_path = tmp_path / "agentrank.db"
@@ -197,7 +197,7 @@ def test_the_scheduled_job_logs_its_run_and_skips_when_another_holds_the_lock(tm
         with caplog.at_level(logging.INFO, logger="agentrank.schedule"):
             assert scheduled_refresh(str(db_path), str(config)) is True
             with run_lock(db_path, "a manual refresh"):
-                assert scheduled_refresh(str(db_path), str(config)) is False  # the scheduler retries it
+                assert scheduled_refresh(str(db_path), str(config)) == SKIPPED  # the scheduler retries it
     messages = [r.getMessage() for r in caplog.records if r.name == "agentrank.schedule"]
     assert messages[0].startswith("refresh starting") and messages[1].startswith("refresh finished: run 1")
     assert messages[3].startswith("refresh skipped: another agentrank run is already using")
@@ -514,9 +514,14 @@ def test_schedule_refuses_at_start_a_database_every_run_would_refuse(tmp_path):
     assert result.output.count("\n") == 1 and "weekly refresh of" not in result.output
 
 
-def test_a_failed_or_skipped_run_is_tried_again_until_one_succeeds(scheduler):
-    """A run that failed (GitHub down, rate-limited) or was skipped (the lock held) waited a whole week."""
-    outcomes = iter([False, False, True])
+def test_a_failed_or_skipped_run_is_tried_again_until_one_succeeds(scheduler, caplog):
+    """A run that failed (GitHub down, rate-limited) or was skipped (the lock held) waited a whole week.
+    A skip's retry is said as information: a skip is no fault (it was a WARNING, after an INFO skip)."""
+    import logging
+
+    from schedules.jobs import SKIPPED
+
+    outcomes = iter([False, SKIPPED, True])
     calls: list[datetime] = []
 
     def job():
@@ -524,9 +529,15 @@ def test_a_failed_or_skipped_run_is_tried_again_until_one_succeeds(scheduler):
         return next(outcomes)
 
     _start(scheduler, job, at=WEDNESDAY, last_success=WEDNESDAY - timedelta(days=1), retry_after_s=6 * 3600)
-    for hours in (0, 3, 6, 12, 18, 24):
-        scheduler.tick(MONDAY_6 + timedelta(hours=hours))
+    with caplog.at_level(logging.INFO, logger="agentrank.schedule"):
+        for hours in (0, 3, 6, 12, 18, 24):
+            scheduler.tick(MONDAY_6 + timedelta(hours=hours))
     assert calls == [MONDAY_6, MONDAY_6 + timedelta(hours=6), MONDAY_6 + timedelta(hours=12)]
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if "tried again" in r.getMessage()]
+    assert said == [
+        ("WARNING", f"the refresh will be tried again at {(MONDAY_6 + timedelta(hours=6)).isoformat()}"),
+        ("INFO", f"the refresh will be tried again at {(MONDAY_6 + timedelta(hours=12)).isoformat()}"),
+    ], said
 
 
 def test_no_retry_when_the_weekly_slot_comes_first_or_retries_are_off(scheduler):
@@ -684,4 +695,4 @@ def test_a_run_skipped_on_a_new_database_another_command_holds_is_said_not_an_er
         f"INFO refresh skipped: another agentrank run is already using {db_path} (lock {db_path}.lock is held); "
         "scheduled refresh not started, try again when it has finished"
     ], err
-    assert "ERROR" not in err and "no refresh has succeeded" not in err, err
+    assert "ERROR" not in err and "WARNING" not in err and "no refresh has succeeded" not in err, err
