@@ -40,7 +40,7 @@ import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from classify.categories import CATEGORY_IDS
-from crawler.items import ItemRejected, check_instant, parse_item
+from crawler.items import DroppedTopics, ItemRejected, check_instant, parse_item
 from db.breakdown import resolve_repo
 from db.connection import write_transaction
 from db.repos import relist, save_repos
@@ -252,13 +252,18 @@ class Resolved:
 
 
 def resolve_corrections(
-    db: sqlite_utils.Database, corrections: list[Correction], fetch: Callable[[str], Any] | None, source: str
+    db: sqlite_utils.Database,
+    corrections: list[Correction],
+    fetch: Callable[[str], Any] | None,
+    source: str,
+    dropped: DroppedTopics | None = None,
 ) -> list[Resolved]:
     """Match every correction to a repo, before anything is written.
 
     A repo the database knows (by its current or a previous name) needs no request; any other is
     asked of GitHub. Includes are always fetched, so their data is as fresh as a crawl's. An
-    unknown repo is an error naming the file and line.
+    unknown repo is an error naming the file and line. Topics GitHub's answer held that it would
+    not allow (as a crawl drops them) are counted in ``dropped``, for the caller to say.
     """
     resolved = []
     for c in corrections:
@@ -280,6 +285,7 @@ def resolve_corrections(
             record = parse_item(answer.item)
         except ItemRejected as e:
             raise CorrectionsError(f"{source}:{c.line}: {c.repo}: GitHub's answer failed validation: {e}") from None
+        (dropped if dropped is not None else DroppedTopics()).take(record)  # removes the note from the record
         resolved.append(Resolved(c, repo_id=record["id"], item=record if c.kind == "include" else None))
     # The file checks each (kind, name) once; a repo's old and new names are one repo too, and two
     # entries of one kind for it would leave one silently winning.

@@ -46,6 +46,7 @@ from agentrank.importer import check_files, import_files
 from agentrank.locks import LockHeld, run_lock
 from agentrank.scorer import score
 from crawler.client import ClockSkew, GitHubClient, GitHubError
+from crawler.items import DroppedTopics
 from crawler.repository import RepoFetch, fetch_repo
 from crawler.saved import iter_saved_items
 from crawler.secrets import github_token
@@ -237,8 +238,13 @@ def _chain(
         return fetch_repo(github, name)
 
     def do_resolve() -> tuple[list[Resolved], dict[str, Any]]:
-        resolved = resolve_corrections(db, corrections, fetch, corrections_source)
-        return resolved, {"entries": len(resolved)}
+        dropped = DroppedTopics()
+        resolved = resolve_corrections(db, corrections, fetch, corrections_source, dropped)
+        details: dict[str, Any] = {"entries": len(resolved)}
+        if dropped:  # from a repo fetched by name, as a crawl says it of the repos it finds
+            log.warning("corrections: %s", dropped.line())
+            details["dropped_topics"] = dropped.as_dict()
+        return resolved, details
 
     resolved = stage("corrections", do_resolve)
 

@@ -443,7 +443,7 @@ class DroppedTopics:
         names = ", ".join(self.names) + (", …" if self.repos > len(self.names) else "")
         return (
             f"{total:,} topic{'s' if total != 1 else ''} dropped ({why}) from {self.repos:,} "
-            f"repo{'s' if self.repos != 1 else ''}, which are kept: {names}"
+            f"repo{'s' if self.repos != 1 else ''}, which {'are' if self.repos != 1 else 'is'} kept: {names}"
         )
 
 

@@ -110,7 +110,7 @@ def test_a_crawl_says_once_which_topics_it_dropped_and_keeps_the_repos(tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [
         f"WARNING crawl run 1: 1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, "
-        f"which are kept: {odd.full_name}"
+        f"which is kept: {odd.full_name}"
     ], done.stderr
     with sqlite3.connect(db_path) as conn:
         stored = conn.execute("select topics, listed from repos where id = ?", [odd.id]).fetchone()

@@ -350,7 +350,7 @@ def test_a_topic_longer_than_github_allows_is_dropped_and_said_once_the_repo_kep
     said = result.stdout.splitlines()
     assert said[0].startswith("import run 1: 2 items from 1 file: 2 repos saved") and "0 rejected" in said[0]
     assert said[1:] == [
-        "1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, which are kept: acme/long-topic"
+        "1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, which is kept: acme/long-topic"
     ], result.stdout
     db_path = tmp_path / "agentrank.db"
     assert _rows(db_path, "select full_name, topics from repos order by id") == [
@@ -370,7 +370,7 @@ def test_a_topic_longer_than_github_allows_is_dropped_and_said_once_the_repo_kep
     warned = [line for line in refreshed.stderr.splitlines() if "topic dropped" in line]
     assert warned == [
         "WARNING import run 2: 1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, "
-        "which are kept: acme/long-topic"
+        "which is kept: acme/long-topic"
     ], refreshed.stderr
 
 

@@ -704,3 +704,25 @@ def test_ctrl_c_during_a_crawl_says_the_next_crawl_resumes_it(tmp_path):
     ], err
     statuses = sqlite3.connect(db_path).execute("select kind, status from runs order by id").fetchall()
     assert statuses == [("crawl", "interrupted")], statuses
+
+
+def test_an_included_repo_fetched_by_name_has_its_dropped_topics_said(repos, setup, run_cli, db_path, caplog):
+    """A repo an include fetches by name (no crawl finds it) had a topic GitHub would not allow
+    dropped without a word, where a crawl or an import says it once."""
+    eligible = [r for r in repos if set(r.topics) & set(TOPICS) and r.stars >= 200 and not r.fork and not r.archived]
+    long_topic = "agent-" + "x" * 60
+    hidden = replace(
+        eligible[3], id=999_000_006, full_name="quiet/long-topic", topics=["helper", long_topic], description="A helper"
+    )
+    with emulated([*repos, hidden]) as emulator:
+        paths = setup(emulator, f'[[include]]\nrepo = "{hidden.full_name}"\nreason = "an agent its topics hide"\n')
+        run_cli("--config", str(paths["config"]), "refresh")
+    said = [f"{r.levelname} {r.getMessage()}" for r in caplog.records if "dropped" in r.getMessage()]
+    assert said == [
+        "WARNING corrections: 1 topic dropped (1 longer than GitHub's 50 characters) from 1 repo, "
+        "which is kept: quiet/long-topic"
+    ], said
+    assert _query(db_path, "select listed, topics from repos where id = ?", [hidden.id]) == [(1, '["helper"]')]
+    [(details,)] = _query(db_path, "select details from runs where kind = 'refresh'")
+    [stage] = [s for s in json.loads(details)["stages"] if s["stage"] == "corrections"]
+    assert stage["dropped_topics"]["first_repos"] == ["quiet/long-topic"]
