@@ -186,6 +186,6 @@ async def test_a_fitscore_that_pools_settings_variants_says_so(tmp_path):
     assert fit["settings_variants"] == [{"effort": "high"}, {"effort": "low"}]
     datasette = _served_ledger(tmp_path, records, [("var", "p")])
     page = (await datasette.client.get("/-/benchmark/fitscore")).text
-    assert "pools 2 settings variants (effort high; effort low), which other methods keep apart" in page
+    assert "pools 2 settings variants (effort=high; effort=low), which other methods keep apart" in page
     exported = (await datasette.client.get("/-/benchmark/fitscore.json")).json()
     assert exported[0]["settings_variants"] == [{"effort": "high"}, {"effort": "low"}]
