@@ -119,8 +119,10 @@ def heading(query: Mapping[str, Any] | None, column: str) -> str:
 
 
 def cell(query: Mapping[str, Any] | None, column: str, value: Any, display: Any) -> Any:
-    """``value`` as the query's ``formats`` say it reads; otherwise Datasette's ``display`` of it."""
+    """``value`` as the query's ``formats`` say it reads ("—" for null); otherwise Datasette's ``display`` of it."""
     kind = ((query or {}).get("formats") or {}).get(column)
+    if value is None and kind:
+        return "—"  # not given: what the benchmark pages show for a measurement not taken (not a blank)
     if kind in TEXT_FORMATS:
         shown = TEXT_FORMATS[kind](value) if isinstance(value, str) else None
         return display if shown is None else shown

@@ -515,6 +515,8 @@ async def test_the_ledger_queries_show_instants_settings_and_cost_sources_as_the
     data = (await datasette.client.get("/methods/agent_attempts.json?_shape=array&agent=acme/coder")).json()
     sources = _cells(attempts, "cost_source")
     assert {"dashboard", "list price"} <= set(sources), sources
+    # An attempt without a cost has no source: "—", as the pages mark what was not given (it was blank).
+    assert None in {r["cost_source"] for r in data} and "—" in sources and "" not in sources, sources
     assert {"provider-dashboard", "api-list-price"} <= {r["cost_source"] for r in data}
     for page in (board, attempts):
         cells = " ".join(text_of(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S))
