@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from markupsafe import Markup
 
+from datasette_plugins.bidi import isolated
 from datasette_plugins.ledger_words import settings_words, source_label, sources_in_words
 from scoring.explain import when
 from scoring.score import half_up, shown
@@ -84,10 +85,23 @@ def _settings(text: str) -> str | None:
     return (settings_words(settings) or "—") if isinstance(settings, dict) else None
 
 
+def _names(text: str) -> str | None:
+    # A JSON list of names (an attempt's flags): the names, comma-separated, each isolated; "none"
+    # for an empty list. None for text that is not such a list.
+    try:
+        names = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    return ", ".join(isolated(n) for n in names) or "none"
+
+
 # Kinds for text: each returns None for text it does not read, which then shows as Datasette shows it.
 TEXT_FORMATS: dict[str, Callable[[str], str | None]] = {
     "datetime": _instant,
     "settings": _settings,
+    "names": _names,
     "cost_source": lambda text: source_label(text) if text else None,
 }
 

@@ -497,6 +497,7 @@ _FORMATS: dict[str, str] = {
     "wall_seconds": "duration",
     "date": "datetime",
     "settings": "settings",
+    "flags": "names",
 }
 _LEADERBOARD_HEADINGS = {
     **_HEADINGS,

@@ -517,6 +517,10 @@ async def test_the_ledger_queries_show_instants_settings_and_cost_sources_as_the
     assert {"dashboard", "list price"} <= set(sources), sources
     # An attempt without a cost has no source: "—", as the pages mark what was not given (it was blank).
     assert None in {r["cost_source"] for r in data} and "—" in sources and "" not in sources, sources
+    # Flags as words ("infra-error", "none"), not the JSON list ("[]") the JSON keeps.
+    flags = _cells(attempts, "flags")
+    assert {"none", "infra-error"} <= set(flags) and not any("[" in f for f in flags), flags
+    assert {"[]", '["infra-error"]'} <= {r["flags"] for r in data}
     assert {"provider-dashboard", "api-list-price"} <= {r["cost_source"] for r in data}
     for page in (board, attempts):
         cells = " ".join(text_of(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S))
