@@ -245,7 +245,7 @@ _VARIANT = {
     "rank": "position among entries that attempted every task; null for partial coverage",
 }
 _COVERAGE = {
-    "tasks_total": "tasks in the board's task set (the suite's validated tasks, or every task attempted)",
+    "tasks_total": "tasks in the board's task set (the suite's validated tasks, or every task with a counted attempt)",
     "coverage": "'n of m tasks' when the entry attempted part of the task set (then it has no rank)",
     "solve_rate_low": "95 % Wilson interval of the solve rate (solved of counted attempts): low end",
     "solve_rate_high": "95 % Wilson interval: high end",

@@ -2,7 +2,7 @@
 
 Pure. Within one board (a tier and suite of the leaderboard, or a suite and run of RS9), an entry
 is ranked only when it attempted every task of the board's task set (the suite's validated tasks
-when it has task records, else every task any entry attempted); an entry covering part of it is
+when it has task records, else every task with a counted attempt); an entry covering part of it is
 listed with ``"n of m tasks"`` and no rank. Each solve rate gets a 95 % Wilson score interval over
 its counted attempts (solved out of attempted), and ``overlaps_next`` says when a ranked entry's
 interval overlaps the next ranked one's: their order may be luck. An entry is on the Pareto

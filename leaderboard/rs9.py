@@ -19,7 +19,7 @@
   date) in the suite and tier (the entry with the same settings in that run, when there is one);
 - ranked within the suite, run and tier by headline, then partial credit (compared exactly), then
   agent name, version, model and settings, among entries that attempted every task of the run
-  (``leaderboard.fairness``); an entry that lost more than a third of its attempts to infrastructure
+  (``leaderboard.fairness``; a task whose only attempts were infrastructure errors is not one); an entry that lost more than a third of its attempts to infrastructure
   errors is ranked on the tasks left and keeps its ``incomplete`` note (the seed: infrastructure
   errors are "not counted for or against the agent, so a score can be out of fewer").
 """
@@ -157,6 +157,9 @@ def mark_changes(entries: list[dict[str, Any]]) -> None:
                 entry["previous_version"], entry["previous_model"] = same[0]["agent_version"], same[0]["model"]
 
 
+_COVERED = "_tasks_of_the_set_attempted"  # for ranking only, not a published figure
+
+
 def rs9_runs(
     rows: Iterable[Mapping[str, Any] | Scored],
     suite_tasks: Mapping[str, int] | None = None,
@@ -195,19 +198,29 @@ def rs9_runs(
     for (suite, _, _), board in boards.items():
         # Without task records the run's task set is every task someone on the board attempted: two
         # entries that tried different halves each covered half of it, not "all" of a smaller set.
-        attempted = {t["task_id"] for e in board for t in e["results"]}
-        total = (suite_tasks or {}).get(suite, len(attempted))
+        # A task whose only attempts were lost to infrastructure errors is in no one's set: those
+        # count "neither for nor against" the agent (seed 001), so against the others neither.
+        task_set = {t["task_id"] for e in board for t in e["results"] if t["attempts"]}
+        total = (suite_tasks or {}).get(suite, len(task_set))
         if validated is not None and suite in validated:
             last_day = max(e["last_date"] for e in board)[:10]
-            known = {t for t, when in validated[suite].items() if when is None or when[:10] <= last_day}
-            total = len(known | attempted)
+            task_set |= {t for t, when in validated[suite].items() if when is None or when[:10] <= last_day}
+            total = len(task_set)
+        known = suite not in (suite_tasks or {}) or (validated is not None and suite in validated)
+        for entry in board:
+            # A task of the set lost to an infra error still counts as attempted (a score out of
+            # fewer tasks, not a partial entry); one outside the set covers nothing.
+            tried = {t["task_id"] for t in entry["results"]}
+            entry[_COVERED] = len(tried & task_set) if known else len(tried)
         rank_board(
             board,
             total,
             _rank_key,
             "headline",
-            covered="attempted",
+            covered=_COVERED,
             rank_incomplete=True,
             interval_of=("passed", "tasks"),
         )
+        for entry in board:
+            del entry[_COVERED]
     return entries

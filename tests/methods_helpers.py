@@ -106,7 +106,9 @@ def build_methods_db(directory: Path) -> Path:
                     cost_source="provider-invoice",
                     tokens={"input": 100_000, "output": 10_000},
                 ),
-                # An entry with part of the routed suite (1 of 2 tasks): listed, not ranked, its cost known.
+                # An entry with part of the routed run (2 of its 3 tasks; r3 is in the run's task set
+                # through zeta/agent's counted attempt, not acme/coder's infra error): listed, not
+                # ranked, its cost known.
                 attempt(
                     "partial/agent",
                     "1",
@@ -153,6 +155,20 @@ def build_methods_db(directory: Path) -> Path:
                     run="2026-11-02",
                     flags=("infra-error",),
                     error_detail="provider returned 502",
+                ),
+                attempt(
+                    "zeta/agent",
+                    "1",
+                    "r3",
+                    1,
+                    "2026-11-02T09:20:00Z",
+                    "verified",
+                    3,
+                    3,
+                    30,
+                    0.05,
+                    suite="routed",
+                    run="2026-11-02",
                 ),
                 attempt(
                     "partial/agent",

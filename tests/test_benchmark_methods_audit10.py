@@ -1,0 +1,61 @@
+"""What a tenth audit against design.md and seed 001 found (the test failed before its fix): on the RS9
+run view, one attempt lost to an infrastructure error, at a task no one else tried, put that task
+into the run's task set and so took the rank from every other entry of the run ("3 of 4 tasks"),
+although seed 001 counts such an attempt "neither for nor against" the agent, and the Index
+already left such a task out.
+"""
+
+from __future__ import annotations
+
+from leaderboard.methods import compute_methods
+from tests.benchmark_attempts import attempt
+from tests.test_benchmark_methods_fixes import rows_of
+
+V = "verified"
+D1 = "2026-11-15T10:00:00Z"
+
+
+def _run(records):
+    runs = compute_methods(rows_of(records)).rs9_runs
+    return {r["agent"]: r for r in runs}
+
+
+def test_a_task_only_lost_to_an_infra_error_unranks_no_one():
+    records = [
+        attempt(agent, "1", task, 1, D1, V, passed, 4, 10, 0.1, suite="s", run="r")
+        for agent, passed in (("alpha/one", 4), ("beta/two", 2))
+        for task in ("t1", "t2", "t3")
+    ]
+    # One attempt at a task no one else tried, lost to the harness: counted for no one.
+    records.append(
+        attempt("gamma/lost", "1", "t9", 1, D1, V, None, None, 10, None, suite="s", run="r", flags=("infra-error",))
+    )
+    # And one entry that tried two tasks of the run and the lost task: still one short of the run's three.
+    records += [attempt("delta/short", "1", t, 1, D1, V, 4, 4, 10, 0.1, suite="s", run="r") for t in ("t1", "t2")]
+    records.append(
+        attempt("delta/short", "1", "t9", 2, D1, V, None, None, 10, None, suite="s", run="r", flags=("infra-error",))
+    )
+    run = _run(records)
+    assert [(run[a]["rank"], run[a]["tasks_total"], run[a]["coverage"]) for a in ("alpha/one", "beta/two")] == [
+        (1, 3, None),
+        (2, 3, None),
+    ]
+    assert (run["delta/short"]["rank"], run["delta/short"]["coverage"]) == (None, "2 of 3 tasks")
+    assert run["gamma/lost"]["rank"] is None and run["gamma/lost"]["headline"] is None
+    assert all("_tasks_of_the_set_attempted" not in r for r in run.values())  # not a published figure
+
+
+def test_a_task_of_the_run_lost_to_an_infra_error_still_counts_as_attempted():
+    # Seed 001: "a score can be out of fewer than 20": the entry that lost t2 is ranked on t1 and t3.
+    records = [
+        attempt(agent, "1", task, 1, D1, V, 4, 4, 10, 0.1, suite="s", run="r")
+        for agent in ("alpha/one", "beta/two")
+        for task in ("t1", "t2", "t3")
+    ]
+    records = [r for r in records if not (r["agent"] == "beta/two" and r["task_id"] == "t2")]
+    records.append(
+        attempt("beta/two", "1", "t2", 1, D1, V, None, None, 10, None, suite="s", run="r", flags=("infra-error",))
+    )
+    run = _run(records)
+    assert (run["beta/two"]["rank"], run["beta/two"]["tasks"], run["beta/two"]["coverage"]) == (2, 2, None)
+    assert run["alpha/one"]["rank"] == 1
