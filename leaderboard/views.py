@@ -12,6 +12,7 @@ from functools import partial
 from typing import Any
 
 from leaderboard.fairness import run_order
+from leaderboard.figures import attempt_result
 
 
 def _query(conn: sqlite3.Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
@@ -310,7 +311,8 @@ def _spread(values: list[float]) -> dict[str, float | None]:
 
 def scorecards(conn: sqlite3.Connection, suite: str | None = None) -> list[dict[str, Any]]:
     """The AiFolder scorecard (seed 002) per suite, task and entry: every attempt's fields (null: not
-    measured), the median and spread (min, max) of the acceptance score and the wall time, the
+    measured), the median and spread (min, max) of the attempts' scores (the ledger's: a disqualified
+    attempt scores 0) and of the wall time, the
     starting commit, the raw log and diff links, the cost with its source and rate date (the list
     price's ``from`` date for a list-price cost, else the attempt's date). A task with a record and
     no attempt yet is listed with its protocol and no measurements. A scorecard never ranks."""
@@ -365,7 +367,11 @@ def scorecards(conn: sqlite3.Connection, suite: str | None = None) -> list[dict[
             entries = []
             for entry in task["entries"].values():
                 counted = [a for a in entry["attempts"] if a["counted"]]
-                scores = [100.0 * a["tests_passed"] / a["tests_total"] for a in counted if a["tests_total"]]
+                # Each attempt's score as the ledger has it everywhere (seed 000): a disqualified one
+                # (tests modified, a dependency added, reward hacking) scores 0, an agent error is
+                # scored on the tests it left; the attempt's own test counts are shown as recorded.
+                results = (attempt_result(a["flags"] or [], a["tests_passed"], a["tests_total"]) for a in counted)
+                scores = [r.score for r in results if r.score is not None]
                 walls = [a["wall_seconds"] for a in counted if a["wall_seconds"] is not None]
                 entries.append(
                     {

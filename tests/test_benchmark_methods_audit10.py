@@ -59,3 +59,34 @@ def test_a_task_of_the_run_lost_to_an_infra_error_still_counts_as_attempted():
     run = _run(records)
     assert (run["beta/two"]["rank"], run["beta/two"]["tasks"], run["beta/two"]["coverage"]) == (2, 2, None)
     assert run["alpha/one"]["rank"] == 1
+
+
+def test_the_scorecards_median_scores_a_disqualified_attempt_0_as_the_ledger_does(tmp_path, run_cli, db_path):
+    """The scorecard's median and spread took each attempt's raw test count: a run that modified the
+    tests and passed 10 of 10 counted as 100, and an agent error without test counts was left out,
+    where every other figure of the ledger scores the first 0 (seed 000) and the second a fail. The
+    attempts' own test counts stay as recorded (seed 002)."""
+    import json
+    import sqlite3
+    from contextlib import closing
+
+    from leaderboard import views
+
+    records = [
+        attempt("sc/x", "1", "u1", 1, D1, V, 8, 10, 10, 0.1, suite="card"),
+        attempt("sc/x", "1", "u1", 2, D1, V, None, None, 10, None, suite="card", flags=("infra-error",)),
+        attempt("sc/x", "1", "u1", 3, D1, V, 10, 10, 10, 0.1, suite="card", flags=("modified-tests",)),
+        attempt("sc/x", "1", "u1", 4, D1, V, None, None, 10, None, suite="card", flags=("agent-error",)),
+    ]
+    (tmp_path / "a.json").write_text(json.dumps(records))
+    run_cli("import-attempts", "--verified", str(tmp_path / "a.json"))
+    with closing(sqlite3.connect(db_path)) as conn:
+        [card] = views.scorecards(conn, "card")
+    [entry] = card["tasks"][0]["entries"]
+    assert entry["score"] == {"median": 0.0, "min": 0.0, "max": 80.0}
+    assert [(a["tests_passed"], a["tests_total"]) for a in entry["attempts"]] == [
+        (8, 10),
+        (None, None),
+        (10, 10),
+        (None, None),
+    ]
