@@ -90,3 +90,18 @@ def test_the_scorecards_median_scores_a_disqualified_attempt_0_as_the_ledger_doe
         (10, 10),
         (None, None),
     ]
+
+
+def test_the_frontier_is_what_the_pages_say_it_is():
+    """The pages said "no other ranked entry is both cheaper per attempt and better", while an entry
+    at the same cost as a better one was (rightly) off the frontier; they now say what is computed:
+    none costs as little or less and scores as well or better, ahead on at least one of the two."""
+    from leaderboard.fairness import mark_pareto
+
+    def entry(cost: float, score: float) -> dict:
+        return {"total_cost_usd": cost * 2, "attempts": 2, "mean_score": score}
+
+    same_cost_better, same_cost_worse, level_a, level_b = entry(1, 90), entry(1, 80), entry(3, 95), entry(3, 95)
+    entries = [same_cost_better, same_cost_worse, level_a, level_b]
+    mark_pareto(entries, "mean_score")
+    assert [e["pareto"] for e in entries] == [1, 0, 1, 1]

@@ -319,7 +319,7 @@ async def test_the_hub_says_who_leads_each_board_and_by_how_much(tmp_path):
 EXPLAINED = {
     "RS9": "a published benchmark method",
     "pass@1": "how often one attempt passes a task",
-    "frontier": "no other ranked entry is both cheaper",
+    "frontier": "no other ranked entry costs as little or less",
 }
 
 
