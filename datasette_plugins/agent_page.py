@@ -17,6 +17,7 @@ import numpy as np
 from datasette import Response, hookimpl
 from markupsafe import escape
 
+from classify.categories import CATEGORY_IDS
 from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.cache import per_run
 from datasette_plugins.charts import history_chart, history_svg
@@ -131,10 +132,19 @@ def badge_snippet(public_url: str, full_name: str, score: float, rank: int) -> d
     }
 
 
-def correction(source_url: str, full_name: str) -> dict[str, str]:
+def correction(
+    source_url: str, full_name: str, category: str | None = None, *, uncertain: bool = False
+) -> dict[str, str]:
+    """The maker's correction: a new issue naming the repo and, when given, the category shown (and
+    whether it is marked uncertain), with the category ids a correction can name."""
+    shown = ""
+    if category:
+        mark = ", marked uncertain (the classifier was not confident)" if uncertain else ""
+        shown = f"Category shown: {category}{mark}\n"
     body = (
-        f"Repository: https://github.com/{full_name}\n\n"
-        "What is wrong (category, listing, or a figure), and what it should be:\n\n"
+        f"Repository: https://github.com/{full_name}\n{shown}\n"
+        "What is wrong (category, listing, or a figure), and what it should be "
+        f"(a category is one of: {', '.join(CATEGORY_IDS)}):\n\n"
         "Evidence (a link, or why you are in a position to say):\n"
     )
     return {
@@ -145,6 +155,19 @@ def correction(source_url: str, full_name: str) -> dict[str, str]:
         "issue_url": f"{source_url.rstrip('/')}/issues/new?"
         + urlencode({"title": f"Correction: {full_name}", "body": body}),
     }
+
+
+def _category_shown(category: dict[str, Any] | None) -> str | None:
+    """ "Research agent (`research`)": the category a page shows, with the id a correction names."""
+    if not category or not category.get("category"):
+        return None
+    name = category.get("category_name")
+    return f"{name} (`{category['category']}`)" if name else f"`{category['category']}`"
+
+
+def _uncertain(breakdown: dict[str, Any]) -> bool:
+    category = breakdown.get("category") or {}
+    return bool(category.get("uncertain")) and category.get("source") != "correction"
 
 
 def change_since_previous(conn: sqlite3.Connection, full_name: str, run_id: int | None) -> dict[str, Any] | None:
@@ -211,7 +234,9 @@ def agent_context(
         "distributions": None,
         "history": score_history(conn, repo["id"]),
         "badge": None,
-        "correction": correction(source_url, repo["full_name"]),
+        "correction": correction(
+            source_url, repo["full_name"], _category_shown(breakdown.get("category")), uncertain=_uncertain(breakdown)
+        ),
         "benchmark": benchmark_summary(conn, repo["full_name"]),
         "methods": agent_methods(conn, repo["full_name"]),
         "claims": claims(conn, repo["id"]),

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from datasette import hookimpl
 from markupsafe import Markup
 
+from classify.categories import CATEGORY_NAMES
 from datasette_plugins.agent_page import correction
 from datasette_plugins.formatting import signed, topic_list
 from datasette_plugins.limits import limits
@@ -70,7 +71,8 @@ def render_cell(row: Any, value: Any, column: str, table: str | None, database: 
         # correction is one click away when the row names the repo.
         name = _row_value(row, "full_name")
         if isinstance(name, str) and GITHUB_NAME.fullmatch(name):
-            url = correction(limits(datasette).source_url, name)["issue_url"]
+            shown = f"{CATEGORY_NAMES[value]} (`{value}`)" if value in CATEGORY_NAMES else value
+            url = correction(limits(datasette).source_url, name, shown, uncertain=True)["issue_url"]
             return Markup(
                 '{} <a class="agentrank-uncertain" href="{}" rel="nofollow" title="the classifier was not confident: '
                 'is it wrong? ask for a correction">(uncertain)</a>'

@@ -166,7 +166,9 @@ def prepare_jinja2_environment(env: Any, datasette: Any) -> None:
         category_url=lambda category: datasette.urls.path("/-/category/" + quote(str(category), safe="")),
         owner_url=lambda login: datasette.urls.path("/-/owner/" + quote(str(login), safe="")),
         # the maker's correction, one click from an uncertain category on any list
-        correction_url=lambda name: correction(limits(datasette).source_url, str(name))["issue_url"],
+        correction_url=lambda name, category=None, uncertain=False: correction(
+            limits(datasette).source_url, str(name), category, uncertain=uncertain
+        )["issue_url"],
     )
     # a canned query's columns and form fields in words, its figures as the site shows them (templates/query.html)
     env.globals.update(

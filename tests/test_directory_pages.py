@@ -665,9 +665,18 @@ async def test_an_uncertain_category_on_a_list_links_to_the_makers_correction(da
     page = html.unescape((await datasette.client.get(f"/-/category/{category}?page=1")).text)
     line = next(part for part in page.split('<li class="ar-line') if f'href="/-/agent/{name}"' in part)
     assert '<a class="agentrank-uncertain" href="https://' in line and "(uncertain)</a>" in line
-    from urllib.parse import urlencode
+    from urllib.parse import parse_qs, urlencode, urlsplit
+
+    from classify.categories import CATEGORY_IDS, CATEGORY_NAMES
 
     assert urlencode({"title": f"Correction: {name}"}) in line
+    # The request names the category shown and that it was marked uncertain, and which ids a
+    # correction can name (it named only the repo: the maintainer had to look the rest up).
+    wanted = f"Category shown: {CATEGORY_NAMES[category]} (`{category}`), marked uncertain"
+    for where, text in (("list", line), ("maker's page", (await datasette.client.get(f"/-/agent/{name}")).text)):
+        link = re.search(r'class="agentrank-(?:uncertain|fix-category)" href="([^"]+)"', html.unescape(text)).group(1)
+        body = parse_qs(urlsplit(link).query)["body"][0]
+        assert wanted in body and ", ".join(CATEGORY_IDS) in body, (where, body)
 
 
 @pytest.mark.asyncio
