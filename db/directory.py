@@ -14,6 +14,7 @@ import numpy as np
 
 from db.breakdown import resolve_repo
 from db.rows import dicts
+from db.scores import baseline_window
 from scoring.components import NAMES as COMPONENTS
 
 # The columns one line of a list shows (from the agents view).
@@ -88,38 +89,60 @@ def top(conn: sqlite3.Connection, limit: int = 10, category_id: str | None = Non
 
 
 def rising_start(conn: sqlite3.Connection, days: int) -> str | None:
-    """When the star growth over ``days`` (7 or 28) is counted from: the published run's as-of minus
-    ``days``, or the oldest score run within it when the data starts later (None: no earlier run)."""
-    found = conn.execute(
-        f"""
-        select min(r.as_of) from runs r, (select as_of from runs where id = {_PUBLISHED}) p
-        where r.kind = 'score' and r.status = 'ok' and r.as_of < p.as_of
-          and r.as_of >= strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, ?)
-        """,
-        [f"-{days + 1} days"],
-    ).fetchone()
-    return found[0] if found else None
+    """When the star growth over ``days`` (7 or 28) is counted from (None: no earlier run to count from)."""
+    return _rising_baseline(conn, days)[0]
+
+
+_RUN_AS_OF = f"""
+select {{pick}}(r.as_of) from runs r, (select as_of from runs where id = {_PUBLISHED}) p
+where r.kind = 'score' and r.status = 'ok'
+  and r.as_of <= strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, ?) and r.as_of > strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, ?)
+"""
+
+
+def _rising_baseline(conn: sqlite3.Connection, days: int) -> tuple[str | None, bool]:
+    """The as-of growth over ``days`` is counted from, and whether it is the stored changes' own
+    baseline: the newest score run in their window (``db.scores.baseline_window``: 6 to 10 days for
+    a week) when there is one; else, on a site whose data starts later, the oldest score run within
+    the period (the page says from when); else None."""
+    newest, oldest = baseline_window(days)
+    [(found,)] = conn.execute(_RUN_AS_OF.format(pick="max"), [f"-{newest} days", f"-{oldest} days"]).fetchall()
+    if found is not None:
+        return found, True
+    [(young,)] = conn.execute(_RUN_AS_OF.format(pick="min"), ["-0 days", f"-{days + 1} days"]).fetchall()
+    [(published,)] = conn.execute(f"select as_of from runs where id = {_PUBLISHED}").fetchall() or [(None,)]
+    return (young, False) if young is not None and young != published else (None, False)
 
 
 def risers(
     conn: sqlite3.Connection, limit: int = 10, category_id: str | None = None, days: int = 7
 ) -> list[dict[str, Any]]:
     """Repos that gained the most stars over ``days`` (7 or 28): the stored 7- or 28-day change,
-    else the change since the oldest score run in that period. Only star growth counts: a repo
-    whose stars did not grow is never a riser, however far its rank moved."""
+    else the change since the score run it is counted from (:func:`rising_start`). Only star growth
+    counts: a repo whose stars did not grow is never a riser, however far its rank moved."""
     column = "stars_delta_28d" if days == 28 else "stars_delta_7d"
-    start = rising_start(conn, days)
+    start, stored = _rising_baseline(conn, days)
+    # Only the stored change when a run in its window exists (a repo without one was not seen in
+    # both); else the change since the oldest run, for the repos seen in the published run.
+    gained, seen = f"s.{column}", ""
+    if not stored:
+        gained = f"coalesce(s.{column}, case when seen.repo_id is not null then a.stars - p.stars end)"
+        seen = f"""
+              left join (
+                select distinct n.repo_id from snapshots n, runs pub
+                where pub.id = {_PUBLISHED} and n.observed_at > strftime('%Y-%m-%dT%H:%M:%SZ', pub.as_of, '-1 days')
+              ) seen on seen.repo_id = a.repo_id"""
     where = "and a.category = ?" if category_id else ""
     params: list[Any] = [start, *([category_id] if category_id else []), limit]
     return dicts(
         conn.execute(
             f"""
             select * from (
-              select {LINE_COLUMNS}, coalesce(s.{column}, a.stars - p.stars) as gained
+              select {LINE_COLUMNS}, {gained} as gained
               {_FROM_AGENTS}
               join scores s on s.run_id = {_PUBLISHED} and s.repo_id = a.repo_id
               left join scores p on p.repo_id = a.repo_id
-                and p.run_id = (select min(id) from runs where kind = 'score' and status = 'ok' and as_of = ?)
+                and p.run_id = (select min(id) from runs where kind = 'score' and status = 'ok' and as_of = ?){seen}
               where 1 {where}
             ) where gained > 0
             order by gained desc, rank

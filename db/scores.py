@@ -106,18 +106,26 @@ class StoredNames:
         return np.asarray([row[0] for row in self.conn.execute(_NAMES_SQL, [ids])], dtype=str)
 
 
-# The newest snapshot of each repo observed at or before a cutoff: the baseline of its growth. Only
-# for a repo also observed after the cutoff: an import never delists, so a repo missing from the
-# latest save keeps its last figures, and comparing that snapshot with itself would claim a week
-# (or four) of no growth that nobody saw.
+# The newest snapshot of each repo observed in a baseline window (see baseline_window): the baseline
+# of its growth. Only for a repo seen in the run being scored (a snapshot less than a day before the
+# as-of, or after it): an import never delists, so a repo missing from the latest save keeps its
+# last figures, and comparing those with a baseline would claim growth that nobody saw this week.
 _BASELINE_SQL = """
 select repo_id, stars, forks from (
   select repo_id, stars, forks,
          row_number() over (partition by repo_id order by observed_at desc, run_id desc) as newest
-  from snapshots where observed_at <= {cutoff}
+  from snapshots where observed_at <= {cutoff} and observed_at > {oldest}
 ) b where newest = 1
-  and exists (select 1 from snapshots later where later.repo_id = b.repo_id and later.observed_at > {cutoff})
+  and exists (select 1 from snapshots later where later.repo_id = b.repo_id and later.observed_at > {seen})
 """
+
+
+def baseline_window(days: int) -> tuple[int, int]:
+    """How old (in days before the as-of) the baseline of a ``days``-day change (7 or 28) may be:
+    at least ``days`` - 1 and less than ``days`` + 3, so a weekly crawl a day early or a few days late
+    still compares with last week, and a save two weeks back is not called "this week"."""
+    return days - 1, days + 3
+
 
 # What scoring computed (and the inputs it read), one row per repo, bound from Python in chunks.
 _COMPUTED = (
@@ -172,12 +180,22 @@ def _by_repo(repo_ids: np.ndarray, rows: list[tuple[Any, ...]], columns: int) ->
     return order[at[found]], data[found, 1:]
 
 
-def _baseline(db: sqlite_utils.Database, as_of: str, days: float, repo_ids: np.ndarray) -> np.ndarray:
+def _baseline_bounds(as_of: str, days: int) -> dict[str, str]:
+    newest, oldest = baseline_window(days)
+    return {"cutoff": _cutoff(as_of, newest), "oldest": _cutoff(as_of, oldest), "seen": _cutoff(as_of, 1)}
+
+
+def _bounds_as(as_of: str, days: int, name: str) -> dict[str, str]:
+    """The bounds as the save's parameters: ``week``, ``week_oldest`` and ``seen`` for ``name`` week."""
+    bounds = _baseline_bounds(as_of, days)
+    return {name: bounds["cutoff"], f"{name}_oldest": bounds["oldest"], "seen": bounds["seen"]}
+
+
+def _baseline(db: sqlite_utils.Database, as_of: str, days: int, repo_ids: np.ndarray) -> np.ndarray:
     """(stars, forks) of each repo at its baseline, N × 2, NaN without one."""
     out = np.full((len(repo_ids), 2), np.nan)
-    slots, values = _by_repo(
-        repo_ids, db.execute(_BASELINE_SQL.format(cutoff=":cutoff"), {"cutoff": _cutoff(as_of, days)}).fetchall(), 2
-    )
+    sql = _BASELINE_SQL.format(cutoff=":cutoff", oldest=":oldest", seen=":seen")
+    slots, values = _by_repo(repo_ids, db.execute(sql, _baseline_bounds(as_of, days)).fetchall(), 2)
     out[slots] = values
     return out
 
@@ -187,12 +205,13 @@ def growth(
 ) -> dict[str, np.ndarray]:
     """Stars gained over about a week and four weeks, forks over a week, from the snapshots.
 
-    The baseline is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a weekly
-    crawl that starts a few minutes later than last week still compares with last week. NaN when
-    there is no snapshot that old, or no later one (the repo was not seen since: see _BASELINE_SQL).
+    The baseline is the newest snapshot 6 to 10 (or 27 to 31) days older than ``as_of``
+    (:func:`baseline_window`), so a weekly crawl that starts a few minutes later than last week still
+    compares with last week. NaN when there is no snapshot in that window, or the repo was not seen
+    in the run being scored (see _BASELINE_SQL).
     """
     repo_ids = np.asarray(repo_ids, dtype=np.int64)
-    week, month = _baseline(db, as_of, 6, repo_ids), _baseline(db, as_of, 27, repo_ids)
+    week, month = _baseline(db, as_of, 7, repo_ids), _baseline(db, as_of, 28, repo_ids)
     stars, forks = np.asarray(stars, dtype=float), np.asarray(forks, dtype=float)
     return {
         "stars_delta_7d": stars - week[:, 0],
@@ -216,15 +235,16 @@ def weekly_stars(
     """Stars at the end of each of the last ``weeks`` weeks, from the snapshots: N × (weeks + 1).
 
     Column 0 is the stars now; column k the newest snapshot taken between 7k − 1 and 7k + 3 days
-    before ``as_of`` (a weekly crawl a day early or a few days late still counts), NaN without one.
+    before ``as_of`` (:func:`baseline_window`: a weekly crawl a day early or a few days late still
+    counts), NaN without one.
     """
-    at = parse_timestamp(as_of)
     repo_ids = np.asarray(repo_ids, dtype=np.int64)
     out = np.full((len(repo_ids), weeks + 1), np.nan)
     out[:, 0] = stars
     for k in range(1, weeks + 1):
-        newest, oldest = iso(at - timedelta(days=7 * k - 1)), iso(at - timedelta(days=7 * k + 3))
-        slots, values = _by_repo(repo_ids, db.execute(_WEEK_POINT_SQL, [newest, oldest]).fetchall(), 1)
+        newest, oldest = baseline_window(7 * k)
+        bounds = [_cutoff(as_of, newest), _cutoff(as_of, oldest)]
+        slots, values = _by_repo(repo_ids, db.execute(_WEEK_POINT_SQL, bounds).fetchall(), 1)
         out[slots, k] = values[:, 0]
     return out
 
@@ -242,9 +262,9 @@ def save_scores(
     """Write one score row per repo with every input, so the row alone recomputes the score.
 
     The row also keeps the repo's category and recent growth as they were at scoring time: the
-    baseline of growth is the newest snapshot at least 6 (or 27) days older than ``as_of``, so a
+    baseline of growth is the newest snapshot 6 to 10 (or 27 to 31) days older than ``as_of``, so a
     weekly crawl that starts a few minutes later than last week still compares with last week
-    (empty when there is no snapshot that old, or no later one).
+    (empty when there is no snapshot in that window, or the repo was not seen in this run).
 
     Written for a million rows: the computed columns go into a temporary table in chunks of
     tuples built from the arrays (bounded memory, no per-row dicts), then one ``insert … select``
@@ -307,8 +327,8 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
             conn.executemany(insert, zip(*chunk, strict=True))
         conn.execute(
             _SAVE_SQL.format(
-                week=_BASELINE_SQL.replace("{cutoff}", ":week"),
-                month=_BASELINE_SQL.replace("{cutoff}", ":month"),
+                week=_BASELINE_SQL.format(cutoff=":week", oldest=":week_oldest", seen=":seen"),
+                month=_BASELINE_SQL.format(cutoff=":month", oldest=":month_oldest", seen=":seen"),
                 extra=_EXTRA,
                 extra_i="".join(f", i.{column}" for column in EXTRA_INPUTS),
                 computed=", ".join(names),
@@ -319,8 +339,8 @@ def _write_rows(db: sqlite_utils.Database, run_id: int, as_of: str, columns: dic
                 "as_of": as_of,
                 "method_version": METHOD_VERSION,
                 "spdx_list_version": SPDX_LIST_VERSION,
-                "week": _cutoff(as_of, 6),
-                "month": _cutoff(as_of, 27),
+                **_bounds_as(as_of, 7, "week"),
+                **_bounds_as(as_of, 28, "month"),
                 **{f"common_{c}": value for c, value in common.items()},
             },
         )

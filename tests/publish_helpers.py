@@ -77,7 +77,8 @@ def build_published_db(path: Path, n: int = 300, seed: int = 11, weeks: int = 2,
     db = open_store(path)
     first = path.parent / "first-week.json"
     first.write_text(json.dumps(items), encoding="utf-8")
-    importer.import_files(db, [first], min_stars=config.crawl.min_stars)
+    # Dated when they were "fetched", as weekly saves are: the snapshots fall on the runs' as-of.
+    importer.import_files(db, [first], min_stars=config.crawl.min_stars, observed_at=FIRST_AS_OF)
     classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
     scorer.score(db, as_of=FIRST_AS_OF)
     if weeks > 1:
@@ -124,7 +125,7 @@ def _second_week(db, directory: Path, items: list[dict], config: Config, churn: 
         second_items += _newcomers(4)
     second = directory / "second-week.json"
     second.write_text(json.dumps(second_items), encoding="utf-8")
-    importer.import_files(db, [second], min_stars=config.crawl.min_stars)
+    importer.import_files(db, [second], min_stars=config.crawl.min_stars, observed_at=SECOND_AS_OF)
     classifier.classify_listed(db, uncertain_below=config.classify.uncertain_below)
     scorer.score(db, as_of=SECOND_AS_OF)
 

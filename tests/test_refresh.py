@@ -348,9 +348,10 @@ def test_the_export_carries_weekly_growth(repos, setup, run_cli, db_path):
         run_cli("--config", str(paths["config"]), "refresh")
         first = {a["full_name"]: a for a in json.loads(paths["export"].read_text())["agents"]}
         assert all(a["stars_delta_7d"] is None for a in first.values())  # no week-old snapshot yet
-        # Backdate the first crawl's snapshots by a week, as if it had run last Monday.
+        # Backdate the first crawl's snapshots by a week, as if it had run a week ago (a fixed date
+        # drifts out of the 6-to-10-day window a weekly change counts from as the calendar moves on).
         conn = sqlite3.connect(db_path)
-        conn.execute("update snapshots set observed_at = '2026-11-20T06:00:00Z'")
+        conn.execute("update snapshots set observed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-7 days')")
         conn.commit()
         conn.close()
         target = next(r for r in repos if r.full_name in first)
