@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from classify.categories import CATEGORY_IDS, category_id
 from classify.text import RepoText
@@ -80,6 +81,41 @@ def read_labelled_csv(
 RepoTexts = dict[str | tuple[str, str], RepoText]
 
 
+class _Twice(ValueError):
+    pass
+
+
+def _no_key_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _Twice(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _json(text: str, path: Path) -> Any:
+    """The file's JSON, or one line saying why not: as ``import`` reads saved results, an object
+    with a key twice (which value was meant is unknowable) or nesting past what a parser can walk
+    is refused, not read in part or answered with a traceback."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_key_twice)
+    except _Twice as e:
+        raise ClassifyError(f"{path}: not valid JSON: an object has the key {str(e)!r} twice") from None
+    except RecursionError:
+        raise ClassifyError(f"{path}: not valid JSON: nested too deeply") from None
+    except ValueError as e:
+        raise ClassifyError(f"{path}: not valid JSON: {e}") from None
+
+
+def _header(reader: csv.DictReader, where: str) -> list[str]:
+    """The CSV's column names, stripped; one line when the header itself is not valid CSV."""
+    try:
+        return [c.strip() for c in reader.fieldnames or []]
+    except csv.Error as e:
+        raise ClassifyError(f"{where} line 1: not valid CSV: {e}") from None
+
+
 def read_repo_texts(path: str | Path) -> RepoTexts:
     """Names, descriptions and topics of repos, by full_name: a CSV with full_name, description and
     optionally topics and source, or a JSON list of GitHub search items (or an object with
@@ -88,10 +124,7 @@ def read_repo_texts(path: str | Path) -> RepoTexts:
     text = _read_text(path)
     texts: RepoTexts = {}
     if text.lstrip().startswith(("[", "{")):
-        try:
-            data = json.loads(text)
-        except ValueError as e:
-            raise ClassifyError(f"{path}: not valid JSON: {e}") from None
+        data = _json(text, path)
         items = data.get("items") if isinstance(data, dict) else data
         if not isinstance(items, list):
             raise ClassifyError(f"{path}: expected a list of repos (or an object with items)")
@@ -103,7 +136,7 @@ def read_repo_texts(path: str | Path) -> RepoTexts:
                 texts.setdefault(name.lower(), RepoText.from_full_name(name, description, topics))
     else:
         reader = csv.DictReader(io.StringIO(text, newline=""))
-        columns = [c.strip() for c in reader.fieldnames or []]
+        columns = _header(reader, str(path))
         if "full_name" not in columns or "description" not in columns:
             raise ClassifyError(f"{path}: missing column(s) full_name and description")
         reader.fieldnames = columns
@@ -127,7 +160,7 @@ def parse_labelled_csv(
     text: str, where: str, texts: RepoTexts | None = None, *, missing: list[str] | None = None
 ) -> list[Example]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = [c.strip() for c in reader.fieldnames or []]
+    columns = _header(reader, where)
     needed = REQUIRED_COLUMNS if texts is None else ("full_name", "category")
     absent = [c for c in needed if c not in columns]
     if absent:

@@ -40,8 +40,10 @@ def normalise_topics(topics) -> tuple[str, ...]:
         if text.startswith("["):
             try:
                 topics = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # not a JSON list (or nested past what json can walk)
                 topics = re.split(r"[\s,;|]+", text.strip("[]"))
+            if not isinstance(topics, list):
+                topics = [topics]
         else:
             topics = re.split(r"[\s,;|]+", text)
     return tuple(dict.fromkeys(str(t).strip().strip("\"'").lower() for t in topics if str(t).strip()))

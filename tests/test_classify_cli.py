@@ -121,6 +121,37 @@ def test_a_bad_evaluation_file_is_one_clear_line(run_cli, tmp_path, content, mes
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        # A CLI audit's finds: each ended in a traceback (or, for the key twice, was read in part).
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "not valid JSON: nested too deeply"),
+        ("twice.json", '[{"full_name": "a/b", "description": "x", "description": "y"}]', "the key 'description' twice"),
+        ("header.csv", "full_name,description," + "x" * 200_000 + "\na/b,c,d\n", "line 1: not valid CSV"),
+    ],
+)
+def test_a_bad_survey_or_texts_file_is_one_clear_line(run_cli, tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    for args in (["--survey", str(path)], ["--evaluate", str(path)]):
+        if name.endswith(".json") and args[0] == "--evaluate":
+            labels = tmp_path / "labels.csv"
+            labels.write_text("full_name,category\na/b,coding\n", encoding="utf-8")
+            args = ["--evaluate", str(labels), "--repos", str(path)]
+        result = run_cli("classify", *args, expect=1)
+        assert message in result.output, (args, result.output[:300])
+        assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_topics_nested_past_what_json_can_walk_are_read_as_text(run_cli, tmp_path):
+    path = tmp_path / "nested.csv"
+    path.write_text(
+        'full_name,description,topics\na/agent,"An AI coding agent","' + "[" * 50_000 + '"\n', encoding="utf-8"
+    )
+    out = run_cli("classify", "--survey", str(path)).output
+    assert "1 repos (unlabelled)" in out
+
+
 def test_a_repo_labelled_twice_alike_is_counted_once(run_cli, tmp_path):
     path = tmp_path / "twice.csv"
     path.write_text(
