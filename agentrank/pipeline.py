@@ -15,6 +15,7 @@ says which stage failed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -43,7 +44,7 @@ from agentrank.corrections import (
 from agentrank.crawl import crawl
 from agentrank.exporter import ExportError, StagedFile, staged_export
 from agentrank.importer import check_files, import_files
-from agentrank.locks import LockHeld, run_lock
+from agentrank.locks import LockHeld, lock_path, run_lock
 from agentrank.scorer import score
 from crawler.client import ClockSkew, GitHubClient, GitHubError
 from crawler.items import DroppedTopics
@@ -393,12 +394,33 @@ def refresh_database(
     read_corrections(config)
     if options.get("import_paths"):
         check_files(options["import_paths"])
+    # A refresh that fails on a database it created itself before it stored any repo (a first
+    # refresh that never reached GitHub, say) takes that file away again, as a failed first `crawl`
+    # leaves none: it held nothing but the failed run. Only the files it created, and only while it
+    # holds the lock, so another run's files are never touched; a crawl's repos are always kept.
+    new = [p for p in _store_files(db_path) if not p.exists()] if not Path(db_path).exists() else []
     with run_lock(db_path, what):
-        db = open_store(db_path, check=True, must_exist=must_exist)
+        empty = False
         try:
-            return run_pipeline(db, config, **options)
+            db = open_store(db_path, check=True, must_exist=must_exist)
+            try:
+                return run_pipeline(db, config, **options)
+            except Exception:  # a failure; an interrupted run stays recorded as interrupted
+                with contextlib.suppress(Exception):  # a database that cannot say so is kept
+                    empty = bool(new) and not db.execute("select 1 from repos limit 1").fetchone()
+                raise
+            finally:
+                db.close()
         finally:
-            db.close()
+            for path in new if empty else []:
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
+
+
+def _store_files(db_path: str | Path) -> list[Path]:
+    """The database file and what SQLite and the run lock put beside it."""
+    path = Path(db_path)
+    return [path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal"), lock_path(path)]
 
 
 schedule_log = logging.getLogger("agentrank.schedule")

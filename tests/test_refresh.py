@@ -727,3 +727,26 @@ def test_an_included_repo_fetched_by_name_has_its_dropped_topics_said(repos, set
     [(details,)] = _query(db_path, "select details from runs where kind = 'refresh'")
     [stage] = [s for s in json.loads(details)["stages"] if s["stage"] == "corrections"]
     assert stage["dropped_topics"]["first_repos"] == ["quiet/long-topic"]
+
+
+def test_a_first_refresh_that_never_reached_github_leaves_no_database_behind(tmp_path, repos, setup):
+    """A refresh on a new database whose crawl could not reach the API left the file (holding only
+    the failed run) and its lock file, where a failed first `crawl` leaves nothing. A database its
+    crawl stored repos in is kept when a later stage fails."""
+    from tests.first_hour import agentrank
+
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    failed = agentrank(folder, "--db", "x.db", "refresh", "--api-url", "http://127.0.0.1:9")
+    assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+    assert sorted(p.name for p in folder.iterdir()) == []
+    from crawler.emulator.server import error_status
+
+    with emulated(repos) as emulator:
+        paths = setup(emulator)
+        emulator.inject(error_status(401, "Bad credentials", after=2, times=None))  # after two pages
+        late = agentrank(folder, "--db", "y.db", "--config", str(paths["config"]), "refresh")
+    assert late.returncode == 1 and "crawl stage" in late.stderr, late.stderr
+    conn = sqlite3.connect(folder / "y.db")
+    assert conn.execute("select count(*) from repos").fetchone()[0] > 0  # the crawl's repos are kept
+    conn.close()
