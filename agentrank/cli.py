@@ -790,6 +790,11 @@ def classify(
     held_out: bool,
 ) -> None:
     "Assign a category to every listed repo, or evaluate the classifier"
+    # An empty name (an unset "$FILE" in a script) is not a missing option: it would classify the
+    # database, a write, where a read-only report was asked for.
+    for option, given in (("--evaluate", evaluate_path), ("--repos", repos_path), ("--survey", survey_path)):
+        if given == "":
+            raise click.UsageError(f"{option} needs a file name (it was empty)")
     if repos_path and not evaluate_path:
         raise click.UsageError("--repos goes with --evaluate")
     if survey_source is not None and not survey_path:

@@ -271,10 +271,15 @@ def survey_report(path: str | Path, *, uncertain_below: float, source: str | Non
     if source is None:
         repos = [t for key, t in texts.items() if isinstance(key, str)]
     else:
-        names = {key[0] for key in texts if isinstance(key, tuple) and key[1].startswith(source)}
-        if not names:
+        # Each repo once, with the text of its first row from a matching source (its first row of
+        # all may be another source's, whose description differs).
+        chosen: dict[str, RepoText] = {}
+        for key, text in texts.items():
+            if isinstance(key, tuple) and key[1].startswith(source):
+                chosen.setdefault(key[0], text)
+        if not chosen:
             raise ClassifyError(f"{path}: no rows whose source starts with {source!r}")
-        repos = [texts[name] for name in sorted(names)]
+        repos = [chosen[name] for name in sorted(chosen)]
         surveyed = f"{path} (source {source}…)"
     model = trained(load_training_examples())
     predictions = model.predict(repos, reasons=False)

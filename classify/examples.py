@@ -109,11 +109,16 @@ def _json(text: str, path: Path) -> Any:
 
 
 def _header(reader: csv.DictReader, where: str) -> list[str]:
-    """The CSV's column names, stripped; one line when the header itself is not valid CSV."""
+    """The CSV's column names, stripped; one line when the header itself is not valid CSV or names
+    a column twice (which of the two was meant is unknowable)."""
     try:
-        return [c.strip() for c in reader.fieldnames or []]
+        columns = [c.strip() for c in reader.fieldnames or []]
     except csv.Error as e:
         raise ClassifyError(f"{where} line 1: not valid CSV: {e}") from None
+    twice = sorted({c for c in columns if c and columns.count(c) > 1})
+    if twice:
+        raise ClassifyError(f"{where} line 1: the column {twice[0]!r} is named twice")
+    return columns
 
 
 def read_repo_texts(path: str | Path) -> RepoTexts:
@@ -137,8 +142,9 @@ def read_repo_texts(path: str | Path) -> RepoTexts:
     else:
         reader = csv.DictReader(io.StringIO(text, newline=""))
         columns = _header(reader, str(path))
-        if "full_name" not in columns or "description" not in columns:
-            raise ClassifyError(f"{path}: missing column(s) full_name and description")
+        absent = [c for c in ("full_name", "description") if c not in columns]
+        if absent:
+            raise ClassifyError(f"{path}: missing column(s) {' and '.join(absent)} (need full_name and description)")
         reader.fieldnames = columns
         try:
             for row in reader:
@@ -199,7 +205,9 @@ def parse_labelled_csv(
                     )
                 continue
             labelled[full_name.lower()] = (category, second, line)
-            if from_texts:
+            # With --repos, a row whose own description is blank takes the texts file's (which
+            # was ignored without a word before when the file had a description column at all).
+            if from_texts or (texts is not None and not (row.get("description") or "").strip()):
                 assert texts is not None
                 source = (row.get("source") or "").strip()
                 found = texts.get((full_name.lower(), source)) or texts.get(full_name.lower())

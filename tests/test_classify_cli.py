@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import warnings
 
 import pytest
@@ -341,3 +342,37 @@ def test_two_reports_at_once_are_refused_in_one_line(run_cli, tmp_path, db_path,
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and f"Error: {named} are two reports" in lines[0], lines
     assert not db_path.exists()
+
+
+def test_an_empty_file_name_is_refused_not_read_as_no_option(run_cli, tmp_path, db_path):
+    """`classify --evaluate "$FILE"` with FILE unset classified the database (a write) where a
+    read-only report was asked for."""
+    for args in (["--evaluate", ""], ["--survey", ""]):
+        result = run_cli("classify", *args, expect=2)
+        assert "needs a file name (it was empty)" in result.output, result.output
+    assert not db_path.exists()
+
+
+def test_survey_by_source_reads_the_text_that_source_saw(run_cli, tmp_path):
+    path = tmp_path / "two.csv"
+    path.write_text(
+        "full_name,description,topics,source\n"
+        "acme/x,A curated awesome list of links,awesome-list,list-a\n"
+        "acme/x,An AI coding agent that fixes bugs in your terminal,coding-agent,list-b\n",
+        encoding="utf-8",
+    )
+    out = run_cli("classify", "--survey", str(path), "--source", "list-b").output
+    assert re.search(r"^coding\s+1\s", out, re.M), out
+
+
+def test_repos_fill_blank_descriptions_and_a_column_named_twice_is_refused(run_cli, tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("full_name,description,category\nacme/x,,coding\n", encoding="utf-8")
+    texts = tmp_path / "texts.csv"
+    texts.write_text("full_name,description,topics\nacme/x,An AI coding agent for the terminal,coding-agent\n")
+    out = run_cli("classify", "--evaluate", str(labels), "--repos", str(texts)).output
+    assert "accuracy  1.000" in out, out  # the blank description was not classified as empty text
+    twice = tmp_path / "twice.csv"
+    twice.write_text("full_name,description,category,category\nacme/x,An agent,coding,data\n", encoding="utf-8")
+    result = run_cli("classify", "--evaluate", str(twice), expect=1)
+    assert "line 1: the column 'category' is named twice" in result.output
