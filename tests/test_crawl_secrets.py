@@ -211,7 +211,12 @@ def test_an_error_quoting_a_value_that_holds_the_token_never_shows_it(tmp_path, 
 
 def test_a_refresh_refused_by_github_at_its_first_call_is_recorded_without_the_token(tmp_path, run_cli, db_path):
     """A refresh whose first call GitHub refused (401) or could not answer left no runs row at all, so
-    the week's failure showed nowhere in the runs table; it is recorded now, and the token is not."""
+    the week's failure showed nowhere in the runs table; it is recorded now, and the token is not.
+    (On a database the refresh itself created, which then holds nothing else, nothing is left:
+    tests/test_refresh.py::test_a_first_refresh_that_never_reached_github_leaves_no_database_behind.)"""
+    from db.store import open_store
+
+    open_store(db_path).close()  # the week's database, there before the refresh
     config = write_config(tmp_path / "agentrank.toml", min_interval_s=0, max_retries=1)
     out = tmp_path / "site.json"
     with emulated(population(20, seed=3), tokens={"ghp_" + "z" * 36}) as strict:
