@@ -17,7 +17,7 @@ import numpy as np
 from datasette import Response, hookimpl
 from markupsafe import escape
 
-from classify.categories import CATEGORY_IDS
+from classify.categories import CATEGORY_IDS, CATEGORY_NAMES
 from datasette_plugins.benchmark_pages import ROUTES as BENCHMARK_ROUTES
 from datasette_plugins.cache import per_run
 from datasette_plugins.charts import history_chart, history_svg
@@ -135,12 +135,13 @@ def badge_snippet(public_url: str, full_name: str, score: float, rank: int) -> d
 def correction(
     source_url: str, full_name: str, category: str | None = None, *, uncertain: bool = False
 ) -> dict[str, str]:
-    """The maker's correction: a new issue naming the repo and, when given, the category shown (and
-    whether it is marked uncertain), with the category ids a correction can name."""
+    """The maker's correction: a new issue naming the repo and, when given, the category shown (its
+    id, named as the pages name it) and whether it is marked uncertain, with the category ids a
+    correction can name."""
     shown = ""
     if category:
         mark = ", marked uncertain (the classifier was not confident)" if uncertain else ""
-        shown = f"Category shown: {category}{mark}\n"
+        shown = f"Category shown: {CATEGORY_NAMES.get(category, category)} (`{category}`){mark}\n"
     body = (
         f"Repository: https://github.com/{full_name}\n{shown}\n"
         "What is wrong (category, listing, or a figure), and what it should be "
@@ -157,12 +158,8 @@ def correction(
     }
 
 
-def _category_shown(category: dict[str, Any] | None) -> str | None:
-    """ "Research agent (`research`)": the category a page shows, with the id a correction names."""
-    if not category or not category.get("category"):
-        return None
-    name = category.get("category_name")
-    return f"{name} (`{category['category']}`)" if name else f"`{category['category']}`"
+def _category_id(breakdown: dict[str, Any]) -> str | None:
+    return (breakdown.get("category") or {}).get("category")
 
 
 def _uncertain(breakdown: dict[str, Any]) -> bool:
@@ -235,7 +232,7 @@ def agent_context(
         "history": score_history(conn, repo["id"]),
         "badge": None,
         "correction": correction(
-            source_url, repo["full_name"], _category_shown(breakdown.get("category")), uncertain=_uncertain(breakdown)
+            source_url, repo["full_name"], _category_id(breakdown), uncertain=_uncertain(breakdown)
         ),
         "benchmark": benchmark_summary(conn, repo["full_name"]),
         "methods": agent_methods(conn, repo["full_name"]),

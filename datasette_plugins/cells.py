@@ -9,7 +9,6 @@ from urllib.parse import quote
 from datasette import hookimpl
 from markupsafe import Markup
 
-from classify.categories import CATEGORY_NAMES
 from datasette_plugins.agent_page import correction
 from datasette_plugins.formatting import signed, topic_list
 from datasette_plugins.limits import limits
@@ -71,8 +70,7 @@ def render_cell(row: Any, value: Any, column: str, table: str | None, database: 
         # correction is one click away when the row names the repo.
         name = _row_value(row, "full_name")
         if isinstance(name, str) and GITHUB_NAME.fullmatch(name):
-            shown = f"{CATEGORY_NAMES[value]} (`{value}`)" if value in CATEGORY_NAMES else value
-            url = correction(limits(datasette).source_url, name, shown, uncertain=True)["issue_url"]
+            url = correction(limits(datasette).source_url, name, value, uncertain=True)["issue_url"]
             return Markup(
                 '{} <a class="agentrank-uncertain" href="{}" rel="nofollow" title="the classifier was not confident: '
                 'is it wrong? ask for a correction">(uncertain)</a>'
