@@ -82,8 +82,8 @@ def share(part: int, whole: int) -> str:
 
 
 def day(value: Any) -> str:
-    """The date part of a stored timestamp."""
-    return value[:10] if isinstance(value, str) else ""
+    """The day of a stored timestamp as the maker's and benchmark pages say it ("26 Nov 2026")."""
+    return when(value[:10]) if isinstance(value, str) else ""
 
 
 def anchor(value: Any) -> str:
