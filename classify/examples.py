@@ -187,6 +187,10 @@ def parse_labelled_csv(
             second = (row.get("second_category") or "").strip() or None
             if not full_name:
                 raise ClassifyError(f"{where} line {line}: empty full_name")
+            if not category:  # an empty cell, or a row shorter than the header
+                short = any(value is None for value in row.values())
+                why = f" (the row has fewer fields than the header's {len(columns)})" if short else ""
+                raise ClassifyError(f"{where} line {line}: no category for {full_name}{why}")
             for label in (category, second):
                 if label is not None and category_id(label) is None:
                     raise ClassifyError(

@@ -110,6 +110,12 @@ def test_evaluate_counts_mistakes_and_works_without_a_topics_column(run_cli, tmp
         ("full_name,description\na/b,x\n", "missing column(s) category"),
         ("full_name,description,category\na/b,x,robots\n", "line 2: unknown category 'robots'"),
         ("full_name,description,category\n", "no labelled rows"),
+        # a short row was "unknown category ''"
+        (
+            "full_name,description,category\na/b,x\n",
+            "line 2: no category for a/b (the row has fewer fields than the header's 3)",
+        ),
+        ("full_name,description,category\na/b,x,\n", "line 2: no category for a/b"),
         # one repo, two labels: which is right is unknowable
         ("full_name,description,category\na/b,x,coding\nA/b,x,data\n", "line 3: A/b is labelled again, differently"),
     ],
