@@ -14,7 +14,7 @@ import numpy as np
 
 from db.breakdown import resolve_repo
 from db.rows import dicts
-from db.scores import baseline_window
+from db.scores import SEEN_WITHIN_DAYS, baseline_window
 from scoring.components import NAMES as COMPONENTS
 
 # The columns one line of a list shows (from the agents view).
@@ -130,7 +130,8 @@ def risers(
         seen = f"""
               left join (
                 select distinct n.repo_id from snapshots n, runs pub
-                where pub.id = {_PUBLISHED} and n.observed_at > strftime('%Y-%m-%dT%H:%M:%SZ', pub.as_of, '-1 days')
+                where pub.id = {_PUBLISHED}
+                  and n.observed_at > strftime('%Y-%m-%dT%H:%M:%SZ', pub.as_of, '-{SEEN_WITHIN_DAYS} days')
               ) seen on seen.repo_id = a.repo_id"""
     where = "and a.category = ?" if category_id else ""
     params: list[Any] = [start, *([category_id] if category_id else []), limit]

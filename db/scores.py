@@ -120,6 +120,11 @@ select repo_id, stars, forks from (
 """
 
 
+# A repo counts as seen in the run being scored when it has a snapshot less than this many days
+# before the as-of (a crawl's snapshots fall on its start, which is the as-of).
+SEEN_WITHIN_DAYS = 1
+
+
 def baseline_window(days: int) -> tuple[int, int]:
     """How old (in days before the as-of) the baseline of a ``days``-day change (7 or 28) may be:
     at least ``days`` - 1 and less than ``days`` + 3, so a weekly crawl a day early or a few days late
@@ -182,7 +187,11 @@ def _by_repo(repo_ids: np.ndarray, rows: list[tuple[Any, ...]], columns: int) ->
 
 def _baseline_bounds(as_of: str, days: int) -> dict[str, str]:
     newest, oldest = baseline_window(days)
-    return {"cutoff": _cutoff(as_of, newest), "oldest": _cutoff(as_of, oldest), "seen": _cutoff(as_of, 1)}
+    return {
+        "cutoff": _cutoff(as_of, newest),
+        "oldest": _cutoff(as_of, oldest),
+        "seen": _cutoff(as_of, SEEN_WITHIN_DAYS),
+    }
 
 
 def _bounds_as(as_of: str, days: int, name: str) -> dict[str, str]:
